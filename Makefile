@@ -1,0 +1,35 @@
+# The commands people and scripts rely on. Each sets up what it needs, idempotently.
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+export OMP_NUM_THREADS ?= 1
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup demo test test-fast lint cypher-lint bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(BIN)/kgrag demo
+
+test: setup lint
+	$(BIN)/python -m pytest -q tests
+
+test-fast: setup
+	$(BIN)/python -m pytest -q tests/unit
+
+lint: setup cypher-lint
+	$(BIN)/ruff check kgrag tests scripts
+	$(BIN)/ruff format --check kgrag tests scripts
+	$(BIN)/mypy
+
+cypher-lint: setup
+	node tools/cypher-lint/lint.mjs cypher
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+// The embedding spaces this store was built with.
+MATCH (s:EmbeddingSpace)
+RETURN s.name AS name, s.model AS model, s.dimensions AS dimensions, s.similarity AS similarity

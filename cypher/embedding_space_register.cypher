@@ -1,0 +1,3 @@
+// Register an embedding space (model and dimension of one family of vectors).
+MERGE (s:EmbeddingSpace {name: $name})
+ON CREATE SET s.id = $name, s.model = $model, s.dimensions = $dimensions, s.similarity = $similarity

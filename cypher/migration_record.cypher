@@ -1,0 +1,3 @@
+// Record one applied migration.
+MERGE (m:Migration {name: $name})
+ON CREATE SET m.applied_at = $applied_at

@@ -1,0 +1,5 @@
+// Node counts per label.
+MATCH (n)
+UNWIND labels(n) AS label
+RETURN label, count(*) AS n
+ORDER BY label

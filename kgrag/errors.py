@@ -1,0 +1,109 @@
+"""The exception tree of kgrag. Every error says what failed and what to do about it.
+
+::
+
+    KgragError
+    ├── ConfigError               bad or missing configuration
+    ├── DependencyMissingError    an optional extra is not installed (names the extra)
+    ├── StoreError                the graph store failed
+    │   ├── StoreUnavailableError     cannot connect / the server process died
+    │   ├── EmbeddingSpaceMismatchError  store built with another embedding model or dimension
+    │   ├── MigrationError            a schema migration failed
+    │   └── QueryRefusedError         a query was refused (write in a read path, unknown label, ...)
+    ├── ModelError                a model (embedder, transcriber, CLIP, LLM) failed
+    ├── IngestError               one input could not be ingested (names the file and the reason)
+    ├── PlanError                 a plan is invalid (names the step and the reason)
+    ├── ExecutionError            a step failed while running
+    └── NotFoundError             an id (query, document) does not exist
+"""
+
+from __future__ import annotations
+
+
+class KgragError(Exception):
+    """Root of every error kgrag raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(KgragError):
+    """Configuration is missing or invalid."""
+
+    exit_code = 3
+
+
+class DependencyMissingError(KgragError):
+    """An optional dependency is not installed."""
+
+    exit_code = 3
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"the optional package {package!r} is not installed; "
+            f"install it with: pip install 'kgrag[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class StoreError(KgragError):
+    """The graph store failed."""
+
+    exit_code = 4
+
+
+class StoreUnavailableError(StoreError):
+    """The store cannot be reached."""
+
+
+class EmbeddingSpaceMismatchError(StoreError):
+    """The store was built with another embedding model or dimension."""
+
+
+class MigrationError(StoreError):
+    """A schema migration failed."""
+
+
+class QueryRefusedError(StoreError):
+    """A query was refused before it reached the database."""
+
+
+class ModelError(KgragError):
+    """A model failed."""
+
+    exit_code = 5
+
+
+class IngestError(KgragError):
+    """One input could not be ingested."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class PlanError(KgragError):
+    """A plan is invalid."""
+
+    exit_code = 6
+
+    def __init__(self, reason: str, step_id: int | None = None) -> None:
+        where = f"step {step_id}: " if step_id is not None else ""
+        super().__init__(f"invalid plan: {where}{reason}")
+        self.step_id = step_id
+        self.reason = reason
+
+
+class ExecutionError(KgragError):
+    """A step failed while running."""
+
+    exit_code = 7
+
+
+class NotFoundError(KgragError):
+    """An id does not exist in the store."""
+
+    exit_code = 8

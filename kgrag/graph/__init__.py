@@ -1,0 +1,62 @@
+"""Graph stores: one interface (:class:`GraphStore`) over embedded FalkorDB, remote FalkorDB and
+Neo4j 5; the Cypher corpus loader; migrations; the embedding-space guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from kgrag.errors import ConfigError
+from kgrag.graph.migrations import migrate
+from kgrag.graph.store import GraphStore
+
+__all__ = ["GraphStore", "open_store"]
+
+
+def open_store(
+    uri: str,
+    *,
+    graph_name: str = "kgrag",
+    neo4j_user: str = "neo4j",
+    neo4j_password: str = "",
+    fsync: str = "everysec",
+    run_migrations: bool = True,
+) -> GraphStore:
+    """Open the store at ``uri`` and bring its schema up to date.
+
+    ``falkordb-lite:///path/kg.db`` (embedded, the default), ``falkordb://host:6379``,
+    ``neo4j://host:7687`` / ``bolt://host:7687`` (and their ``+s``/``+ssc`` forms).
+    """
+    parsed = urlparse(uri)
+    scheme = parsed.scheme.lower()
+    store: GraphStore
+    if scheme == "falkordb-lite":
+        from kgrag.graph.falkordb_store import FalkorDBStore
+
+        raw = uri[len("falkordb-lite://") :]
+        if not raw or raw == "/":
+            raise ConfigError(f"store URI {uri!r} names no file; use falkordb-lite:///path/kg.db")
+        # falkordb-lite:///abs/path and falkordb-lite:///./relative both work.
+        path = Path(raw[1:]) if raw.startswith("/./") else Path(raw)
+        store = FalkorDBStore.open_embedded(path, graph_name, fsync=fsync)
+    elif scheme == "falkordb":
+        from kgrag.graph.falkordb_store import FalkorDBStore
+
+        store = FalkorDBStore.open_remote(parsed.hostname or "localhost", parsed.port or 6379, graph_name)
+    elif scheme in {"neo4j", "bolt", "neo4j+s", "neo4j+ssc", "bolt+s", "bolt+ssc"}:
+        from kgrag.graph.neo4j_store import Neo4jStore
+
+        database = graph_name if graph_name != "kgrag" else None
+        store = Neo4jStore.open(uri, neo4j_user, neo4j_password, database)
+    else:
+        raise ConfigError(
+            f"unknown store URI scheme {scheme!r} in {uri!r}; use falkordb-lite:///path, "
+            "falkordb://host:port, neo4j://host:port or bolt://host:port"
+        )
+    if run_migrations:
+        try:
+            migrate(store)
+        except Exception:
+            store.close()
+            raise
+    return store

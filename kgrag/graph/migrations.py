@@ -1,0 +1,52 @@
+"""Ordered, named schema migrations, recorded as ``Migration`` nodes. Run at open and by
+``kgrag db migrate``; never from the write path."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag.errors import MigrationError, StoreError
+from kgrag.graph.schema import MIGRATIONS
+from kgrag.graph.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+
+class MigrationStatus(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    applied_at: str | None
+
+
+def status(store: GraphStore) -> list[MigrationStatus]:
+    """Every known migration with the time it was applied (None when pending)."""
+    applied = {r["name"]: r["applied_at"] for r in store.read("migration_list")}
+    return [MigrationStatus(name=m.name, applied_at=applied.get(m.name)) for m in MIGRATIONS]
+
+
+def migrate(store: GraphStore) -> list[str]:
+    """Apply pending migrations in order; return the names applied now."""
+    done = {s.name for s in status(store) if s.applied_at is not None}
+    applied: list[str] = []
+    for migration in MIGRATIONS:
+        if migration.name in done:
+            continue
+        try:
+            for op in migration.ops:
+                store.apply_schema_op(op)
+        except StoreError as e:
+            raise MigrationError(
+                f"migration {migration.name} failed: {e}. The store is unchanged past the last "
+                "recorded migration; fix the cause and run `kgrag db migrate` again."
+            ) from e
+        store.write(
+            "migration_record",
+            {"name": migration.name, "applied_at": datetime.now(UTC).isoformat()},
+        )
+        log.info("applied migration %s", migration.name)
+        applied.append(migration.name)
+    return applied

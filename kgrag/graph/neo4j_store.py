@@ -1,0 +1,151 @@
+"""Neo4j 5 backend through the official driver (Bolt). Reads are routed READ; free-form Cypher is
+first checked with EXPLAIN and refused unless its query type is read-only."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from kgrag.errors import DependencyMissingError, QueryRefusedError, StoreError, StoreUnavailableError
+from kgrag.graph.schema import (
+    FulltextIndex,
+    PropertyIndex,
+    SchemaOp,
+    UniqueProperty,
+    VectorIndex,
+    check_label,
+)
+from kgrag.graph.store import GraphStore, Row
+
+log = logging.getLogger(__name__)
+
+#: Neo4j 2026.01 adds the SEARCH clause; db.index.vector.queryNodes is deprecated from 2026.04.
+SEARCH_CLAUSE_SINCE = (2026, 1)
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """'5.26.1' -> (5, 26); '2026.01.0' -> (2026, 1)."""
+    parts = re.findall(r"\d+", text)
+    if len(parts) < 2:
+        return (0, 0)
+    return (int(parts[0]), int(parts[1]))
+
+
+def overlays_for(version: tuple[int, int]) -> tuple[str, ...]:
+    """Statement overlays for a Neo4j server version (the base corpus is Neo4j 5)."""
+    return ("neo4j_search",) if version >= SEARCH_CLAUSE_SINCE else ()
+
+
+class Neo4jStore(GraphStore):
+    dialect = "neo4j"
+
+    def __init__(self, uri: str, driver: Any, database: str | None, version: str) -> None:
+        super().__init__(uri, overlays=overlays_for(parse_version(version)))
+        self._driver = driver
+        self._database = database
+        self._version = version
+
+    @classmethod
+    def open(cls, uri: str, user: str, password: str, database: str | None = None) -> Neo4jStore:
+        try:
+            import neo4j
+        except ImportError as e:
+            raise DependencyMissingError("neo4j", "neo4j") from e
+        try:
+            driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
+            driver.verify_connectivity()
+            records, _, _ = driver.execute_query(
+                "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                database_=database,
+                routing_=neo4j.RoutingControl.READ,
+            )
+        except Exception as e:
+            raise StoreUnavailableError(
+                f"cannot connect to Neo4j at {uri} as {user!r}: {e}. Check the URI and "
+                "KGRAG_NEO4J_USER / KGRAG_NEO4J_PASSWORD."
+            ) from e
+        version = str(records[0]["v"]) if records else "5"
+        log.info("connected to Neo4j %s at %s", version, uri)
+        return cls(uri, driver, database, version)
+
+    def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+        import neo4j
+
+        routing = neo4j.RoutingControl.READ if read_only else neo4j.RoutingControl.WRITE
+        try:
+            records, _, _ = self._driver.execute_query(
+                text, params, database_=self._database, routing_=routing
+            )
+        except neo4j.exceptions.ServiceUnavailable as e:
+            raise StoreUnavailableError(f"Neo4j at {self.uri} is unavailable: {e}") from e
+        except neo4j.exceptions.Neo4jError as e:
+            raise StoreError(f"Neo4j query failed: {e.message or e}") from e
+        return [_plain(r.data()) for r in records]
+
+    def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]:
+        import neo4j
+
+        try:
+            _, summary, _ = self._driver.execute_query(
+                "EXPLAIN " + text, params, database_=self._database,
+                routing_=neo4j.RoutingControl.READ,
+            )
+        except neo4j.exceptions.Neo4jError as e:
+            raise QueryRefusedError(f"the query does not compile: {e.message or e}") from e
+        if summary.query_type != "r":
+            raise QueryRefusedError(
+                f"only read-only Cypher may run here; this query's type is {summary.query_type!r}"
+            )
+        return self._execute(text, params, read_only=True)
+
+    def apply_schema_op(self, op: SchemaOp) -> None:
+        label = check_label(op.label)
+        prop = _ident(op.property)
+        if isinstance(op, UniqueProperty):
+            name = f"{label.lower()}_{prop}_unique"
+            text = (
+                f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{label}) REQUIRE n.{prop} IS UNIQUE"
+            )
+        elif isinstance(op, PropertyIndex):
+            name = f"{label.lower()}_{prop}"
+            text = f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+        elif isinstance(op, FulltextIndex):
+            text = (
+                f"CREATE FULLTEXT INDEX {_ident(op.name)} IF NOT EXISTS FOR (n:{label}) "
+                f"ON EACH [n.{prop}]"
+            )
+        self._execute(text, {}, read_only=False)
+
+    def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
+        label = check_label(index.label)
+        text = (
+            f"CREATE VECTOR INDEX {_ident(index.name)} IF NOT EXISTS FOR (n:{label}) "
+            f"ON n.{_ident(index.property)} OPTIONS {{indexConfig: {{"
+            "`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}"
+        )
+        self._execute(text, {"dimensions": int(dimensions)}, read_only=False)
+
+    def drop_vector_index(self, index: VectorIndex) -> None:
+        self._execute(f"DROP INDEX {_ident(index.name)} IF EXISTS", {}, read_only=False)
+
+    def server_version(self) -> str:
+        return f"Neo4j {self._version}"
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+def _ident(name: str) -> str:
+    if not _IDENT.match(name):
+        raise QueryRefusedError(f"invalid identifier {name!r}")
+    return name
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

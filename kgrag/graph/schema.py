@@ -1,0 +1,129 @@
+"""The graph's schema as data: allowed labels and relationship types, the vector indexes, and the
+ordered migrations. Backends turn these typed operations into their own DDL."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag.errors import QueryRefusedError
+
+NODE_LABELS: frozenset[str] = frozenset(
+    {
+        "Document", "Chunk", "Segment", "Image", "Entity", "EmbeddingSpace", "Migration",
+        "Session", "Query", "Plan", "Step", "Answer",
+    }
+)
+RELATIONSHIP_TYPES: frozenset[str] = frozenset(
+    {
+        "PART_OF", "NEXT", "MENTIONS", "RELATED", "DEPICTS", "NEAR", "HAS_TURN", "PLANNED",
+        "HAS_STEP", "DEPENDS_ON", "RETURNED", "ANSWERED_BY", "CITES",
+    }
+)
+# Labels whose content is evidence a user may read (subject to document ACLs).
+EVIDENCE_LABELS: frozenset[str] = frozenset({"Chunk", "Segment", "Image", "Entity", "Document"})
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if it is on the allow-list, else refuse."""
+    if label not in NODE_LABELS:
+        raise QueryRefusedError(
+            f"label {label!r} is not allowed; allowed labels: {', '.join(sorted(NODE_LABELS))}"
+        )
+    return label
+
+
+def check_relationship_type(rel: str) -> str:
+    """Return ``rel`` if it is on the allow-list, else refuse."""
+    if rel not in RELATIONSHIP_TYPES:
+        raise QueryRefusedError(
+            f"relationship type {rel!r} is not allowed; allowed: "
+            f"{', '.join(sorted(RELATIONSHIP_TYPES))}"
+        )
+    return rel
+
+
+class _Op(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class UniqueProperty(_Op):
+    kind: Literal["unique"] = "unique"
+    label: str
+    property: str = "id"
+
+
+class PropertyIndex(_Op):
+    kind: Literal["index"] = "index"
+    label: str
+    property: str
+
+
+class FulltextIndex(_Op):
+    kind: Literal["fulltext"] = "fulltext"
+    name: str
+    label: str
+    property: str
+
+
+SchemaOp = UniqueProperty | PropertyIndex | FulltextIndex
+
+
+class VectorIndex(BaseModel):
+    """A vector index over one node property, in one embedding space."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    label: str
+    property: str
+    space: Literal["text", "image"]
+
+
+VECTOR_INDEXES: dict[str, VectorIndex] = {
+    "chunk_embedding": VectorIndex(
+        name="chunk_embedding", label="Chunk", property="embedding", space="text"
+    ),
+    "image_embedding": VectorIndex(
+        name="image_embedding", label="Image", property="embedding", space="image"
+    ),
+    "entity_clip": VectorIndex(
+        name="entity_clip", label="Entity", property="clip_embedding", space="image"
+    ),
+}
+FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
+    "entity_name": FulltextIndex(name="entity_name", label="Entity", property="name"),
+    "chunk_text": FulltextIndex(name="chunk_text", label="Chunk", property="text"),
+}
+
+
+class Migration(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    ops: tuple[SchemaOp, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        name="0001_unique_ids",
+        ops=tuple(
+            UniqueProperty(label=label)
+            for label in (
+                "Document", "Chunk", "Image", "Entity", "Session", "Query", "Plan", "Step",
+                "Answer",
+            )
+        )
+        + (UniqueProperty(label="EmbeddingSpace", property="name"),),
+    ),
+    Migration(
+        name="0002_lookup_indexes",
+        ops=(
+            PropertyIndex(label="Document", property="sha256"),
+            PropertyIndex(label="Document", property="uri"),
+            PropertyIndex(label="Step", property="query_id"),
+        ),
+    ),
+    Migration(name="0003_fulltext", ops=tuple(FULLTEXT_INDEXES.values())),
+)

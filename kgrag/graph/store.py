@@ -1,0 +1,114 @@
+"""The GraphStore: one interface over the two real engines (embedded/remote FalkorDB, Neo4j 5).
+
+Callers name statements from the ``cypher/`` corpus; they never pass Cypher text, except the
+admin-only free-form read path, which the engine itself checks to be read-only. Values are always
+parameters. Vector scores come back as a similarity in [0, 1], higher is better, on both engines.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from kgrag.graph import cypher
+from kgrag.graph.schema import SchemaOp, VectorIndex
+
+log = logging.getLogger(__name__)
+
+Row = dict[str, Any]
+Params = Mapping[str, Any]
+
+#: HNSW settings for the embedded engine; measured in bench/ (recall against exact search).
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 200
+HNSW_EF_RUNTIME = 200
+
+
+class GraphStore(ABC):
+    """A property graph with vector and full-text indexes."""
+
+    dialect: ClassVar[str]
+
+    def __init__(self, uri: str, overlays: tuple[str, ...]) -> None:
+        self.uri = uri
+        self.overlays = overlays
+
+    # -- statements by name -------------------------------------------------------------------
+    def statement(self, name: str) -> str:
+        """The exact Cypher text this store runs for statement ``name``."""
+        return cypher.load(name, self.overlays)
+
+    def read(self, name: str, params: Params | None = None) -> list[Row]:
+        """Run a read-only statement; the engine refuses it if it writes."""
+        return self._execute(self.statement(name), dict(params or {}), read_only=True)
+
+    def write(self, name: str, params: Params | None = None) -> list[Row]:
+        """Run a write statement (one atomic query)."""
+        return self._execute(self.statement(name), dict(params or {}), read_only=False)
+
+    def write_rows(
+        self,
+        name: str,
+        rows: Sequence[Mapping[str, Any]],
+        *,
+        batch_size: int = 500,
+        params: Params | None = None,
+    ) -> int:
+        """Run statement ``name`` (which reads ``UNWIND $rows AS row``) over ``rows`` in batches.
+
+        Each batch is one atomic query; statements are idempotent MERGEs, so a batch that failed
+        half-way can be replayed.
+        """
+        text = self.statement(name)
+        extra = dict(params or {})
+        for start in range(0, len(rows), batch_size):
+            batch = [dict(r) for r in rows[start : start + batch_size]]
+            self._execute(text, {**extra, "rows": batch}, read_only=False)
+        return len(rows)
+
+    def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
+        """Run caller-written Cypher, refused by the engine unless it is read-only.
+
+        Only the admin tool path reaches this; the engine's own read-only check (Neo4j: EXPLAIN
+        query type and READ routing; FalkorDB: GRAPH.RO_QUERY) is the guard, not a regex.
+        """
+        return self._execute_freeform_read(text, dict(params or {}))
+
+    # -- schema -------------------------------------------------------------------------------
+    @abstractmethod
+    def apply_schema_op(self, op: SchemaOp) -> None:
+        """Create a constraint or index if it does not exist."""
+
+    @abstractmethod
+    def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
+        """Create a cosine vector index if it does not exist."""
+
+    @abstractmethod
+    def drop_vector_index(self, index: VectorIndex) -> None:
+        """Drop a vector index if it exists."""
+
+    # -- engine -------------------------------------------------------------------------------
+    @abstractmethod
+    def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]: ...
+
+    @abstractmethod
+    def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]: ...
+
+    @abstractmethod
+    def server_version(self) -> str: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def rows_to_dicts(header: Iterable[str], rows: Iterable[Sequence[Any]]) -> list[Row]:
+    keys = list(header)
+    return [dict(zip(keys, row, strict=True)) for row in rows]

