@@ -26,7 +26,7 @@ lint: setup cypher-lint
 	$(BIN)/mypy
 
 cypher-lint: setup
-	node tools/cypher-lint/lint.mjs cypher
+	node tools/cypher-lint/lint.mjs cypher cypher/templates
 
 bench: setup
 	$(BIN)/python bench/run.py

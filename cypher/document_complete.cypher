@@ -1,0 +1,3 @@
+// Make a fully written document visible to readers.
+MATCH (d:Document {id: $id})
+SET d.status = 'complete', d.chunk_count = $chunk_count, d.image_count = $image_count

@@ -1,0 +1,3 @@
+// Remove a document node.
+MATCH (d:Document {id: $id})
+DETACH DELETE d

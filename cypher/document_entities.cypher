@@ -1,0 +1,3 @@
+// Entities a document's chunks mention or its images depict.
+MATCH (d:Document {id: $id})<-[:PART_OF]-(x)-[:MENTIONS|DEPICTS]->(e:Entity)
+RETURN DISTINCT e.id AS id

@@ -1,0 +1,3 @@
+// Hide a document from readers before its parts are removed.
+MATCH (d:Document {id: $id})
+SET d.status = 'deleting'

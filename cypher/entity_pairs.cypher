@@ -1,0 +1,4 @@
+// RELATED pairs touching the given entities.
+UNWIND $ids AS id
+MATCH (a:Entity {id: id})-[:RELATED]-(b:Entity)
+RETURN DISTINCT a.id AS a, b.id AS b

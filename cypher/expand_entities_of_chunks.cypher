@@ -1,0 +1,6 @@
+// One hop from chunks to the entities they mention (readable chunks only).
+UNWIND $ids AS id
+MATCH (c:Chunk {id: id})-[:PART_OF]->(d:Document)
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+MATCH (c)-[m:MENTIONS]->(e:Entity)
+RETURN c.id AS source, e.id AS target, 'MENTIONS' AS type, m.count AS weight

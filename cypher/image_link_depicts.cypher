@@ -1,0 +1,5 @@
+// Link images to the entities they depict (CLIP image-text similarity above a threshold).
+UNWIND $rows AS row
+MATCH (i:Image {id: row.image_id}), (e:Entity {id: row.entity_id})
+MERGE (i)-[r:DEPICTS]->(e)
+SET r.score = row.score

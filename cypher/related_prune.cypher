@@ -1,0 +1,4 @@
+// Drop RELATED links whose supporting chunks are gone.
+MATCH (:Entity)-[r:RELATED]->(:Entity)
+WHERE r.weight = 0
+DELETE r

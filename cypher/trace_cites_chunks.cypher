@@ -1,0 +1,6 @@
+// Link an answer to the chunks it cites, with the citation marker.
+UNWIND $rows AS row
+MATCH (a:Answer {id: $answer_id})
+MATCH (n:Chunk {id: row.id})
+MERGE (a)-[c:CITES]->(n)
+SET c.marker = row.marker

@@ -1,0 +1,6 @@
+// Link a step to the chunks it returned, with rank and score.
+UNWIND $rows AS row
+MATCH (s:Step {id: row.step})
+MATCH (n:Chunk {id: row.id})
+MERGE (s)-[r:RETURNED]->(n)
+SET r.rank = row.rank, r.score = row.score

@@ -1,0 +1,6 @@
+// Link a step to the entitys it returned, with rank and score.
+UNWIND $rows AS row
+MATCH (s:Step {id: row.step})
+MATCH (n:Entity {id: row.id})
+MERGE (s)-[r:RETURNED]->(n)
+SET r.rank = row.rank, r.score = row.score

@@ -1,0 +1,1 @@
+"""The agent: planning, execution and synthesis behind one object."""

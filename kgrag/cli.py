@@ -1,0 +1,262 @@
+"""The kgrag command line: parse, build objects, call the library, turn KgragError into exit
+codes. Errors print as one line (no traceback unless --debug)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.tree import Tree
+
+from kgrag.config import Settings
+from kgrag.errors import KgragError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="kgrag: a graph-database-backed multimodal knowledge agent.")
+db_app = typer.Typer(no_args_is_help=True, help="Schema and statistics of the store.")
+app.add_typer(db_app, name="db")
+err = Console(stderr=True)
+out = Console()
+
+StoreOpt = Annotated[str | None, typer.Option("--store", help="store URI (default: embedded ./kgrag-data/kg.db)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
+_state: dict[str, bool] = {"debug": False, "quiet": False}
+
+
+@app.callback()
+def _main(
+    debug: Annotated[bool, typer.Option("--debug", help="show tracebacks and debug logs")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
+) -> None:
+    _state["debug"], _state["quiet"] = debug, quiet
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _settings(store: str | None) -> Settings:
+    return Settings(store=store) if store else Settings()
+
+
+def _agent(store: str | None) -> Any:
+    from kgrag.agent.agent import KnowledgeAgent
+
+    return KnowledgeAgent.open(_settings(store))
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[str], typer.Argument(help="files, folders, globs or JSONL manifests")],
+    acl: Annotated[list[str] | None, typer.Option("--acl", help="principal allowed to read (repeatable); public when none")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ingest documents, images and recordings into the graph."""
+    from kgrag.ingest.pipeline import ProgressEvent
+
+    with _agent(store) as agent:
+        agent.ingest_options = agent.ingest_options.model_copy(update={"workers": workers})
+        show = not (as_json or _state["quiet"])
+        with Progress(TextColumn("{task.description:>6}"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=err, disable=not show) as bars:
+            tasks: dict[str, Any] = {}
+
+            def on_progress(e: ProgressEvent) -> None:
+                if e.stage not in tasks:
+                    tasks[e.stage] = bars.add_task(e.stage, total=e.total)
+                bars.update(tasks[e.stage], completed=e.done, total=e.total)
+
+            report = agent.ingest(paths, acl or (), progress=on_progress)
+    if as_json:
+        _emit(report.model_dump(include={"ingested", "skipped", "failed", "failures", "seconds"}))
+    elif not _state["quiet"]:
+        err.print(f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
+                  f"in {report.seconds:.1f} s")
+        for f in report.failures:
+            err.print(f"  [red]failed[/red] {f.path}: {f.reason}")
+        if report.stage_seconds:
+            err.print("  time per stage: " + ", ".join(
+                f"{k} {v:.1f} s" for k, v in report.stage_seconds.items()))
+    raise typer.Exit(2 if report.failed else 0)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="the question")],
+    session: Annotated[str | None, typer.Option("--session", help="conversation id")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="who asks (for document ACLs)")] = None,
+    groups: Annotated[str, typer.Option("--groups", help="comma-separated groups of the user")] = "",
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question with citations; the plan and steps stream as they run."""
+    group_list = [g.strip() for g in groups.split(",") if g.strip()]
+    show = not (as_json or _state["quiet"])
+
+    def on_plan(plan: Any) -> None:
+        if show:
+            err.print(f"[bold]plan[/bold] ({len(plan.plan)} steps)")
+
+    def on_step(step: Any, outcome: Any) -> None:
+        if show:
+            colour = {"ok": "green", "skipped": "yellow"}.get(outcome.status, "red")
+            err.print(f"  step {step.step_id} {step.type:<13} [{colour}]{outcome.status}[/{colour}] "
+                      f"{outcome.count} hits {outcome.duration_ms:.0f} ms"
+                      + (f"  ({outcome.error})" if outcome.error else ""))
+
+    with _agent(store) as agent:
+        answer = agent.ask(question, session_id=session, user=user, groups=group_list,
+                           on_plan=on_plan, on_step=on_step)
+    if as_json:
+        _emit({
+            "query_id": answer.query_id, "answer": answer.answer,
+            "citations": [c.model_dump(exclude={"excerpt"}) for c in answer.citations],
+            "exit_reason": answer.exit_reason, "iterations": answer.iterations,
+            "cost": answer.cost,
+        })
+        return
+    out.print(answer.answer)
+    out.print(f"\n[dim]query {answer.query_id} · kgrag trace {answer.query_id}[/dim]")
+
+
+@app.command()
+def trace(
+    query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the reasoning of one answer: plan, steps, their Cypher and evidence."""
+    from kgrag.executor.trace import read_trace
+    from kgrag.graph import open_store
+
+    s = _settings(store)
+    with open_store(s.store, graph_name=s.graph_name, neo4j_user=s.neo4j_user,
+                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+        data = read_trace(st, query_id)
+    if as_json:
+        _emit(data)
+        return
+    q = data["query"]
+    tree = Tree(f"[bold]Query[/bold] {q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})")
+    plan = tree.add(f"[bold]Plan[/bold] {data['plan']['id']} ({data['plan']['source']})")
+    for st_ in data["steps"]:
+        node = plan.add(f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
+                        f"deps={st_['dependencies']} {st_['result_count']} hits "
+                        f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_['error'] else ""))
+        for r in st_["returned"][:5]:
+            node.add(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}")
+    tree.add(f"[bold]Answer[/bold] cites {len(data['answer']['citations'])} sources")
+    out.print(tree)
+
+
+@app.command()
+def delete(
+    document_id: Annotated[str, typer.Argument(help="a Document id")],
+    store: StoreOpt = None,
+) -> None:
+    """Remove a document and what only it supported."""
+    with _agent(store) as agent:
+        agent.delete(document_id)
+    if not _state["quiet"]:
+        err.print(f"deleted {document_id}")
+
+
+@app.command()
+def demo(
+    workdir: Annotated[Path, typer.Option("--dir", help="where the demo corpus and store go")] = Path("demo-output"),
+) -> None:
+    """Make a small multimodal corpus, ingest it, and answer questions with citations."""
+    from kgrag.demo.run import run_demo
+
+    run_demo(workdir, console=out)
+
+
+@db_app.command("migrate")
+def db_migrate(store: StoreOpt = None) -> None:
+    """Apply pending schema migrations."""
+    from kgrag.graph import open_store
+    from kgrag.graph.migrations import migrate, status
+
+    s = _settings(store)
+    with open_store(s.store, graph_name=s.graph_name, run_migrations=False,
+                    neo4j_user=s.neo4j_user,
+                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+        applied = migrate(st)
+        err.print(f"applied {len(applied)} migrations; {len(status(st))} known")
+
+
+@db_app.command("status")
+def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Show which migrations are applied."""
+    from kgrag.graph import open_store
+    from kgrag.graph.migrations import status
+
+    s = _settings(store)
+    with open_store(s.store, graph_name=s.graph_name, run_migrations=False,
+                    neo4j_user=s.neo4j_user,
+                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+        rows = status(st)
+        version = st.server_version()
+    if as_json:
+        _emit({"server": version, "migrations": [r.model_dump() for r in rows]})
+        return
+    out.print(f"server: {version}")
+    for r in rows:
+        out.print(f"  {r.name}: {r.applied_at or 'pending'}")
+
+
+@db_app.command("stats")
+def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Count nodes per label and relationships per type."""
+    from kgrag.graph import open_store
+
+    s = _settings(store)
+    with open_store(s.store, graph_name=s.graph_name, neo4j_user=s.neo4j_user,
+                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+        nodes = {r["label"]: r["n"] for r in st.read("stats_labels")}
+        rels = {r["type"]: r["n"] for r in st.read("stats_relationships")}
+    if as_json:
+        _emit({"nodes": nodes, "relationships": rels})
+        return
+    for k, v in nodes.items():
+        out.print(f"{k:>16} {v}")
+    for k, v in rels.items():
+        out.print(f"{k:>16} {v}")
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except KgragError as e:
+        if _state["debug"]:
+            raise
+        err.print(f"[red]error:[/red] {e}")
+        sys.exit(e.exit_code)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except Exception as e:  # click usage errors and the unexpected
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        if isinstance(e, click.exceptions.Abort):
+            sys.exit(130)
+        if _state["debug"]:
+            raise
+        err.print(f"[red]error:[/red] {type(e).__name__}: {e} (run with --debug for details)")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Material for the demo and for tests: procedurally drawn images and their captions."""

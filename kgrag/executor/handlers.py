@@ -1,0 +1,296 @@
+"""One handler per step type. A handler reads only the outcomes of the steps its step depends
+on, runs named Cypher through the store (every read carries the caller's principals), and returns
+typed hits plus the exact statements it ran, for the trace."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from kgrag.errors import ExecutionError, QueryRefusedError
+from kgrag.executor.hits import AccessContext, Hit
+from kgrag.graph import cypher
+from kgrag.graph.store import GraphStore
+from kgrag.modalities.base import ImageEmbedder, TextEmbedder
+from kgrag.planner.models import (
+    AggregateStep,
+    FilterStep,
+    GraphQueryStep,
+    LlmCallStep,
+    MultiHopStep,
+    RerankStep,
+    Step,
+    ToolCallStep,
+    VectorSearchStep,
+)
+
+#: Vector searches over-fetch so that ACL filtering after the index still leaves k hits.
+OVERFETCH = 4
+
+
+@dataclass
+class StepOutcome:
+    """What a step produced; conditions read ``result``, ``status`` and ``count``."""
+
+    status: str  # ok | skipped | error
+    result: list[Hit] = field(default_factory=list)
+    error: str | None = None
+    statements: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.result)
+
+
+@dataclass
+class ExecutionEnv:
+    store: GraphStore
+    text_embedder: TextEmbedder
+    access: AccessContext
+    image_embedder: Callable[[], ImageEmbedder] | None = None
+    tools: Mapping[str, Callable[[dict[str, Any]], list[Hit]]] = field(default_factory=dict)
+    llm: Callable[[str, Sequence[Hit], int], str] | None = None
+
+
+class _Recorder:
+    """Runs named statements and records them (text and parameters) for the trace."""
+
+    def __init__(self, env: ExecutionEnv, outcome: StepOutcome) -> None:
+        self.env = env
+        self.outcome = outcome
+
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        full = {**params, **self.env.access.params()}
+        self.outcome.statements.append((self.env.store.statement(name), full))
+        return self.env.store.read(name, full)
+
+
+def run_step(step: Step, inputs: Mapping[int, StepOutcome], env: ExecutionEnv) -> StepOutcome:
+    outcome = StepOutcome(status="ok")
+    rec = _Recorder(env, outcome)
+    handler = _HANDLERS[step.type]
+    outcome.result = handler(step, inputs, rec)
+    return outcome
+
+
+def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, VectorSearchStep)
+    p = step.parameters
+    query = p.query
+    if query is None and p.query_from is not None:
+        source = inputs[p.query_from].result
+        query = source[0].text if source else None
+    if not query:
+        return []
+    if p.index == "chunk_embedding":
+        vector = rec.env.text_embedder.embed([query])[0]
+        name, kind = "vector_chunks", None
+    else:
+        if rec.env.image_embedder is None:
+            raise ExecutionError("image search needs an image embedder; none is configured")
+        vector = rec.env.image_embedder().embed_texts([query])[0]
+        name, kind = ("vector_images", "image") if p.index == "image_embedding" else (
+            "vector_entity_clip", "entity")
+    rows = rec.read(name, {"vector": list(vector), "k": p.k * OVERFETCH})
+    return [Hit.from_row(r, kind, step.step_id) for r in rows[: p.k]]
+
+
+def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, GraphQueryStep)
+    p = step.parameters
+    name = f"templates/{p.template}"
+    if not cypher.exists(name):
+        raise QueryRefusedError(f"unknown graph_query template {p.template!r}")
+    params: dict[str, Any] = dict(p.params)
+    for param, source in p.inputs.items():
+        params[param] = [h.id for h in inputs[source].result]
+    params["k"] = p.k
+    return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
+
+
+def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    """Expand from seed chunks/entities over MENTIONS/RELATED and rank the neighbourhood with
+    personalised PageRank (HippoRAG-style), returning the best readable chunks."""
+    assert isinstance(step, MultiHopStep)
+    p = step.parameters
+    seeds: dict[str, float] = {}
+    kinds: dict[str, str] = {}
+    for source in p.seeds_from:
+        for rank, hit in enumerate(inputs[source].result):
+            if hit.kind in ("chunk", "segment", "entity"):
+                seeds[hit.id] = seeds.get(hit.id, 0.0) + 1.0 / (rank + 1)
+                kinds[hit.id] = "entity" if hit.kind == "entity" else "chunk"
+    if not seeds:
+        return []
+    graph = nx.Graph()
+    graph.add_nodes_from(seeds)
+    chunk_frontier = [i for i in seeds if kinds[i] == "chunk"]
+    entity_frontier = [i for i in seeds if kinds[i] == "entity"]
+    use_related = "RELATED" in p.relationships
+    fanout = 50
+    for _hop in range(p.hops):
+        new_entities: list[str] = []
+        new_chunks: list[str] = []
+        if chunk_frontier:
+            for r in rec.read("expand_entities_of_chunks", {"ids": chunk_frontier}):
+                _add_edge(graph, r["source"], r["target"], float(r["weight"] or 1))
+                if r["target"] not in kinds:
+                    kinds[r["target"]] = "entity"
+                    new_entities.append(r["target"])
+        if entity_frontier:
+            rows = rec.read("expand_from_entities", {"ids": entity_frontier, "fanout": fanout})
+            for r in rows:
+                for rel in r["related"] if use_related else []:
+                    if rel.get("target") is None:
+                        continue
+                    _add_edge(graph, r["source"], rel["target"], float(rel["weight"] or 1))
+                    if rel["target"] not in kinds:
+                        kinds[rel["target"]] = "entity"
+                        new_entities.append(rel["target"])
+                for ch in r["chunks"]:
+                    if ch.get("target") is None:
+                        continue
+                    _add_edge(graph, r["source"], ch["target"], float(ch["weight"] or 1))
+                    if ch["target"] not in kinds:
+                        kinds[ch["target"]] = "chunk"
+                        new_chunks.append(ch["target"])
+        if graph.number_of_nodes() >= p.max_nodes:
+            break
+        chunk_frontier, entity_frontier = new_chunks, new_entities
+    # Down-weight hub entities (mentioned everywhere) as HippoRAG does with node specificity.
+    for node in graph.nodes:
+        if kinds.get(node) == "entity":
+            graph.nodes[node]["w"] = 1.0 / math.log(2 + graph.degree(node))
+    total = sum(seeds.values())
+    ranks = nx.pagerank(
+        graph, alpha=p.damping, personalization={k: v / total for k, v in seeds.items()},
+        weight="weight",
+    )
+    ranked = sorted(
+        (n for n in ranks if kinds.get(n) == "chunk"), key=lambda n: ranks[n], reverse=True
+    )[: p.k]
+    if not ranked:
+        return []
+    rows = {r["id"]: r for r in rec.read("chunks_by_ids", {"ids": ranked})}
+    return [
+        Hit.from_row({**rows[n], "score": ranks[n]}, None, step.step_id)
+        for n in ranked
+        if n in rows
+    ]
+
+
+def _add_edge(graph: nx.Graph, a: str, b: str, w: float) -> None:
+    if graph.has_edge(a, b):
+        graph[a][b]["weight"] += w
+    else:
+        graph.add_edge(a, b, weight=w)
+
+
+def _filter(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, FilterStep)
+    p = step.parameters
+    hits = inputs[p.source].result
+    out = [
+        h.rescored(h.score, step.step_id)
+        for h in hits
+        if (p.min_score is None or h.score >= p.min_score)
+        and (p.kinds is None or h.kind in p.kinds)
+        and (p.document_ids is None or h.document_id in p.document_ids)
+        and (p.modality is None or _modality(h) == p.modality)
+    ]
+    return out[: p.k] if p.k else out
+
+
+def _modality(hit: Hit) -> str:
+    return {"image": "image", "segment": "audio"}.get(hit.kind, "text")
+
+
+def _rerank(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, RerankStep)
+    p = step.parameters
+    hits = _dedupe(h for s in p.sources for h in inputs[s].result)
+    texts = [h for h in hits if h.text]
+    if not texts:
+        return hits[: p.k]
+    if p.method == "embedding":
+        vectors = np.asarray(rec.env.text_embedder.embed([p.query] + [h.text or "" for h in texts]))
+        scores = vectors[1:] @ vectors[0]
+    else:
+        terms = set(_terms(p.query))
+        scores = np.asarray(
+            [len(terms & set(_terms(h.text or ""))) / (1 + len(terms)) for h in texts]
+        )
+    order = np.argsort(-scores, kind="stable")
+    return [texts[i].rescored(float(scores[i]), step.step_id) for i in order[: p.k]]
+
+
+def _aggregate(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    """Fuse ranked lists: reciprocal-rank fusion (default), max or sum of scores."""
+    assert isinstance(step, AggregateStep)
+    p = step.parameters
+    fused: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for source in p.sources:
+        for rank, hit in enumerate(inputs[source].result):
+            first.setdefault(hit.id, hit)
+            if p.method == "rrf":
+                value = 1.0 / (p.rrf_k + rank + 1)
+                fused[hit.id] = fused.get(hit.id, 0.0) + value
+            elif p.method == "max":
+                fused[hit.id] = max(fused.get(hit.id, -math.inf), hit.score)
+            else:
+                fused[hit.id] = fused.get(hit.id, 0.0) + hit.score
+    order = sorted(fused, key=lambda i: fused[i], reverse=True)[: p.k]
+    return [first[i].rescored(fused[i], step.step_id) for i in order]
+
+
+def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, LlmCallStep)
+    if rec.env.llm is None:
+        raise ExecutionError("llm_call needs an LLM; configure KGRAG_LLM_MODEL and an endpoint")
+    evidence = [h for s in step.parameters.sources for h in inputs[s].result]
+    text = rec.env.llm(step.parameters.prompt, evidence, step.parameters.max_tokens)
+    return [Hit(id=f"llm:{step.step_id}", kind="document", score=1.0, text=text,
+                provenance=(step.step_id,))]
+
+
+def _tool_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+    assert isinstance(step, ToolCallStep)
+    tool = rec.env.tools.get(step.parameters.tool)
+    if tool is None:
+        raise QueryRefusedError(f"unknown tool {step.parameters.tool!r}")
+    arguments: dict[str, Any] = dict(step.parameters.arguments)
+    for name, source in step.parameters.inputs.items():
+        arguments[name] = [h.id for h in inputs[source].result]
+    return tool(arguments)
+
+
+def _dedupe(hits: Any) -> list[Hit]:
+    seen: dict[str, Hit] = {}
+    for h in hits:
+        seen.setdefault(h.id, h)
+    return list(seen.values())
+
+
+def _terms(text: str) -> list[str]:
+    import re
+
+    return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if len(t) > 2]
+
+
+_HANDLERS: dict[str, Callable[[Step, Mapping[int, StepOutcome], _Recorder], list[Hit]]] = {
+    "vector_search": _vector_search,
+    "graph_query": _graph_query,
+    "multi_hop": _multi_hop,
+    "filter": _filter,
+    "rerank": _rerank,
+    "aggregate": _aggregate,
+    "llm_call": _llm_call,
+    "tool_call": _tool_call,
+}

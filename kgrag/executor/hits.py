@@ -1,0 +1,73 @@
+"""Typed results of steps: every step returns ranked hits, never dicts of strings."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+HitKind = Literal["chunk", "segment", "image", "entity", "document"]
+
+
+class Hit(BaseModel):
+    """One piece of evidence a step returned."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    kind: HitKind
+    score: float
+    text: str | None = None
+    document_id: str | None = None
+    title: str | None = None
+    uri: str | None = None
+    image_uri: str | None = None
+    page: int | None = None
+    start_s: float | None = None
+    end_s: float | None = None
+    provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], kind: HitKind | None = None, step_id: int = 0) -> Hit:
+        k = kind or row.get("kind") or "chunk"
+        if k == "chunk" and row.get("start_s") is not None:
+            k = "segment"
+        return cls(
+            id=str(row["id"]),
+            kind=k,
+            score=float(row.get("score") or 0.0),
+            text=row.get("text"),
+            document_id=row.get("document_id"),
+            title=row.get("title"),
+            uri=row.get("uri"),
+            image_uri=row.get("image_uri"),
+            page=row.get("page"),
+            start_s=row.get("start_s"),
+            end_s=row.get("end_s"),
+            provenance=(step_id,) if step_id else (),
+        )
+
+    def rescored(self, score: float, step_id: int) -> Hit:
+        return self.model_copy(update={"score": score, "provenance": (*self.provenance, step_id)})
+
+
+class AccessContext(BaseModel):
+    """Who is asking. Every read of every step is filtered by these principals."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user: str | None = None
+    groups: tuple[str, ...] = ()
+    admin: bool = False
+
+    @property
+    def principals(self) -> list[str]:
+        from kgrag.ingest.records import PUBLIC
+
+        out = [PUBLIC, *self.groups]
+        if self.user:
+            out.append(self.user)
+        return out
+
+    def params(self) -> dict[str, Any]:
+        return {"principals": self.principals, "admin": self.admin}

@@ -1,0 +1,181 @@
+"""Writes the reasoning of an answer into the graph: Query, Plan, one Step per plan step (with
+its exact Cypher and parameters, vectors elided), DEPENDS_ON, RETURNED {rank, score} to the
+evidence, Answer and CITES. Written for every run, skipped and failed steps included."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from kgrag.executor.handlers import StepOutcome
+from kgrag.executor.hits import Hit
+from kgrag.graph.store import GraphStore
+from kgrag.planner.models import Plan
+
+_RETURNED = {
+    "chunk": "trace_returned_chunks",
+    "segment": "trace_returned_chunks",
+    "image": "trace_returned_images",
+    "entity": "trace_returned_entities",
+}
+
+
+def elide_vectors(value: Any) -> Any:
+    """Replace long float lists (embeddings) by a short marker, recursively."""
+    if isinstance(value, list) and len(value) > 8 and all(isinstance(v, float) for v in value):
+        return f"<vector of {len(value)} floats>"
+    if isinstance(value, dict):
+        return {k: elide_vectors(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [elide_vectors(v) for v in value]
+    return value
+
+
+class TraceWriter:
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+
+    def write_query(
+        self,
+        query_id: str,
+        text: str,
+        *,
+        user: str | None,
+        groups: Sequence[str],
+        planner: str,
+        session_id: str | None = None,
+        turn: int = 0,
+        exit_reason: str | None = None,
+        iterations: int = 1,
+        latency_ms: float | None = None,
+        cost: float = 0.0,
+        query_class: str | None = None,
+    ) -> None:
+        self.store.write(
+            "trace_query",
+            {
+                "id": query_id, "text": text, "user": user, "groups": list(groups),
+                "created_at": datetime.now(UTC).isoformat(), "planner": planner,
+                "session_id": session_id, "turn": turn, "exit_reason": exit_reason,
+                "iterations": iterations, "latency_ms": latency_ms, "cost": cost,
+                "query_class": query_class,
+            },
+        )
+
+    def write_plan(
+        self,
+        query_id: str,
+        plan_id: str,
+        plan: Plan,
+        outcomes: Mapping[int, StepOutcome],
+        *,
+        source: str,
+        fallback_reason: str | None = None,
+    ) -> None:
+        s = self.store
+        s.write(
+            "trace_plan",
+            {"query_id": query_id, "id": plan_id, "source": source, "json": plan.to_json(),
+             "fallback_reason": fallback_reason},
+        )
+        rows = []
+        for step in plan.plan:
+            out = outcomes.get(step.step_id, StepOutcome(status="skipped", error="not reached"))
+            statements = [
+                {"cypher": text, "parameters": elide_vectors(params)}
+                for text, params in out.statements
+            ]
+            rows.append(
+                {
+                    "id": f"{plan_id}:{step.step_id}", "step_id": step.step_id,
+                    "type": step.type, "modality": step.modality,
+                    "parameters": json.dumps(step.parameters.model_dump(mode="json")),
+                    "condition": step.condition,
+                    "cypher": "\n;\n".join(st["cypher"] for st in statements) or None,
+                    "cypher_parameters": json.dumps([st["parameters"] for st in statements]),
+                    "status": out.status, "error": out.error, "duration_ms": out.duration_ms,
+                    "result_count": out.count, "explanation": step.trace.explanation,
+                    "dependencies": list(step.dependencies),
+                }
+            )
+        s.write_rows("trace_steps", rows, params={"plan_id": plan_id, "query_id": query_id})
+        s.write_rows(
+            "trace_step_dependencies",
+            [
+                {"a": f"{plan_id}:{step.step_id}", "b": f"{plan_id}:{d}"}
+                for step in plan.plan
+                for d in step.dependencies
+            ],
+        )
+        by_statement: dict[str, list[dict[str, Any]]] = {}
+        for sid, out in outcomes.items():
+            for rank, hit in enumerate(out.result, start=1):
+                name = _RETURNED.get(hit.kind)
+                if name:
+                    by_statement.setdefault(name, []).append(
+                        {"step": f"{plan_id}:{sid}", "id": hit.id, "rank": rank,
+                         "score": hit.score}
+                    )
+        for name, batch in by_statement.items():
+            s.write_rows(name, batch)
+
+    def write_answer(
+        self,
+        query_id: str,
+        answer_id: str,
+        text: str,
+        citations: Sequence[tuple[str, Hit]],
+        *,
+        groundedness: float | None,
+        verdict: str,
+        mode: str,
+    ) -> None:
+        self.store.write(
+            "trace_answer",
+            {"query_id": query_id, "id": answer_id, "text": text, "groundedness": groundedness,
+             "verdict": verdict, "mode": mode},
+        )
+        chunks = [{"id": h.id, "marker": m} for m, h in citations if h.kind in ("chunk", "segment")]
+        images = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "image"]
+        self.store.write_rows("trace_cites_chunks", chunks, params={"answer_id": answer_id})
+        self.store.write_rows("trace_cites_images", images, params={"answer_id": answer_id})
+
+
+def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
+    """One answer's whole story as plain JSON (the shape of ``kgrag trace --json``)."""
+    from kgrag.errors import NotFoundError
+
+    rows = store.read("trace_read_query", {"id": query_id})
+    if not rows:
+        raise NotFoundError(f"no query with id {query_id!r} in {store.uri}")
+    q = rows[0]
+    steps = []
+    for r in store.read("trace_read_steps", {"id": query_id}):
+        returned = [x for x in r["returned"] if x.get("id") is not None]
+        steps.append({
+            "step_id": r["step_id"], "type": r["type"], "modality": r["modality"],
+            "status": r["status"], "error": r["error"], "dependencies": r["dependencies"] or [],
+            "condition": r["condition"], "cypher": r["cypher"],
+            "parameters": json.loads(r["parameters"] or "{}"),
+            "cypher_parameters": json.loads(r["cypher_parameters"] or "[]"),
+            "duration_ms": r["duration_ms"], "result_count": r["result_count"],
+            "explanation": r["explanation"],
+            "returned": [
+                {"id": x["id"], "kind": x["kind"], "rank": x["rank"], "score": x["score"],
+                 "text": (x.get("text") or "")[:200] or None}
+                for x in sorted(returned, key=lambda x: x["rank"] or 0)
+            ],
+        })
+    citations = store.read("trace_read_citations", {"id": query_id})
+    return {
+        "query": {k: q[k] for k in ("id", "text", "user", "created_at", "planner", "exit_reason",
+                                    "iterations", "latency_ms")},
+        "plan": {"id": q["plan_id"], "source": q["plan_source"],
+                 "fallback_reason": q["fallback_reason"],
+                 "json": json.loads(q["plan_json"]) if q["plan_json"] else None},
+        "steps": steps,
+        "answer": {"text": q["answer"], "groundedness": q["groundedness"],
+                   "verdict": q["verdict"], "mode": q["answer_mode"], "citations": citations},
+    }

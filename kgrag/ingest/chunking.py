@@ -1,0 +1,234 @@
+"""Sentence-aware chunking of page text, sized in the embedder's tokens.
+
+Sentences are found with a regular expression plus a few rules (abbreviations such as "e.g." or
+"Dr.", initials and decimals do not end a sentence; a blank line always does). Sentences are packed
+into chunks of at most ``max_tokens``; consecutive chunks of a page share whole trailing sentences
+up to ``overlap_tokens``. A chunk never spans two pages, and a sentence longer than ``max_tokens``
+is cut between words (a single over-long "word" between characters). ``count_tokens`` is called
+once per sentence (and once per word of an over-long sentence), never per candidate chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from kgrag.ingest.models import ParsedPage, TextChunk
+
+__all__ = ["chunk_text", "split_sentences"]
+
+#: lower-case words that, followed by ".", never end a sentence (titles, Latin, months)
+ABBREVIATIONS = frozenset(
+    {
+        *("mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr", "st", "mt", "ft", "rev", "hon"),
+        *("gen", "col", "lt", "sgt", "capt", "cmdr", "adm", "gov", "pres", "vs", "cf", "eg"),
+        *("ie", "viz", "al", "approx", "dept", "inc", "ltd", "corp", "bros", "assn", "univ"),
+        *("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"),
+        *("ave", "blvd", "rd"),
+    }
+)
+#: abbreviations that do not end a sentence when a number follows: "Fig. 3", "No. 5", "p. 12"
+NUMBERED_ABBREVIATIONS = frozenset(
+    {"no", "nos", "vol", "vols", "p", "pp", "fig", "figs", "eq", "eqs", "ch", "sec", "art"}
+    | {"ref", "refs", "ca", "op", "tab", "ex"}
+)
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+# terminal punctuation and any closing quotes/brackets, followed by whitespace; CJK full stops
+# end a sentence without a following space
+_CANDIDATE = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[。！？]+[」』”’）]*")
+_WORD = re.compile(r"\S+")
+_OPENERS = "\"'“‘«([{"
+
+
+class _Unit(NamedTuple):
+    start: int
+    end: int
+    tokens: int
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text``, whitespace trimmed, in order."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in _PARAGRAPH_BREAK.finditer(text):
+        _paragraph_sentences(text, start, brk.start(), spans)
+        start = brk.end()
+    _paragraph_sentences(text, start, len(text), spans)
+    return spans
+
+
+def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    sentence_start = start
+    for m in _CANDIDATE.finditer(text, start, end):
+        if _is_boundary(text, m.start(), m.end(), end, m.group()):
+            _emit(text, sentence_start, m.end(), out)
+            sentence_start = m.end()
+    _emit(text, sentence_start, end, out)
+
+
+def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int, punct: str) -> bool:
+    if punct[0] in "。！？":
+        return True
+    n = punct_end
+    while n < limit and text[n].isspace():
+        n += 1
+    if n >= limit:
+        return True
+    if text[n].islower():  # "e.g. the", "Yahoo! is", "wait... then"
+        return False
+    if "!" in punct or "?" in punct or "…" in punct or punct.startswith(".."):
+        return True
+    # a single period: look at the word in front of it
+    w = punct_start
+    while w > 0 and not text[w - 1].isspace():
+        w -= 1
+    word = text[w:punct_start].lstrip(_OPENERS)
+    if not word:
+        return True
+    lower = word.lower()
+    if lower in ABBREVIATIONS:
+        return False
+    if lower in NUMBERED_ABBREVIATIONS and text[n].isdigit():
+        return False
+    if len(word) == 1 and word.isalpha() and word.isupper():  # an initial: "J. R. Tolkien"
+        return False
+    if "." in word:  # "e.g", "i.e", "U.S", "Ph.D"
+        parts = word.split(".")
+        if all(p.isalpha() and len(p) <= 3 for p in parts if p):
+            return False
+    return True
+
+
+def _emit(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        out.append((start, end))
+
+
+def chunk_text(
+    pages: Sequence[ParsedPage],
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    overlap_tokens: int,
+) -> list[TextChunk]:
+    """Cut ``pages`` into chunks of whole sentences, each at most ``max_tokens`` tokens.
+
+    ``count_tokens`` should count a text's tokens without special tokens (a chunk's size is the
+    sum of its sentences' counts). Consecutive chunks of one page repeat whole trailing sentences
+    of the previous chunk, up to ``overlap_tokens``. Positions run 0..n-1 across all pages;
+    ``pages[k].text[chunk.start_char:chunk.end_char] == chunk.text``. Deterministic.
+    """
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+    if not 0 <= overlap_tokens < max_tokens:
+        raise ValueError(
+            f"overlap_tokens must be in [0, max_tokens), got {overlap_tokens} with "
+            f"max_tokens {max_tokens}"
+        )
+    chunks: list[TextChunk] = []
+    for page in pages:
+        text = page.text
+        units: list[_Unit] = []
+        for start, end in split_sentences(text):
+            tokens = count_tokens(text[start:end])
+            if tokens <= max_tokens:
+                units.append(_Unit(start, end, tokens))
+            else:
+                units.extend(_split_long(text, start, end, count_tokens, max_tokens))
+        for start, end in _pack(units, max_tokens, overlap_tokens):
+            chunks.append(
+                TextChunk(
+                    position=len(chunks),
+                    text=text[start:end],
+                    page=page.number,
+                    start_char=start,
+                    end_char=end,
+                )
+            )
+    return chunks
+
+
+def _pack(units: Sequence[_Unit], max_tokens: int, overlap_tokens: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    n = len(units)
+    i = 0
+    while i < n:
+        j = i + 1  # every unit fits on its own
+        total = units[i].tokens
+        while j < n and total + units[j].tokens <= max_tokens:
+            total += units[j].tokens
+            j += 1
+        spans.append((units[i].start, units[j - 1].end))
+        if j >= n:
+            break
+        # the next chunk restarts at trailing sentences of this one, but always advances
+        k, overlap = j, 0
+        while k - 1 > i and overlap + units[k - 1].tokens <= overlap_tokens:
+            k -= 1
+            overlap += units[k].tokens
+        while k < j and overlap + units[j].tokens > max_tokens:
+            overlap -= units[k].tokens
+            k += 1
+        i = k
+    return spans
+
+
+def _split_long(
+    text: str,
+    start: int,
+    end: int,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+) -> list[_Unit]:
+    """Cut one over-long sentence into pieces of whole words, each within ``max_tokens``."""
+    words: list[_Unit] = []
+    for m in _WORD.finditer(text, start, end):
+        tokens = count_tokens(m.group())
+        if tokens <= max_tokens:
+            words.append(_Unit(m.start(), m.end(), tokens))
+        else:
+            words.extend(_split_word(text, m.start(), m.end(), tokens, count_tokens, max_tokens))
+    pieces: list[_Unit] = []
+    piece_start, piece_end, piece_tokens = words[0]
+    for word in words[1:]:
+        if piece_tokens + word.tokens <= max_tokens:
+            piece_end = word.end
+            piece_tokens += word.tokens
+        else:
+            pieces.append(_Unit(piece_start, piece_end, piece_tokens))
+            piece_start, piece_end, piece_tokens = word
+    pieces.append(_Unit(piece_start, piece_end, piece_tokens))
+    return pieces
+
+
+def _split_word(
+    text: str,
+    start: int,
+    end: int,
+    tokens: int,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+) -> list[_Unit]:
+    """Cut a "word" longer than ``max_tokens`` (a URL, a base64 blob) between characters."""
+    out: list[_Unit] = []
+    s = start
+    while s < end:
+        size = max(1, (end - s) * max_tokens // max(tokens, 1))
+        size = min(size, end - s)
+        piece_tokens = count_tokens(text[s : s + size])
+        while size > 1 and piece_tokens > max_tokens:
+            size = max(1, size * 9 // 10)
+            piece_tokens = count_tokens(text[s : s + size])
+        out.append(_Unit(s, s + size, piece_tokens))
+        s += size
+        if s < end:
+            tokens = count_tokens(text[s:end])
+            if tokens <= max_tokens:
+                out.append(_Unit(s, end, tokens))
+                break
+    return out

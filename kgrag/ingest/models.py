@@ -1,0 +1,85 @@
+"""Frozen models passed between the ingestion stages (sources -> parser -> chunker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Modality = Literal["text", "pdf", "image", "audio"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SourceItem(_Frozen):
+    """One input file to ingest, with what the user said about it (manifest title, ACL, tags)."""
+
+    path: Path
+    """Absolute, resolved path of the file."""
+    title: str | None = None
+    """Title given in a manifest; it wins over any title found in the file."""
+    acl: tuple[str, ...] = ()
+    """Principals allowed to read the document; empty means no restriction."""
+    tags: tuple[str, ...] = ()
+    modality: Modality
+    mime: str
+
+
+class UnsupportedInput(_Frozen):
+    """An input that was not turned into a :class:`SourceItem`, and why."""
+
+    path: str
+    """The path as the user wrote it (or as resolved, for files found in folders)."""
+    reason: str
+    explicit: bool = True
+    """True when the user named this input (argument or manifest line); False for a file met
+    while walking a folder or matching a glob (callers may count those as skipped)."""
+
+
+class ExpandedInputs(_Frozen):
+    """What :func:`kgrag.ingest.sources.expand_inputs` found: items to parse, inputs refused."""
+
+    items: tuple[SourceItem, ...] = ()
+    rejected: tuple[UnsupportedInput, ...] = ()
+
+
+class ParsedPage(_Frozen):
+    """Text of one page (PDF: 1-based page number) or of a whole text file (number None)."""
+
+    number: int | None = None
+    text: str
+
+
+class ParsedImage(_Frozen):
+    """An image: a file of its own (``path``) or embedded in a PDF (``data``, ``page``)."""
+
+    path: Path | None = None
+    data: bytes | None = Field(default=None, repr=False)
+    page: int | None = None
+    width: int
+    height: int
+    caption: str | None = None
+
+
+class ParsedDocument(_Frozen):
+    """One parsed input. Audio has no pages and no images: transcription happens elsewhere."""
+
+    source: SourceItem
+    sha256: str
+    bytes: int
+    title: str
+    pages: tuple[ParsedPage, ...] = ()
+    images: tuple[ParsedImage, ...] = ()
+
+
+class TextChunk(_Frozen):
+    """A piece of one page's text: ``page_text[start_char:end_char] == text``."""
+
+    position: int
+    text: str
+    page: int | None = None
+    start_char: int
+    end_char: int

@@ -1,0 +1,385 @@
+"""Read one :class:`SourceItem` into a :class:`ParsedDocument`, or say exactly why not.
+
+Every failure is an :class:`kgrag.errors.IngestError` naming the file and the reason; nothing is
+guessed silently (no encoding detection, no partial PDFs). Audio is only checked and hashed here:
+transcription happens in the audio stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import re
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kgrag.errors import IngestError
+from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, SourceItem
+
+if TYPE_CHECKING:
+    from pypdf import PageObject, PdfReader
+
+logger = logging.getLogger(__name__)
+
+#: images (files or embedded in PDFs) with a side shorter than this are not content
+MIN_IMAGE_SIDE = 16
+#: embedded PDF images smaller than this on a side (icons, bullets, rules) are dropped
+MIN_PDF_IMAGE_SIDE = 32
+MAX_TITLE_CHARS = 200
+
+__all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse"]
+
+
+def parse(item: SourceItem, max_bytes: int) -> ParsedDocument:
+    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used."""
+    path = item.path
+    data = _read(path, max_bytes)
+    sha256 = hashlib.sha256(data).hexdigest()
+    if item.modality == "text":
+        title, pages, images = _parse_text(item, data)
+    elif item.modality == "pdf":
+        title, pages, images = _parse_pdf(item, data)
+    elif item.modality == "image":
+        title, pages, images = _parse_image(item, data)
+    else:
+        title, pages, images = _parse_audio(item, data)
+    if item.title:
+        title = item.title
+    logger.debug(
+        "parsed %s: %d bytes, %d pages, %d images", path, len(data), len(pages), len(images)
+    )
+    return ParsedDocument(
+        source=item,
+        sha256=sha256,
+        bytes=len(data),
+        title=title,
+        pages=tuple(pages),
+        images=tuple(images),
+    )
+
+
+_Parsed = tuple[str, list[ParsedPage], list[ParsedImage]]
+
+
+def _fail(path: Path, reason: str) -> IngestError:
+    return IngestError(str(path), reason)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def _read(path: Path, max_bytes: int) -> bytes:
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise _fail(path, f"cannot read file: {e.strerror or e}") from e
+    _check_size(path, size, max_bytes)
+    try:
+        with path.open("rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise _fail(path, f"cannot read file: {e.strerror or e}") from e
+    _check_size(path, len(data), max_bytes)  # the file may have grown since stat()
+    return data
+
+
+def _check_size(path: Path, size: int, max_bytes: int) -> None:
+    if size == 0:
+        raise _fail(path, "file is empty (0 bytes)")
+    if size > max_bytes:
+        have, limit = _mb(size), _mb(max_bytes)
+        if have == limit:
+            have, limit = f"{size:,} bytes", f"{max_bytes:,} byte"
+        raise _fail(
+            path,
+            f"file is {have}, over the {limit} limit (KGRAG_MAX_FILE_BYTES); "
+            "raise the limit or split the file",
+        )
+
+
+# ---------------------------------------------------------------------------------------- text
+
+
+def _decode_utf8(path: Path, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        bad = data[e.start : e.start + 1]
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise _fail(
+            path,
+            f"not valid UTF-8: byte 0x{bad.hex()} at offset {e.start} (line {line}, column "
+            f"{column}); re-save the file as UTF-8 (for Latin-1 text: iconv -f latin1 -t utf-8)",
+        ) from e
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise _fail(path, f"contains a NUL character at offset {nul}; is it a binary file?")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _parse_text(item: SourceItem, data: bytes) -> _Parsed:
+    path = item.path
+    raw = _decode_utf8(path, data)
+    if path.suffix.lower() == ".md":
+        text, heading = strip_markdown(raw)
+    else:
+        text, heading = raw, None
+    if not text.strip():
+        markup = " and Markdown markup" if path.suffix.lower() == ".md" else ""
+        raise _fail(path, f"contains no text (only whitespace{markup})")
+    title = heading or _first_line(text) or path.stem
+    return title, [ParsedPage(number=None, text=text)], []
+
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
+_LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EM_STAR = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_EM_UNDER = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_CODE = re.compile(r"(`+)(.+?)\1")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def strip_markdown(markdown: str) -> tuple[str, str | None]:
+    """Remove the Markdown syntax that would pollute embeddings; keep all the words.
+
+    Heading markers, emphasis/strike/code markers, link and image URLs (their text or alt text
+    stays), link definitions, block quote markers, fence lines and thematic breaks go; list
+    markers, tables and code content stay. Returns the text and the first heading's text.
+    """
+    markdown = _HTML_COMMENT.sub("", markdown)
+    lines_out: list[str] = []
+    heading: str | None = None
+    in_fence = False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            lines_out.append(line)
+            continue
+        line = _BLOCKQUOTE.sub("", line)
+        m = _ATX_HEADING.match(line)
+        if m:
+            line = _inline(m.group(2) or "")
+            if heading is None and line.strip():
+                heading = line.strip()
+            lines_out.append(line)
+            continue
+        if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
+            lines_out.append("")
+            continue
+        if _SETEXT_RULE.match(line) and lines_out and lines_out[-1].strip():
+            if heading is None:
+                heading = lines_out[-1].strip()
+            lines_out.append("")
+            continue
+        lines_out.append(_inline(line))
+    return "\n".join(lines_out).strip("\n"), heading
+
+
+def _inline(line: str) -> str:
+    # code spans first: their content is literal, keep it without the backticks
+    line = _CODE.sub(lambda m: m.group(2).strip(), line)
+    line = _IMAGE.sub(r"\1", line)
+    line = _LINK.sub(r"\1", line)
+    line = _REF_LINK.sub(r"\1", line)
+    line = _AUTOLINK.sub(r"\1", line)
+    line = _STRONG.sub(r"\2", line)
+    line = _EM_STAR.sub(r"\1", line)
+    line = _EM_UNDER.sub(r"\1", line)
+    return _STRIKE.sub(r"\1", line)
+
+
+def _first_line(text: str) -> str | None:
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if line:
+            if len(line) > MAX_TITLE_CHARS:
+                cut = line[:MAX_TITLE_CHARS].rsplit(" ", 1)[0]
+                line = cut + "…"
+            return line
+    return None
+
+
+# ----------------------------------------------------------------------------------------- pdf
+
+
+def _parse_pdf(item: SourceItem, data: bytes) -> _Parsed:
+    path = item.path
+    import pypdf
+    from pypdf.errors import PyPdfError
+
+    if b"%PDF-" not in data[:1024]:
+        raise _fail(path, "not a PDF (no %PDF- header)")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise _fail(path, "PDF is password-protected; decrypt it first")
+            count = len(reader.pages)
+    except IngestError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as e:
+        raise _fail(path, f"corrupt or unreadable PDF: {e}") from e
+    except Exception as e:  # pypdf raises assorted errors on damaged files
+        raise _fail(path, f"corrupt or unreadable PDF: {type(e).__name__}: {e}") from e
+    if count == 0:
+        raise _fail(path, "PDF has no pages")
+
+    pages: list[ParsedPage] = []
+    images: list[ParsedImage] = []
+    for number in range(1, count + 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                page = reader.pages[number - 1]
+                text = page.extract_text() or ""
+        except Exception as e:  # a damaged page: refuse the file rather than drop pages
+            raise _fail(
+                path, f"corrupt or unreadable PDF: page {number}: {type(e).__name__}: {e}"
+            ) from e
+        text = text.replace("\r\n", "\n").replace("\x00", "")
+        if text.strip():
+            pages.append(ParsedPage(number=number, text=text))
+        images.extend(_pdf_page_images(path, page, number))
+    if not pages and not images:
+        raise _fail(
+            path,
+            f"PDF has no extractable text and no images on its {count} page(s); "
+            "is it a scan? run OCR on it first",
+        )
+    title = _pdf_title(reader) or (_first_line(pages[0].text) if pages else None) or path.stem
+    return title, pages, images
+
+
+def _pdf_page_images(path: Path, page: PageObject, number: int) -> list[ParsedImage]:
+    out: list[ParsedImage] = []
+    try:
+        files = page.images
+        count = len(files)
+    except Exception as e:
+        logger.warning("%s: page %d: cannot list images (%s); skipping them", path, number, e)
+        return out
+    for index in range(count):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                image_file = files[index]
+                img = image_file.image
+                if img is None:
+                    continue
+                width, height = img.size
+                blob = bytes(image_file.data)
+        except Exception as e:  # one undecodable image (exotic filter) does not sink the PDF
+            logger.warning(
+                "%s: page %d: image %d cannot be decoded (%s: %s); skipping it",
+                path,
+                number,
+                index + 1,
+                type(e).__name__,
+                e,
+            )
+            continue
+        if min(width, height) < MIN_PDF_IMAGE_SIDE:
+            continue
+        out.append(ParsedImage(data=blob, page=number, width=width, height=height))
+    return out
+
+
+def _pdf_title(reader: PdfReader) -> str | None:
+    try:
+        meta = reader.metadata
+        title = meta.title if meta is not None else None
+    except Exception:
+        return None
+    if not isinstance(title, str):
+        return None
+    title = " ".join(title.split())
+    return title[:MAX_TITLE_CHARS] or None
+
+
+# --------------------------------------------------------------------------------------- image
+
+
+def _parse_image(item: SourceItem, data: bytes) -> _Parsed:
+    path = item.path
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as probe:
+                probe.verify()
+            with Image.open(io.BytesIO(data)) as img:
+                img.load()
+                width, height = img.size
+    except UnidentifiedImageError as e:
+        raise _fail(path, "not a readable image (unknown or damaged format)") from e
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
+        raise _fail(path, f"image is too large to decode safely: {e}") from e
+    except Exception as e:  # truncated or damaged data: OSError, SyntaxError, ValueError, ...
+        raise _fail(path, f"corrupt image: {type(e).__name__}: {e}") from e
+    if min(width, height) < MIN_IMAGE_SIDE:
+        raise _fail(
+            path,
+            f"image is {width}x{height} pixels; images need at least {MIN_IMAGE_SIDE} pixels "
+            "on each side",
+        )
+    title = path.stem
+    image = ParsedImage(path=path, width=width, height=height, caption=item.title)
+    return title, [], [image]
+
+
+# --------------------------------------------------------------------------------------- audio
+
+
+def _audio_signature_ok(suffix: str, head: bytes) -> bool:
+    if suffix == ".wav":
+        return head[:4] in (b"RIFF", b"RF64") and head[8:12] == b"WAVE"
+    if suffix == ".flac":
+        return head[:4] == b"fLaC" or head[:3] == b"ID3"
+    if suffix == ".ogg":
+        return head[:4] == b"OggS"
+    if suffix == ".mp3":
+        return head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0)
+    if suffix in (".m4a", ".mp4"):
+        return head[4:8] in (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip")
+    if suffix in (".mkv", ".webm"):
+        return head[:4] == b"\x1a\x45\xdf\xa3"
+    return True
+
+
+_AUDIO_EXPECTED = {
+    ".wav": "a RIFF/WAVE header",
+    ".flac": "an fLaC header",
+    ".ogg": "an OggS header",
+    ".mp3": "an ID3 tag or an MPEG frame header",
+    ".m4a": "an MP4 'ftyp' box",
+    ".mp4": "an MP4 'ftyp' box",
+    ".mkv": "a Matroska (EBML) header",
+    ".webm": "a WebM (EBML) header",
+}
+
+
+def _parse_audio(item: SourceItem, data: bytes) -> _Parsed:
+    path = item.path
+    suffix = path.suffix.lower()
+    if not _audio_signature_ok(suffix, data[:16]):
+        expected = _AUDIO_EXPECTED.get(suffix, "a known header")
+        raise _fail(path, f"does not look like a {suffix} file (expected {expected})")
+    return path.stem, [], []

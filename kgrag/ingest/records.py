@@ -1,0 +1,70 @@
+"""What the ingestion stages hand to the graph writer: one bundle per document, fully computed
+(embeddings included), so the writer only turns it into idempotent batched MERGEs."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgrag.ingest.entities import ExtractionResult
+
+DocModality = Literal["text", "pdf", "image", "audio"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ChunkRecord(_Frozen):
+    id: str
+    text: str
+    position: int
+    page: int | None = None
+    start_s: float | None = None
+    end_s: float | None = None
+    embedding: tuple[float, ...] = Field(repr=False)
+
+
+class ImageRecord(_Frozen):
+    id: str
+    uri: str
+    width: int
+    height: int
+    page: int | None = None
+    caption: str | None = None
+    embedding: tuple[float, ...] = Field(repr=False)
+    near_chunk_ids: tuple[str, ...] = ()
+
+
+class DocumentBundle(_Frozen):
+    id: str
+    uri: str
+    sha256: str
+    modality: DocModality
+    mime: str
+    title: str
+    bytes: int
+    acl: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    language: str | None = None
+    summary: str | None = None
+    segments: bool = False  # chunks are timed transcript segments
+    chunks: tuple[ChunkRecord, ...] = ()
+    images: tuple[ImageRecord, ...] = ()
+    extraction: ExtractionResult
+
+
+PUBLIC = "*"
+
+
+def document_id(uri: str, sha256: str) -> str:
+    """Deterministic id: the same file content at the same place is the same document."""
+    return "doc_" + hashlib.sha256(f"{uri}\n{sha256}".encode()).hexdigest()[:20]
+
+
+def stored_acl(acl: tuple[str, ...]) -> tuple[str, ...]:
+    """ACL as stored: the given principals, or the public principal when none were given."""
+    cleaned = tuple(sorted({a.strip() for a in acl if a.strip()}))
+    return cleaned or (PUBLIC,)

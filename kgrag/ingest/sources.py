@@ -1,0 +1,281 @@
+"""Turn what the user typed (files, folders, globs, JSONL manifests) into :class:`SourceItem` s.
+
+Nothing here reads file contents except manifests; parsing is :mod:`kgrag.ingest.parsers`.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kgrag.ingest.models import ExpandedInputs, Modality, SourceItem, UnsupportedInput
+
+logger = logging.getLogger(__name__)
+
+#: extension -> (modality, mime). Video containers are ingested through their audio track.
+FILE_TYPES: dict[str, tuple[Modality, str]] = {
+    ".txt": ("text", "text/plain"),
+    ".md": ("text", "text/markdown"),
+    ".pdf": ("pdf", "application/pdf"),
+    ".png": ("image", "image/png"),
+    ".jpg": ("image", "image/jpeg"),
+    ".jpeg": ("image", "image/jpeg"),
+    ".webp": ("image", "image/webp"),
+    ".gif": ("image", "image/gif"),
+    ".bmp": ("image", "image/bmp"),
+    ".tiff": ("image", "image/tiff"),
+    ".wav": ("audio", "audio/wav"),
+    ".flac": ("audio", "audio/flac"),
+    ".mp3": ("audio", "audio/mpeg"),
+    ".m4a": ("audio", "audio/mp4"),
+    ".ogg": ("audio", "audio/ogg"),
+    ".mp4": ("audio", "video/mp4"),
+    ".mkv": ("audio", "video/x-matroska"),
+    ".webm": ("audio", "video/webm"),
+}
+
+MANIFEST_SUFFIX = ".jsonl"
+_GLOB_CHARS = frozenset("*?[")
+
+
+def supported_extensions() -> str:
+    """The supported extensions, for messages: ``.bmp, .flac, ...``."""
+    return ", ".join(sorted(FILE_TYPES))
+
+
+def unsupported_reason(suffix: str) -> str:
+    shown = f"'{suffix}'" if suffix else "(no extension)"
+    return f"unsupported file type {shown} (supported: {supported_extensions()})"
+
+
+class _ManifestLine(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    path: str
+    title: str | None = None
+    acl: list[str] | None = None
+    tags: list[str] | None = None
+
+
+class _Collector:
+    """Accumulates items and rejections in order, de-duplicating resolved paths."""
+
+    def __init__(self) -> None:
+        self.items: list[SourceItem] = []
+        self.rejected: list[UnsupportedInput] = []
+        self._seen: set[Path] = set()
+
+    def reject(self, path: str, reason: str, *, explicit: bool = True) -> None:
+        self.rejected.append(UnsupportedInput(path=path, reason=reason, explicit=explicit))
+
+    def add_file(
+        self,
+        shown: str,
+        resolved: Path,
+        *,
+        acl: Sequence[str],
+        tags: Sequence[str] = (),
+        title: str | None = None,
+        explicit: bool,
+        context: str = "",
+    ) -> None:
+        kind = FILE_TYPES.get(resolved.suffix.lower())
+        if kind is None:
+            # a symlink may point at a differently named file: judge the name the user sees too
+            kind = FILE_TYPES.get(Path(shown).suffix.lower())
+        if kind is None:
+            suffix = Path(shown).suffix.lower() or resolved.suffix.lower()
+            if suffix == MANIFEST_SUFFIX and not explicit:
+                self.reject(
+                    shown,
+                    "JSONL files are read as manifests only when named directly",
+                    explicit=False,
+                )
+            else:
+                self.reject(shown, context + unsupported_reason(suffix), explicit=explicit)
+            return
+        if resolved in self._seen:
+            logger.debug("skipping duplicate input %s", resolved)
+            return
+        self._seen.add(resolved)
+        modality, mime = kind
+        self.items.append(
+            SourceItem(
+                path=resolved,
+                title=title,
+                acl=_dedup(acl),
+                tags=_dedup(tags),
+                modality=modality,
+                mime=mime,
+            )
+        )
+
+
+def _dedup(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v for v in values if v))
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Files under ``folder``, recursively, sorted, hidden files and folders skipped.
+
+    Symlinked folders are not followed (no cycles); symlinked files are returned.
+    """
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not _is_hidden(d))
+        for name in sorted(filenames):
+            if not _is_hidden(name):
+                yield Path(dirpath) / name
+
+
+def _resolve(path: Path) -> Path | None:
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):  # missing, dangling symlink, symlink loop
+        return None
+
+
+def expand_inputs(
+    paths: Sequence[str], acl: Sequence[str] = (), root: Path | None = None
+) -> ExpandedInputs:
+    """Expand files, folders, globs and ``*.jsonl`` manifests into source items.
+
+    Relative paths and globs are taken relative to ``root`` (default: the working directory).
+    ``acl`` applies to every item except manifest lines that give their own ``acl``.
+    Folders are walked recursively in sorted order, skipping hidden files and folders; globs
+    support ``**``. The same resolved file is returned once (first occurrence wins). Inputs
+    that cannot be used come back in ``rejected`` with a reason; nothing is raised for them.
+    """
+    base = (root if root is not None else Path.cwd()).resolve()
+    out = _Collector()
+    for raw in paths:
+        if not raw or not raw.strip():
+            out.reject(raw, "empty path")
+            continue
+        candidate = Path(raw).expanduser()
+        if not candidate.is_absolute():
+            candidate = base / candidate
+        if any(ch in _GLOB_CHARS for ch in raw) and not candidate.exists():
+            _expand_glob(raw, candidate, acl, out)
+            continue
+        resolved = _resolve(candidate)
+        if resolved is None:
+            out.reject(raw, "no such file or directory")
+        elif resolved.is_dir():
+            _expand_folder(resolved, acl, out)
+        elif not resolved.is_file():
+            out.reject(raw, "not a regular file")
+        elif candidate.suffix.lower() == MANIFEST_SUFFIX:
+            _read_manifest(raw, resolved, acl, out)
+        else:
+            out.add_file(raw, resolved, acl=acl, explicit=True)
+    logger.info(
+        "expanded %d inputs: %d items, %d rejected", len(paths), len(out.items), len(out.rejected)
+    )
+    return ExpandedInputs(items=tuple(out.items), rejected=tuple(out.rejected))
+
+
+def _expand_folder(folder: Path, acl: Sequence[str], out: _Collector) -> None:
+    found = False
+    for path in _walk(folder):
+        resolved = _resolve(path)
+        if resolved is None or not resolved.is_file():
+            out.reject(str(path), "not a readable regular file (dangling symlink?)", explicit=False)
+            continue
+        found = True
+        out.add_file(str(path), resolved, acl=acl, explicit=False)
+    if not found:
+        out.reject(str(folder), "folder contains no files")
+
+
+def _expand_glob(raw: str, pattern: Path, acl: Sequence[str], out: _Collector) -> None:
+    matches = sorted(glob.glob(str(pattern), recursive=True))
+    files = 0
+    for match in matches:
+        path = Path(match)
+        if any(_is_hidden(part) for part in path.parts if part not in (".", "..")):
+            continue
+        resolved = _resolve(path)
+        if resolved is None or not resolved.is_file():
+            continue  # folders matched by the pattern are not walked
+        files += 1
+        out.add_file(match, resolved, acl=acl, explicit=False)
+    if files == 0:
+        out.reject(raw, "no files match this pattern")
+
+
+def _read_manifest(shown: str, manifest: Path, acl: Sequence[str], out: _Collector) -> None:
+    folder = manifest.parent
+    try:
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        out.reject(shown, f"cannot read manifest: {e}")
+        return
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        context = f"manifest {manifest} line {number}: "
+        try:
+            entry = _ManifestLine.model_validate_json(line)
+        except ValidationError as e:
+            out.reject(f"{manifest}:{number}", f"{context}malformed line ({_first_error(e)})")
+            continue
+        _add_manifest_entry(entry, context, folder, acl, out)
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()))
+    msg = str(err.get("msg", "invalid"))
+    return f"{loc}: {msg}" if loc else msg
+
+
+def _add_manifest_entry(
+    entry: _ManifestLine, context: str, folder: Path, acl: Sequence[str], out: _Collector
+) -> None:
+    shown = entry.path
+    if not shown.strip():
+        out.reject(shown, f"{context}empty path")
+        return
+    target = Path(shown).expanduser()
+    if not target.is_absolute():
+        target = folder / target
+    escapes = f"{context}path escapes the manifest's folder {folder}"
+    resolved = _resolve(target)
+    if resolved is None:
+        # judge the written path too, so a missing file outside the folder reads as an escape
+        if not Path(os.path.normpath(target)).is_relative_to(folder):
+            out.reject(shown, escapes)
+        else:
+            out.reject(shown, f"{context}no such file")
+        return
+    if not resolved.is_relative_to(folder):
+        out.reject(shown, escapes)
+        return
+    if resolved.is_dir():
+        out.reject(shown, f"{context}is a folder; manifest entries must be files")
+        return
+    if not resolved.is_file():
+        out.reject(shown, f"{context}not a regular file")
+        return
+    if resolved.suffix.lower() == MANIFEST_SUFFIX:
+        out.reject(shown, f"{context}nested manifests are not supported")
+        return
+    title = entry.title.strip() if entry.title else ""
+    out.add_file(
+        shown,
+        resolved,
+        acl=entry.acl if entry.acl is not None else acl,
+        tags=entry.tags or (),
+        title=title or None,
+        explicit=True,
+        context=context,
+    )

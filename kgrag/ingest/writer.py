@@ -1,0 +1,166 @@
+"""Writes document bundles into the graph as idempotent, batched MERGEs, and deletes documents.
+
+There are no multi-statement transactions on the embedded engine, so a document is written under
+``status: 'ingesting'`` (invisible to every read statement) and made visible by one final
+statement. Replaying a half-written document rewrites the same ids; an interrupted job resumes by
+running again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from kgrag.graph.store import GraphStore
+from kgrag.ingest.records import DocumentBundle
+from kgrag.modalities.base import ImageEmbedder
+
+log = logging.getLogger(__name__)
+
+
+class GraphWriter:
+    def __init__(
+        self,
+        store: GraphStore,
+        image_embedder: ImageEmbedder | None = None,
+        depicts_threshold: float = 0.6,
+        batch_size: int = 500,
+    ) -> None:
+        self.store = store
+        self.image_embedder = image_embedder
+        self.depicts_threshold = depicts_threshold
+        self.batch_size = batch_size
+
+    def write(self, bundle: DocumentBundle) -> None:
+        s, b = self.store, self.batch_size
+        s.write(
+            "document_begin",
+            {
+                "id": bundle.id,
+                "uri": bundle.uri,
+                "sha256": bundle.sha256,
+                "modality": bundle.modality,
+                "mime": bundle.mime,
+                "title": bundle.title,
+                "bytes": bundle.bytes,
+                "acl": list(bundle.acl),
+                "tags": list(bundle.tags),
+                "ingested_at": datetime.now(UTC).isoformat(),
+                "language": bundle.language,
+                "summary": bundle.summary,
+            },
+        )
+        chunk_rows = [
+            {
+                "id": c.id,
+                "text": c.text,
+                "position": c.position,
+                "page": c.page,
+                "start_s": c.start_s,
+                "end_s": c.end_s,
+                "embedding": list(c.embedding),
+                "language": bundle.language,
+            }
+            for c in bundle.chunks
+        ]
+        if not bundle.segments:
+            for row in chunk_rows:
+                row.pop("language")
+        s.write_rows(
+            "segment_upsert" if bundle.segments else "chunk_upsert",
+            chunk_rows,
+            batch_size=b,
+            params={"document_id": bundle.id},
+        )
+        ordered = sorted(bundle.chunks, key=lambda c: c.position)
+        s.write_rows(
+            "chunk_link_next",
+            [{"a": x.id, "b": y.id} for x, y in zip(ordered, ordered[1:], strict=False)],
+            batch_size=b,
+        )
+        ex = bundle.extraction
+        s.write_rows(
+            "entity_upsert",
+            [{"id": e.id, "name": e.name, "type": e.type} for e in ex.entities],
+            batch_size=b,
+        )
+        s.write_rows(
+            "mention_upsert",
+            [
+                {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
+                for m in ex.mentions
+            ],
+            batch_size=b,
+        )
+        self._recompute_related([{"a": r.source_id, "b": r.target_id} for r in ex.relations])
+        self._embed_entity_names([e.id for e in ex.entities])
+        s.write_rows(
+            "image_upsert",
+            [
+                {
+                    "id": i.id,
+                    "uri": i.uri,
+                    "width": i.width,
+                    "height": i.height,
+                    "page": i.page,
+                    "caption": i.caption,
+                    "embedding": list(i.embedding),
+                }
+                for i in bundle.images
+            ],
+            batch_size=b,
+            params={"document_id": bundle.id},
+        )
+        s.write_rows(
+            "image_link_near",
+            [{"image_id": i.id, "chunk_id": c} for i in bundle.images for c in i.near_chunk_ids],
+            batch_size=b,
+        )
+        self._link_depicts(bundle)
+        s.write(
+            "document_complete",
+            {"id": bundle.id, "chunk_count": len(bundle.chunks), "image_count": len(bundle.images)},
+        )
+
+    def delete(self, document_id: str) -> None:
+        """Remove a document and what only it supported (orphaned entities, stale RELATED)."""
+        s = self.store
+        s.write("document_mark_deleting", {"id": document_id})
+        entity_ids = [r["id"] for r in s.read("document_entities", {"id": document_id})]
+        pairs = s.read("entity_pairs", {"ids": entity_ids}) if entity_ids else []
+        s.write("document_delete_parts", {"id": document_id})
+        s.write("document_delete_node", {"id": document_id})
+        if pairs:
+            self._recompute_related([{"a": p["a"], "b": p["b"]} for p in pairs])
+            s.write("related_prune")
+        if entity_ids:
+            s.write("entity_delete_orphans", {"ids": entity_ids})
+
+    def _recompute_related(self, pairs: list[dict[str, str]]) -> None:
+        unique = {tuple(sorted((p["a"], p["b"]))) for p in pairs if p["a"] != p["b"]}
+        rows = [{"a": a, "b": b} for a, b in sorted(unique)]
+        self.store.write_rows("related_recompute", rows, batch_size=self.batch_size)
+
+    def _embed_entity_names(self, entity_ids: list[str]) -> None:
+        if self.image_embedder is None or not entity_ids:
+            return
+        missing = self.store.read("entity_missing_clip", {"ids": entity_ids})
+        if not missing:
+            return
+        vectors = self.image_embedder.embed_texts([r["name"] for r in missing])
+        self.store.write_rows(
+            "entity_set_clip",
+            [{"id": r["id"], "embedding": v} for r, v in zip(missing, vectors, strict=True)],
+            batch_size=self.batch_size,
+        )
+
+    def _link_depicts(self, bundle: DocumentBundle) -> None:
+        rows = []
+        for image in bundle.images:
+            hits = self.store.read("vector_entity_clip", {"vector": list(image.embedding), "k": 5})
+            rows += [
+                {"image_id": image.id, "entity_id": h["id"], "score": h["score"]}
+                for h in hits
+                if h["score"] >= self.depicts_threshold
+            ]
+        self.store.write_rows("image_link_depicts", rows, batch_size=self.batch_size)

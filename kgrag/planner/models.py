@@ -1,0 +1,436 @@
+"""The plan schema: a typed DAG of steps, as pydantic models with a discriminated union on ``type``.
+
+A plan is JSON of this shape (DESIGN.md, "Plans")::
+
+    {"plan": [{"step_id": 1, "type": "vector_search", "modality": "text",
+               "parameters": {"query": "pump maintenance", "k": 10},
+               "dependencies": [], "condition": null,
+               "trace": {"source": "rule-based", "explanation": "find passages"}}],
+     "traceability": true}
+
+These models check each step on its own (types, ranges, the condition's syntax). Whether the steps
+form a valid DAG (unique ids, no cycles, a step reads only what it depends on, templates and tools
+exist) is checked by :func:`kgrag.planner.validate.validate_plan`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from kgrag.errors import PlanError
+from kgrag.planner.conditions import parse_condition
+
+__all__ = [
+    "MAX_PLAN_STEPS",
+    "AggregateParams",
+    "AggregateStep",
+    "FilterParams",
+    "FilterStep",
+    "GraphQueryParams",
+    "GraphQueryStep",
+    "HopRelationship",
+    "LlmCallParams",
+    "LlmCallStep",
+    "Modality",
+    "MultiHopParams",
+    "MultiHopStep",
+    "NodeKind",
+    "Plan",
+    "RerankParams",
+    "RerankStep",
+    "Step",
+    "StepTrace",
+    "StepType",
+    "ToolCallParams",
+    "ToolCallStep",
+    "VectorSearchParams",
+    "VectorSearchStep",
+    "plan_json_schema",
+]
+
+MAX_PLAN_STEPS = 32
+"""The most steps any plan may have (validate_plan may be given a lower limit)."""
+
+Modality = Literal["text", "image", "audio"]
+NodeKind = Literal["chunk", "segment", "image", "entity", "document"]
+HopRelationship = Literal["MENTIONS", "RELATED", "NEXT", "PART_OF", "DEPICTS", "NEAR"]
+"""Relationship types a ``multi_hop`` step may traverse (an allow-list: types are written into
+Cypher, where they cannot be parameters)."""
+StepType = Literal[
+    "vector_search",
+    "graph_query",
+    "multi_hop",
+    "filter",
+    "rerank",
+    "aggregate",
+    "llm_call",
+    "tool_call",
+]
+_STEP_TYPES = frozenset(get_args(StepType))
+
+StepId = Annotated[int, Field(ge=1)]
+_IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_SNAKE_NAME = r"^[a-z][a-z0-9_]*$"
+Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
+ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
+
+
+def _unique(ids: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop repeated ids, keeping the first occurrence (order is kept)."""
+    return tuple(dict.fromkeys(ids))
+
+
+StepIds = Annotated[tuple[StepId, ...], AfterValidator(_unique)]
+"""Step ids; a repeated id is dropped (harmless, and common in LLM output)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StepTrace(_Frozen):
+    """Where a step came from and why it is in the plan (shown in traces)."""
+
+    source: str = "rule-based"
+    explanation: str = ""
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+class _Params(_Frozen):
+    def reads(self) -> frozenset[int]:
+        """Step ids whose results these parameters read."""
+        return frozenset()
+
+
+class VectorSearchParams(_Params):
+    """Nearest neighbours in one vector index, for a query text or for an earlier step's top
+    result (``query_from``: the text of that step's best-ranked result is the query)."""
+
+    query: str | None = Field(default=None, min_length=1)
+    query_from: StepId | None = None
+    index: Literal["chunk_embedding", "image_embedding", "entity_clip"] = "chunk_embedding"
+    k: int = Field(default=10, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _one_query(self) -> VectorSearchParams:
+        if (self.query is None) == (self.query_from is None):
+            raise ValueError("give exactly one of 'query' and 'query_from'")
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset() if self.query_from is None else frozenset({self.query_from})
+
+
+class GraphQueryParams(_Params):
+    """A named Cypher template from ``cypher/`` with its parameters. ``inputs`` maps a template
+    parameter to a step whose result node ids are passed as a list."""
+
+    template: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    params: dict[Identifier, ParamValue] = Field(default_factory=dict)
+    inputs: dict[Identifier, StepId] = Field(default_factory=dict)
+    k: int = Field(default=20, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> GraphQueryParams:
+        both = sorted(set(self.params) & set(self.inputs))
+        if both:
+            raise ValueError(f"parameter(s) {', '.join(both)} given both in 'params' and 'inputs'")
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.inputs.values())
+
+
+class MultiHopParams(_Params):
+    """Expand from the result nodes of ``seeds_from`` over ``relationships`` for up to ``hops``
+    hops and rank what is reached (personalised PageRank with ``damping``)."""
+
+    seeds_from: StepIds = Field(min_length=1)
+    hops: int = Field(default=2, ge=1, le=3)
+    relationships: tuple[HopRelationship, ...] = Field(
+        default=("MENTIONS", "RELATED"), min_length=1
+    )
+    k: int = Field(default=10, ge=1, le=200)
+    damping: float = Field(default=0.85, gt=0.0, lt=1.0)
+    max_nodes: int = Field(default=2000, ge=1, le=100_000)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.seeds_from)
+
+
+class FilterParams(_Params):
+    """Keep the results of ``source`` that pass every given test, at most ``k`` of them."""
+
+    source: StepId
+    min_score: float | None = None
+    kinds: tuple[NodeKind, ...] | None = Field(default=None, min_length=1)
+    modality: Modality | None = None
+    document_ids: tuple[str, ...] | None = Field(default=None, min_length=1)
+    k: int | None = Field(default=None, ge=1, le=1000)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset({self.source})
+
+
+class RerankParams(_Params):
+    """Re-score the union of ``sources`` against ``query`` and keep the best ``k``."""
+
+    sources: StepIds = Field(min_length=1)
+    query: str = Field(min_length=1)
+    k: int = Field(default=10, ge=1, le=200)
+    method: Literal["embedding", "lexical"] = "embedding"
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class AggregateParams(_Params):
+    """Fuse the rankings of ``sources`` (reciprocal rank fusion by default) into one."""
+
+    sources: StepIds = Field(min_length=1)
+    k: int = Field(default=10, ge=1, le=200)
+    method: Literal["rrf", "max", "sum"] = "rrf"
+    rrf_k: int = Field(default=60, ge=1)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class LlmCallParams(_Params):
+    """Ask the LLM ``prompt`` with the results of ``sources`` as context."""
+
+    prompt: str = Field(min_length=1)
+    sources: StepIds = ()
+    max_tokens: int = Field(default=512, ge=1, le=32_768)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class ToolCallParams(_Params):
+    """Call a registered tool with ``arguments``; ``inputs`` maps an argument to a step whose
+    result node ids are passed as a list."""
+
+    tool: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    arguments: dict[Identifier, JsonValue] = Field(default_factory=dict)
+    inputs: dict[Identifier, StepId] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> ToolCallParams:
+        both = sorted(set(self.arguments) & set(self.inputs))
+        if both:
+            raise ValueError(
+                f"argument(s) {', '.join(both)} given both in 'arguments' and 'inputs'"
+            )
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.inputs.values())
+
+
+# --------------------------------------------------------------------------- steps
+
+
+class _StepBase(_Frozen):
+    step_id: StepId
+    modality: Modality = "text"
+    dependencies: StepIds = ()
+    condition: str | None = Field(default=None, max_length=500)
+    trace: StepTrace = StepTrace()
+    parameters: _Params
+
+    @field_validator("condition")
+    @classmethod
+    def _check_condition(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        try:
+            return parse_condition(value).text
+        except PlanError as e:
+            raise ValueError(e.reason) from None
+
+    def reads(self) -> frozenset[int]:
+        """Every step id this step reads: from its parameters and from its condition."""
+        reads = self.parameters.reads()
+        if self.condition is not None:
+            reads |= parse_condition(self.condition).names()
+        return reads
+
+
+class VectorSearchStep(_StepBase):
+    type: Literal["vector_search"]
+    parameters: VectorSearchParams
+
+
+class GraphQueryStep(_StepBase):
+    type: Literal["graph_query"]
+    parameters: GraphQueryParams
+
+
+class MultiHopStep(_StepBase):
+    type: Literal["multi_hop"]
+    parameters: MultiHopParams
+
+
+class FilterStep(_StepBase):
+    type: Literal["filter"]
+    parameters: FilterParams
+
+
+class RerankStep(_StepBase):
+    type: Literal["rerank"]
+    parameters: RerankParams
+
+
+class AggregateStep(_StepBase):
+    type: Literal["aggregate"]
+    parameters: AggregateParams
+
+
+class LlmCallStep(_StepBase):
+    type: Literal["llm_call"]
+    parameters: LlmCallParams
+
+
+class ToolCallStep(_StepBase):
+    type: Literal["tool_call"]
+    parameters: ToolCallParams
+
+
+Step = Annotated[
+    VectorSearchStep
+    | GraphQueryStep
+    | MultiHopStep
+    | FilterStep
+    | RerankStep
+    | AggregateStep
+    | LlmCallStep
+    | ToolCallStep,
+    Field(discriminator="type"),
+]
+
+
+# --------------------------------------------------------------------------- plan
+
+
+class Plan(_Frozen):
+    """A plan: steps (a DAG through ``dependencies``) and whether to trace them in the graph."""
+
+    plan: tuple[Step, ...] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
+    traceability: bool = True
+
+    @classmethod
+    def parse(cls, data: str | bytes | Mapping[str, Any]) -> Plan:
+        """Build a plan from JSON text or a decoded mapping.
+
+        Raises :class:`~kgrag.errors.PlanError` naming the step (position and ``step_id``) and the
+        field at fault, e.g. ``invalid plan: step 2: plan[1] (multi_hop): parameters.hops: Input
+        should be less than or equal to 3``.
+        """
+        if isinstance(data, str | bytes):
+            try:
+                decoded = json.loads(data)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise PlanError(f"the plan is not valid JSON: {e}") from None
+        else:
+            decoded = data
+        if not isinstance(decoded, Mapping):
+            raise PlanError(f"a plan must be a JSON object, not {type(decoded).__name__}")
+        try:
+            return cls.model_validate(dict(decoded))
+        except ValidationError as e:
+            raise _plan_error(e, decoded) from None
+
+    def step(self, step_id: int) -> Step:
+        """The step with this id; :class:`~kgrag.errors.PlanError` when there is none."""
+        for step in self.plan:
+            if step.step_id == step_id:
+                return step
+        raise PlanError(f"the plan has no step {step_id}", step_id)
+
+    @property
+    def step_ids(self) -> tuple[int, ...]:
+        """The step ids, in plan order."""
+        return tuple(step.step_id for step in self.plan)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The plan as JSON text, in the shape :meth:`parse` reads."""
+        return self.model_dump_json(indent=indent)
+
+
+def plan_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a plan (what ``docs/plan.schema.json`` holds; usable for structured
+    output from an LLM)."""
+    schema = Plan.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema.setdefault("title", "Plan")
+    return schema
+
+
+def _plan_error(error: ValidationError, raw: Mapping[str, Any]) -> PlanError:
+    """Turn pydantic's report into one PlanError naming step, field and reason."""
+    details = error.errors(include_url=False)
+    messages = [_describe_error(d, raw) for d in details]
+    first_step = _step_id_at(details[0]["loc"], raw) if details else None
+    reason = messages[0] if messages else str(error)
+    if len(messages) > 1:
+        shown = "; ".join(messages[:5])
+        more = f" (and {len(messages) - 5} more)" if len(messages) > 5 else ""
+        reason = f"{len(messages)} problems: {shown}{more}"
+    return PlanError(reason, first_step)
+
+
+def _describe_error(detail: Any, raw: Mapping[str, Any]) -> str:
+    loc: tuple[int | str, ...] = tuple(detail["loc"])
+    msg = str(detail["msg"])
+    if detail["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
+    if len(loc) >= 2 and loc[0] == "plan" and isinstance(loc[1], int):
+        index = loc[1]
+        rest = list(loc[2:])
+        where = f"plan[{index}]"
+        step_id = _step_id_at(loc, raw)
+        kind = None
+        if rest and isinstance(rest[0], str) and rest[0] in _STEP_TYPES:
+            kind = rest.pop(0)
+        label = ", ".join(
+            part
+            for part in (f"step_id {step_id}" if step_id is not None else "", kind or "")
+            if part
+        )
+        if label:
+            where += f" ({label})"
+        field = ".".join(str(p) for p in rest)
+        return f"{where}: {field}: {msg}" if field else f"{where}: {msg}"
+    field = ".".join(str(p) for p in loc)
+    return f"{field}: {msg}" if field else msg
+
+
+def _step_id_at(loc: tuple[int | str, ...], raw: Mapping[str, Any]) -> int | None:
+    if len(loc) < 2 or loc[0] != "plan" or not isinstance(loc[1], int):
+        return None
+    steps = raw.get("plan")
+    if not isinstance(steps, list | tuple) or not 0 <= loc[1] < len(steps):
+        return None
+    step = steps[loc[1]]
+    if not isinstance(step, Mapping):
+        return None
+    step_id = step.get("step_id")
+    return step_id if isinstance(step_id, int) and not isinstance(step_id, bool) else None
+
+

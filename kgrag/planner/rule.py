@@ -1,0 +1,97 @@
+"""The rule planner: the offline default. It needs no LLM and always emits the same shape of
+multi-hop plan, so its behaviour is predictable and its trace easy to read:
+
+1. text ``vector_search`` for the question, in parallel with
+2. an entity lookup (``graph_query`` entity_chunks) for the entities the question names;
+3. ``filter`` keeping close-enough vector hits, and a lexical fallback (``graph_query``
+   chunks_fulltext) that runs only when nothing close enough was found;
+4. ``multi_hop`` expansion over MENTIONS/RELATED from those seeds, ranked by personalised PageRank;
+5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
+   when the question wants pictures;
+6. ``aggregate`` (reciprocal-rank fusion) of every text list into the final evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kgrag.planner.models import Plan
+
+MIN_VECTOR_SIMILARITY = 0.55
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_STOP = frozenset(
+    "a an the of in on at to for from by with and or not is are was were be been who whom whose "
+    "what which when where why how does do did this that these those it its as into about than "
+    "then there their they he she his her you your we our me my show tell give picture image "
+    "photo drawing recording meeting said say".split()
+)
+
+
+def key_terms(question: str) -> list[str]:
+    return [w for w in _WORD.findall(question.lower()) if w not in _STOP and len(w) > 2]
+
+
+def fulltext_query(question: str) -> str:
+    """A safe full-text query: the key terms joined by OR, no operators from the user."""
+    terms = key_terms(question)[:8]
+    return " | ".join(terms) if terms else "_"
+
+
+def rule_plan(
+    question: str,
+    *,
+    entity_ids: Sequence[str] = (),
+    want_images: bool = False,
+    k: int = 10,
+    hops: int = 2,
+) -> Plan:
+    steps: list[dict[str, Any]] = []
+
+    def add(kind: str, params: dict[str, Any], deps: Sequence[int] = (), why: str = "",
+            condition: str | None = None, modality: str = "text") -> int:
+        sid = len(steps) + 1
+        steps.append({
+            "step_id": sid, "type": kind, "modality": modality, "parameters": params,
+            "dependencies": list(deps), "condition": condition,
+            "trace": {"source": "rule-based", "explanation": why},
+        })
+        return sid
+
+    vec = add("vector_search", {"query": question, "index": "chunk_embedding", "k": k},
+              why="dense search over text chunks and transcript segments")
+    seeds = [vec]
+    text_lists = []
+    if entity_ids:
+        ent = add("graph_query", {"template": "entity_chunks",
+                                  "params": {"entity_ids": list(entity_ids)}, "k": k},
+                  why="chunks that mention the entities named in the question")
+        seeds.append(ent)
+        text_lists.append(ent)
+    close = add("filter", {"source": vec, "min_score": MIN_VECTOR_SIMILARITY}, [vec],
+                why=f"keep vector hits with similarity >= {MIN_VECTOR_SIMILARITY}")
+    lexical = add("graph_query", {"template": "chunks_fulltext",
+                                  "params": {"query": fulltext_query(question)}, "k": k},
+                  [close], condition=f"len(step_{close}.result) == 0",
+                  why="lexical fallback, only when no vector hit is close enough")
+    hop = add("multi_hop", {"seeds_from": seeds, "hops": hops, "k": k}, seeds,
+              why="expand over MENTIONS/RELATED and rank by personalised PageRank")
+    fused_sources = [vec, hop, *text_lists, lexical]
+    add("aggregate", {"sources": fused_sources, "k": k, "method": "rrf"}, fused_sources,
+        condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
+        why="reciprocal-rank fusion of every text list")
+    if want_images:
+        img = add("vector_search", {"query": question, "index": "image_embedding", "k": 3},
+                  modality="image", why="images through the CLIP text encoder")
+        image_lists = [img]
+        if entity_ids:
+            image_lists.append(add(
+                "graph_query", {"template": "entity_images",
+                                "params": {"entity_ids": list(entity_ids)}, "k": 3},
+                modality="image", why="images depicting or near the named entities"))
+        add("aggregate", {"sources": image_lists, "k": 3, "method": "rrf"}, image_lists,
+            modality="image",
+            condition=" or ".join(f"step_{s}.status == 'ok'" for s in image_lists),
+            why="fused image evidence")
+    return Plan.parse({"plan": steps, "traceability": True})

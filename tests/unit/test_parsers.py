@@ -1,0 +1,266 @@
+"""parse() over real files written in tmp_path: text, Markdown, PDFs, images, audio, and the
+damaged ones it must refuse with a reason."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import wave
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from kgrag.errors import IngestError
+from kgrag.ingest.models import SourceItem
+from kgrag.ingest.parsers import parse, strip_markdown
+from kgrag.ingest.sources import FILE_TYPES
+from tests.support.pdfgen import figure, write_blank_pdf, write_pdf, write_truncated_pdf
+
+LIMIT = 10_000_000
+
+
+def item(path: Path, title: str | None = None) -> SourceItem:
+    modality, mime = FILE_TYPES[path.suffix.lower()]
+    return SourceItem(path=path, title=title, modality=modality, mime=mime)
+
+
+def refused(path: Path, max_bytes: int = LIMIT) -> str:
+    with pytest.raises(IngestError) as info:
+        parse(item(path), max_bytes)
+    assert info.value.path == str(path)
+    return info.value.reason
+
+
+# ---------------------------------------------------------------------------------------- text
+
+
+def test_text_file_title_hash_and_line_endings(tmp_path: Path) -> None:
+    raw = b"\n\n  Quarterly report  \r\nRevenue grew 5% in Q3.\r\nCosts fell.\n"
+    path = tmp_path / "report.txt"
+    path.write_bytes(raw)
+    doc = parse(item(path), LIMIT)
+    assert doc.title == "Quarterly report"
+    assert doc.sha256 == hashlib.sha256(raw).hexdigest()
+    assert doc.bytes == len(raw)
+    assert doc.images == ()
+    (page,) = doc.pages
+    assert page.number is None
+    assert "\r" not in page.text
+    assert "Revenue grew 5% in Q3.\nCosts fell." in page.text
+
+
+def test_markdown_is_stripped_minimally_and_titled_by_first_heading(tmp_path: Path) -> None:
+    md = (
+        "Intro line before any heading.\n\n"
+        "## The **Graph** Store ##\n\n"
+        "We use [FalkorDB](https://falkordb.com/docs(v4)) and *embedded* mode, see "
+        "![diagram](img/d.png) and `MATCH (n)`.\n"
+        "> Quoted __strong__ text with snake_case_names kept.\n\n"
+        "---\n\n"
+        "[ref]: https://example.com\n"
+        "```\ncode *stays* as is\n```\n"
+    )
+    path = tmp_path / "guide.md"
+    path.write_text(md, encoding="utf-8")
+    doc = parse(item(path), LIMIT)
+    text = doc.pages[0].text
+    assert doc.title == "The Graph Store"
+    assert text.splitlines()[2] == "The Graph Store"
+    assert "We use FalkorDB and embedded mode, see diagram and MATCH (n)." in text
+    assert "Quoted strong text with snake_case_names kept." in text
+    assert "code *stays* as is" in text
+    for gone in ("#", "**", "https://", "](", "---", "[ref]", "```", "> "):
+        assert gone not in text, gone
+
+
+def test_manifest_title_wins(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("# Heading\n\nBody.\n", encoding="utf-8")
+    assert parse(item(path, title="From manifest"), LIMIT).title == "From manifest"
+
+
+def test_setext_heading_and_first_line_titles(tmp_path: Path) -> None:
+    _, heading = strip_markdown("Title Here\n==========\n\nText.")
+    assert heading == "Title Here"
+    path = tmp_path / "plain-notes.md"
+    path.write_text("#\n\njust words, no heading\n", encoding="utf-8")
+    assert parse(item(path), LIMIT).title == "just words, no heading"
+
+
+def test_zero_byte_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    assert refused(path) == "file is empty (0 bytes)"
+
+
+def test_latin1_text_is_refused_with_the_byte_offset(tmp_path: Path) -> None:
+    path = tmp_path / "latin.txt"
+    path.write_bytes("First line\nCafé au lait\n".encode("latin-1"))
+    reason = refused(path)
+    assert reason.startswith("not valid UTF-8: byte 0xe9 at offset 14 (line 2, column 4);")
+    assert "UTF-8" in reason
+
+
+def test_whitespace_or_markup_only_text_is_refused(tmp_path: Path) -> None:
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n\t\n", encoding="utf-8")
+    assert refused(blank) == "contains no text (only whitespace)"
+    markup = tmp_path / "markup.md"
+    markup.write_text("#\n\n---\n\n***\n", encoding="utf-8")
+    assert refused(markup) == "contains no text (only whitespace and Markdown markup)"
+
+
+def test_binary_posing_as_text_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "blob.txt"
+    path.write_bytes(b"abc\x00def")
+    assert "NUL character at offset 3" in refused(path)
+
+
+def test_oversized_file_is_refused_before_reading(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    with path.open("wb") as f:
+        f.truncate(12_300_000)  # sparse: no 12 MB written to disk
+    reason = refused(path, max_bytes=10_000_000)
+    assert reason.startswith("file is 12.3 MB, over the 10.0 MB limit (KGRAG_MAX_FILE_BYTES)")
+
+
+def test_file_just_over_limit_shows_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "edge.txt"
+    path.write_bytes(b"a" * 1001)
+    assert refused(path, max_bytes=1000).startswith(
+        "file is 1,001 bytes, over the 1,000 byte limit"
+    )
+
+
+def test_missing_file_is_refused(tmp_path: Path) -> None:
+    assert refused(tmp_path / "gone.txt").startswith("cannot read file:")
+
+
+# ----------------------------------------------------------------------------------------- pdf
+
+
+def test_pdf_text_per_page_images_and_metadata_title(tmp_path: Path) -> None:
+    path = write_pdf(
+        tmp_path / "paper.pdf",
+        [
+            "Knowledge graphs. Page one talks about (nodes) and edges.",
+            "Page two shows a red circle in Figure 1.",
+            "Page three has no picture.",
+        ],
+        [(2, figure(160, 120, "red")), (2, figure(64, 48, "blue"))],
+        title="A Paper on Graphs",
+    )
+    doc = parse(item(path), LIMIT)
+    assert doc.title == "A Paper on Graphs"
+    assert [p.number for p in doc.pages] == [1, 2, 3]
+    assert "Page one talks about (nodes) and edges." in doc.pages[0].text
+    assert "red circle in Figure 1." in doc.pages[1].text
+    assert [(i.page, i.width, i.height) for i in doc.images] == [(2, 160, 120), (2, 64, 48)]
+    first = doc.images[0]
+    assert first.path is None and first.data is not None
+    with Image.open(io.BytesIO(first.data)) as decoded:
+        assert decoded.size == (160, 120)
+        assert decoded.convert("RGB").getpixel((80, 60)) == (255, 0, 0)
+    assert doc.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_pdf_title_from_first_line_without_metadata(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "untitled.pdf", ["Annual Summary\n\nSome text follows here."])
+    assert parse(item(path), LIMIT).title == "Annual Summary"
+
+
+def test_pdf_with_only_an_image_is_kept(tmp_path: Path) -> None:
+    path = write_pdf(tmp_path / "scan.pdf", [""], [(1, figure())])
+    doc = parse(item(path), LIMIT)
+    assert doc.pages == ()
+    assert len(doc.images) == 1
+    assert doc.title == "scan"
+
+
+def test_truncated_pdf_is_refused(tmp_path: Path) -> None:
+    path = write_truncated_pdf(tmp_path / "cut.pdf", ["Some text on a page."])
+    assert refused(path).startswith("corrupt or unreadable PDF")
+
+
+def test_not_a_pdf_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "fake.pdf"
+    path.write_text("this is plain text with a .pdf name", encoding="utf-8")
+    assert refused(path) == "not a PDF (no %PDF- header)"
+
+
+def test_pdf_without_text_or_images_is_refused(tmp_path: Path) -> None:
+    path = write_blank_pdf(tmp_path / "blank.pdf", page_count=2)
+    reason = refused(path)
+    assert reason.startswith("PDF has no extractable text and no images on its 2 page(s)")
+
+
+# --------------------------------------------------------------------------------------- image
+
+
+def test_image_dimensions_and_caption_from_manifest(tmp_path: Path) -> None:
+    path = tmp_path / "shape.png"
+    figure(96, 64).save(path)
+    doc = parse(item(path, title="a red circle"), LIMIT)
+    assert doc.pages == ()
+    (image,) = doc.images
+    assert (image.path, image.width, image.height, image.data) == (path, 96, 64, None)
+    assert image.caption == "a red circle"
+    assert doc.title == "a red circle"
+    assert parse(item(path), LIMIT).title == "shape"
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".webp", ".gif", ".bmp", ".tiff"])
+def test_other_image_formats(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"img{suffix}"
+    figure(40, 30).save(path)
+    (image,) = parse(item(path), LIMIT).images
+    assert (image.width, image.height) == (40, 30)
+
+
+def test_truncated_png_is_refused(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    Image.effect_noise((128, 128), 64).convert("RGB").save(buf, format="PNG")
+    data = buf.getvalue()
+    path = tmp_path / "cut.png"
+    path.write_bytes(data[: len(data) // 2])
+    assert refused(path).startswith("corrupt image:")
+
+
+def test_garbage_image_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "noise.jpg"
+    path.write_bytes(b"definitely not a jpeg" * 10)
+    assert refused(path) == "not a readable image (unknown or damaged format)"
+
+
+def test_degenerate_image_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "line.png"
+    Image.new("RGB", (300, 2), "black").save(path)
+    assert refused(path) == "image is 300x2 pixels; images need at least 16 pixels on each side"
+
+
+# --------------------------------------------------------------------------------------- audio
+
+
+def test_wav_is_hashed_not_decoded(tmp_path: Path) -> None:
+    path = tmp_path / "tone.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(b"\x00\x01" * 1600)
+    doc = parse(item(path, title="A tone"), LIMIT)
+    assert (doc.title, doc.pages, doc.images) == ("A tone", (), ())
+    assert doc.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert doc.source.modality == "audio"
+
+
+def test_text_posing_as_audio_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "speech.mp3"
+    path.write_text("not audio at all", encoding="utf-8")
+    assert refused(path) == (
+        "does not look like a .mp3 file (expected an ID3 tag or an MPEG frame header)"
+    )
+    empty = tmp_path / "silence.flac"
+    empty.write_bytes(b"")
+    assert refused(empty) == "file is empty (0 bytes)"

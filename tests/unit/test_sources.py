@@ -1,0 +1,247 @@
+"""expand_inputs over real files, folders, globs, symlinks and JSONL manifests in tmp_path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kgrag.ingest.models import ExpandedInputs, UnsupportedInput
+from kgrag.ingest.sources import FILE_TYPES, expand_inputs
+
+
+def touch(path: Path, content: str = "x") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+def reasons(result: ExpandedInputs) -> dict[str, str]:
+    return {r.path: r.reason for r in result.rejected}
+
+
+def only_rejection(result: ExpandedInputs) -> UnsupportedInput:
+    assert len(result.rejected) == 1, result.rejected
+    return result.rejected[0]
+
+
+def test_folder_is_walked_recursively_sorted_and_skips_hidden(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    touch(docs / "b.md")
+    touch(docs / "a.txt")
+    touch(docs / "sub" / "c.pdf")
+    touch(docs / "sub" / "deeper" / "d.png")
+    touch(docs / ".hidden.txt")
+    touch(docs / ".git" / "config.txt")
+    touch(docs / "notes.xyz")
+
+    result = expand_inputs([str(docs)], acl=["group:eng"])
+
+    assert [i.path for i in result.items] == [
+        (docs / "a.txt").resolve(),
+        (docs / "b.md").resolve(),
+        (docs / "sub" / "c.pdf").resolve(),
+        (docs / "sub" / "deeper" / "d.png").resolve(),
+    ]
+    assert [i.modality for i in result.items] == ["text", "text", "pdf", "image"]
+    assert [i.mime for i in result.items] == [
+        "text/plain",
+        "text/markdown",
+        "application/pdf",
+        "image/png",
+    ]
+    assert all(i.acl == ("group:eng",) and i.title is None for i in result.items)
+    rejected = only_rejection(result)
+    assert rejected.path.endswith("notes.xyz")
+    assert rejected.explicit is False
+    assert rejected.reason.startswith("unsupported file type '.xyz' (supported: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "modality"),
+    [
+        ("a.txt", "text"),
+        ("a.MD", "text"),
+        ("a.pdf", "pdf"),
+        ("a.jpeg", "image"),
+        ("a.webp", "image"),
+        ("a.tiff", "image"),
+        ("a.flac", "audio"),
+        ("a.m4a", "audio"),
+        ("a.mp4", "audio"),
+        ("a.mkv", "audio"),
+        ("a.webm", "audio"),
+    ],
+)
+def test_extension_decides_modality(tmp_path: Path, name: str, modality: str) -> None:
+    result = expand_inputs([str(touch(tmp_path / name))])
+    assert result.rejected == ()
+    assert [i.modality for i in result.items] == [modality]
+
+
+def test_explicit_unsupported_file_names_extension_and_supported_list(tmp_path: Path) -> None:
+    result = expand_inputs([str(touch(tmp_path / "data.xyz"))])
+    assert result.items == ()
+    rejected = only_rejection(result)
+    assert rejected.explicit is True
+    assert rejected.reason.startswith("unsupported file type '.xyz' (supported: ")
+    for ext in FILE_TYPES:
+        assert ext in rejected.reason
+
+
+def test_missing_path_and_empty_folder_are_rejected(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = expand_inputs(["nope.txt", "empty"], root=tmp_path)
+    assert result.items == ()
+    got = reasons(result)
+    assert got["nope.txt"] == "no such file or directory"
+    assert got[str((tmp_path / "empty").resolve())] == "folder contains no files"
+
+
+def test_glob_with_double_star_relative_to_root(tmp_path: Path) -> None:
+    touch(tmp_path / "docs" / "top.md")
+    touch(tmp_path / "docs" / "x" / "y" / "deep.md")
+    touch(tmp_path / "docs" / "x" / "skip.txt")
+    touch(tmp_path / "docs" / ".private" / "secret.md")
+
+    result = expand_inputs(["docs/**/*.md"], root=tmp_path)
+
+    assert [i.path.name for i in result.items] == ["top.md", "deep.md"]
+    assert result.rejected == ()
+    nothing = expand_inputs(["docs/**/*.pdf"], root=tmp_path)
+    assert nothing.items == ()
+    assert only_rejection(nothing).reason == "no files match this pattern"
+
+
+def test_same_file_reached_three_ways_is_returned_once(tmp_path: Path) -> None:
+    doc = touch(tmp_path / "docs" / "a.txt")
+    link = tmp_path / "link.txt"
+    link.symlink_to(doc)
+    result = expand_inputs(
+        [str(doc), str(tmp_path / "docs"), str(link), "docs/*.txt"], root=tmp_path
+    )
+    assert [i.path for i in result.items] == [doc.resolve()]
+    assert result.rejected == ()
+
+
+def write_manifest(path: Path, lines: list[object]) -> Path:
+    text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_manifest_entries_carry_title_acl_tags_and_resolve_against_its_folder(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus"
+    touch(corpus / "a.md")
+    touch(corpus / "img" / "b.png")
+    touch(corpus / "c.txt")
+    manifest = write_manifest(
+        corpus / "manifest.jsonl",
+        [
+            {"path": "a.md", "title": "  Alpha  ", "acl": ["alice", "alice", "bob"], "tags": ["x"]},
+            "",
+            {"path": "img/b.png"},
+            {"path": str((corpus / "c.txt").resolve()), "acl": []},
+        ],
+    )
+    # run from elsewhere: relative entries follow the manifest, not the working directory
+    result = expand_inputs([str(manifest)], acl=["group:all"], root=tmp_path / "elsewhere")
+
+    assert result.rejected == ()
+    a, b, c = result.items
+    assert (a.path, a.title, a.acl, a.tags) == (
+        (corpus / "a.md").resolve(),
+        "Alpha",
+        ("alice", "bob"),
+        ("x",),
+    )
+    assert (b.path, b.title, b.acl, b.modality) == (
+        (corpus / "img" / "b.png").resolve(),
+        None,
+        ("group:all",),
+        "image",
+    )
+    assert c.acl == ()  # an explicit empty list in the manifest wins over the default
+
+
+def test_manifest_refuses_paths_escaping_its_folder(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    outside = touch(tmp_path / "outside.txt")
+    touch(corpus / "ok.txt")
+    (corpus / "sneaky.txt").symlink_to(outside)
+    manifest = write_manifest(
+        corpus / "m.jsonl",
+        [
+            {"path": "../../etc/passwd"},
+            {"path": "../outside.txt"},
+            {"path": str(outside)},
+            {"path": "/etc/hostname"},
+            {"path": "sneaky.txt"},
+            {"path": "ok.txt"},
+        ],
+    )
+    result = expand_inputs([str(manifest)])
+
+    assert [i.path.name for i in result.items] == ["ok.txt"]
+    got = reasons(result)
+    assert set(got) == {
+        "../../etc/passwd",
+        "../outside.txt",
+        str(outside),
+        "/etc/hostname",
+        "sneaky.txt",
+    }
+    for line, path in enumerate(["../../etc/passwd", "../outside.txt", str(outside)], start=1):
+        assert got[path] == (
+            f"manifest {manifest.resolve()} line {line}: path escapes the manifest's folder "
+            f"{corpus.resolve()}"
+        )
+    assert "line 5: path escapes" in got["sneaky.txt"]
+
+
+def test_manifest_malformed_lines_name_file_and_line(tmp_path: Path) -> None:
+    touch(tmp_path / "good.txt")
+    manifest = write_manifest(
+        tmp_path / "m.jsonl",
+        [
+            "{not json",
+            '["a list"]',
+            {"title": "no path"},
+            {"path": "good.txt", "acl": "alice"},
+            {"path": "good.txt", "colour": "red"},
+            {"path": "missing.txt"},
+            {"path": "notes.xyz"},
+            {"path": "good.txt"},
+        ],
+    )
+    touch(tmp_path / "notes.xyz")
+    result = expand_inputs([str(manifest)])
+
+    assert [i.path.name for i in result.items] == ["good.txt"]
+    by_line = {}
+    for r in result.rejected:
+        prefix = f"manifest {manifest.resolve()} line "
+        assert r.reason.startswith(prefix), r.reason
+        by_line[int(r.reason[len(prefix) :].split(":")[0])] = r
+    assert sorted(by_line) == [1, 2, 3, 4, 5, 6, 7]
+    for line in range(1, 6):
+        assert "malformed line" in by_line[line].reason
+        assert by_line[line].path == f"{manifest.resolve()}:{line}"
+    assert "path" in by_line[3].reason  # names the missing field
+    assert "acl" in by_line[4].reason
+    assert "colour" in by_line[5].reason
+    assert by_line[6].reason.endswith("no such file")
+    assert "unsupported file type '.xyz'" in by_line[7].reason
+
+
+def test_jsonl_met_in_a_folder_is_not_read_as_a_manifest(tmp_path: Path) -> None:
+    touch(tmp_path / "d" / "data.jsonl", json.dumps({"path": "/etc/passwd"}))
+    touch(tmp_path / "d" / "a.txt")
+    result = expand_inputs([str(tmp_path / "d")])
+    assert [i.path.name for i in result.items] == ["a.txt"]
+    rejected = only_rejection(result)
+    assert rejected.explicit is False
+    assert "manifests only when named directly" in rejected.reason
