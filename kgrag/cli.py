@@ -17,14 +17,19 @@ from rich.tree import Tree
 from kgrag.config import Settings
 from kgrag.errors import KgragError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="kgrag: a graph-database-backed multimodal knowledge agent.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="kgrag: a graph-database-backed multimodal knowledge agent.",
+)
 db_app = typer.Typer(no_args_is_help=True, help="Schema and statistics of the store.")
 app.add_typer(db_app, name="db")
 err = Console(stderr=True)
 out = Console()
 
-StoreOpt = Annotated[str | None, typer.Option("--store", help="store URI (default: embedded ./kgrag-data/kg.db)")]
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="store URI (default: embedded ./kgrag-data/kg.db)")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
 _state: dict[str, bool] = {"debug": False, "quiet": False}
 
@@ -35,8 +40,10 @@ def _main(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
 ) -> None:
     _state["debug"], _state["quiet"] = debug, quiet
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
 
 
 def _settings(store: str | None) -> Settings:
@@ -56,7 +63,10 @@ def _emit(obj: Any) -> None:
 @app.command()
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="files, folders, globs or JSONL manifests")],
-    acl: Annotated[list[str] | None, typer.Option("--acl", help="principal allowed to read (repeatable); public when none")] = None,
+    acl: Annotated[
+        list[str] | None,
+        typer.Option("--acl", help="principal allowed to read (repeatable); public when none"),
+    ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
@@ -67,8 +77,14 @@ def ingest(
     with _agent(store) as agent:
         agent.ingest_options = agent.ingest_options.model_copy(update={"workers": workers})
         show = not (as_json or _state["quiet"])
-        with Progress(TextColumn("{task.description:>6}"), BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), console=err, disable=not show) as bars:
+        with Progress(
+            TextColumn("{task.description:>6}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not show,
+        ) as bars:
             tasks: dict[str, Any] = {}
 
             def on_progress(e: ProgressEvent) -> None:
@@ -80,13 +96,17 @@ def ingest(
     if as_json:
         _emit(report.model_dump(include={"ingested", "skipped", "failed", "failures", "seconds"}))
     elif not _state["quiet"]:
-        err.print(f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
-                  f"in {report.seconds:.1f} s")
+        err.print(
+            f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
+            f"in {report.seconds:.1f} s"
+        )
         for f in report.failures:
             err.print(f"  [red]failed[/red] {f.path}: {f.reason}")
         if report.stage_seconds:
-            err.print("  time per stage: " + ", ".join(
-                f"{k} {v:.1f} s" for k, v in report.stage_seconds.items()))
+            err.print(
+                "  time per stage: "
+                + ", ".join(f"{k} {v:.1f} s" for k, v in report.stage_seconds.items())
+            )
     raise typer.Exit(2 if report.failed else 0)
 
 
@@ -95,7 +115,9 @@ def ask(
     question: Annotated[str, typer.Argument(help="the question")],
     session: Annotated[str | None, typer.Option("--session", help="conversation id")] = None,
     user: Annotated[str | None, typer.Option("--user", help="who asks (for document ACLs)")] = None,
-    groups: Annotated[str, typer.Option("--groups", help="comma-separated groups of the user")] = "",
+    groups: Annotated[
+        str, typer.Option("--groups", help="comma-separated groups of the user")
+    ] = "",
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -110,20 +132,32 @@ def ask(
     def on_step(step: Any, outcome: Any) -> None:
         if show:
             colour = {"ok": "green", "skipped": "yellow"}.get(outcome.status, "red")
-            err.print(f"  step {step.step_id} {step.type:<13} [{colour}]{outcome.status}[/{colour}] "
-                      f"{outcome.count} hits {outcome.duration_ms:.0f} ms"
-                      + (f"  ({outcome.error})" if outcome.error else ""))
+            err.print(
+                f"  step {step.step_id} {step.type:<13} [{colour}]{outcome.status}[/{colour}] "
+                f"{outcome.count} hits {outcome.duration_ms:.0f} ms"
+                + (f"  ({outcome.error})" if outcome.error else "")
+            )
 
     with _agent(store) as agent:
-        answer = agent.ask(question, session_id=session, user=user, groups=group_list,
-                           on_plan=on_plan, on_step=on_step)
+        answer = agent.ask(
+            question,
+            session_id=session,
+            user=user,
+            groups=group_list,
+            on_plan=on_plan,
+            on_step=on_step,
+        )
     if as_json:
-        _emit({
-            "query_id": answer.query_id, "answer": answer.answer,
-            "citations": [c.model_dump(exclude={"excerpt"}) for c in answer.citations],
-            "exit_reason": answer.exit_reason, "iterations": answer.iterations,
-            "cost": answer.cost,
-        })
+        _emit(
+            {
+                "query_id": answer.query_id,
+                "answer": answer.answer,
+                "citations": [c.model_dump(exclude={"excerpt"}) for c in answer.citations],
+                "exit_reason": answer.exit_reason,
+                "iterations": answer.iterations,
+                "cost": answer.cost,
+            }
+        )
         return
     out.print(answer.answer)
     out.print(f"\n[dim]query {answer.query_id} · kgrag trace {answer.query_id}[/dim]")
@@ -140,19 +174,27 @@ def trace(
     from kgrag.graph import open_store
 
     s = _settings(store)
-    with open_store(s.store, graph_name=s.graph_name, neo4j_user=s.neo4j_user,
-                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+    with open_store(
+        s.store,
+        graph_name=s.graph_name,
+        neo4j_user=s.neo4j_user,
+        neo4j_password=s.neo4j_password.get_secret_value(),
+    ) as st:
         data = read_trace(st, query_id)
     if as_json:
         _emit(data)
         return
     q = data["query"]
-    tree = Tree(f"[bold]Query[/bold] {q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})")
+    tree = Tree(
+        f"[bold]Query[/bold] {q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})"
+    )
     plan = tree.add(f"[bold]Plan[/bold] {data['plan']['id']} ({data['plan']['source']})")
     for st_ in data["steps"]:
-        node = plan.add(f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
-                        f"deps={st_['dependencies']} {st_['result_count']} hits "
-                        f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_['error'] else ""))
+        node = plan.add(
+            f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
+            f"deps={st_['dependencies']} {st_['result_count']} hits "
+            f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_["error"] else "")
+        )
         for r in st_["returned"][:5]:
             node.add(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}")
     tree.add(f"[bold]Answer[/bold] cites {len(data['answer']['citations'])} sources")
@@ -173,7 +215,9 @@ def delete(
 
 @app.command()
 def demo(
-    workdir: Annotated[Path, typer.Option("--dir", help="where the demo corpus and store go")] = Path("demo-output"),
+    workdir: Annotated[
+        Path, typer.Option("--dir", help="where the demo corpus and store go")
+    ] = Path("demo-output"),
 ) -> None:
     """Make a small multimodal corpus, ingest it, and answer questions with citations."""
     from kgrag.demo.run import run_demo
@@ -188,9 +232,13 @@ def db_migrate(store: StoreOpt = None) -> None:
     from kgrag.graph.migrations import migrate, status
 
     s = _settings(store)
-    with open_store(s.store, graph_name=s.graph_name, run_migrations=False,
-                    neo4j_user=s.neo4j_user,
-                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+    with open_store(
+        s.store,
+        graph_name=s.graph_name,
+        run_migrations=False,
+        neo4j_user=s.neo4j_user,
+        neo4j_password=s.neo4j_password.get_secret_value(),
+    ) as st:
         applied = migrate(st)
         err.print(f"applied {len(applied)} migrations; {len(status(st))} known")
 
@@ -202,9 +250,13 @@ def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     from kgrag.graph.migrations import status
 
     s = _settings(store)
-    with open_store(s.store, graph_name=s.graph_name, run_migrations=False,
-                    neo4j_user=s.neo4j_user,
-                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+    with open_store(
+        s.store,
+        graph_name=s.graph_name,
+        run_migrations=False,
+        neo4j_user=s.neo4j_user,
+        neo4j_password=s.neo4j_password.get_secret_value(),
+    ) as st:
         rows = status(st)
         version = st.server_version()
     if as_json:
@@ -221,8 +273,12 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     from kgrag.graph import open_store
 
     s = _settings(store)
-    with open_store(s.store, graph_name=s.graph_name, neo4j_user=s.neo4j_user,
-                    neo4j_password=s.neo4j_password.get_secret_value()) as st:
+    with open_store(
+        s.store,
+        graph_name=s.graph_name,
+        neo4j_user=s.neo4j_user,
+        neo4j_password=s.neo4j_password.get_secret_value(),
+    ) as st:
         nodes = {r["label"]: r["n"] for r in st.read("stats_labels")}
         rels = {r["type"]: r["n"] for r in st.read("stats_relationships")}
     if as_json:

@@ -17,7 +17,10 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="KGRAG_", extra="ignore", frozen=True)
 
-    store: str = Field(DEFAULT_STORE_URI, description="store URI: falkordb-lite:///path, falkordb://host:port, neo4j://..., bolt://...")
+    store: str = Field(
+        DEFAULT_STORE_URI,
+        description="store URI: falkordb-lite:///path, falkordb://host:port, neo4j://..., bolt://...",
+    )
     graph_name: str = Field("kgrag", description="graph (FalkorDB) or database (Neo4j) name")
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("")
@@ -26,15 +29,23 @@ class Settings(BaseSettings):
     )
 
     text_embedder: Literal["local", "openai"] = "local"
-    text_model: str | None = Field(None, description="local model path/name or OpenAI embedding model")
-    image_model: str = Field("kgrag-tiny-clip", description="open_clip model name, or kgrag-tiny-clip")
-    image_pretrained: str | None = Field(None, description="open_clip pretrained tag or checkpoint path")
+    text_model: str | None = Field(
+        None, description="local model path/name or OpenAI embedding model"
+    )
+    image_model: str = Field(
+        "kgrag-tiny-clip", description="open_clip model name, or kgrag-tiny-clip"
+    )
+    image_pretrained: str | None = Field(
+        None, description="open_clip pretrained tag or checkpoint path"
+    )
     transcriber: Literal["auto", "faster-whisper", "openai-whisper"] = "auto"
     whisper_model: str | None = None
 
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
-    llm_model: str | None = Field(None, description="chat model for planning/synthesis; offline when unset")
+    llm_model: str | None = Field(
+        None, description="chat model for planning/synthesis; offline when unset"
+    )
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)
     chunk_overlap_tokens: int = Field(32, ge=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -52,18 +53,22 @@ class KnowledgeAgent:
         self.ingest_options = ingest_options or IngestOptions()
         ensure_space(
             store,
-            EmbeddingSpace(name="text", model=text_embedder.model_name,
-                           dimensions=text_embedder.dimensions),
+            EmbeddingSpace(
+                name="text", model=text_embedder.model_name, dimensions=text_embedder.dimensions
+            ),
         )
         self._image: ImageEmbedder | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
-        """Open the store and models named by ``settings`` (defaults: embedded store, local models)."""
+        """Open the store and models named by ``settings`` (default: embedded, local models)."""
         s = settings or Settings()
         store = open_store(
-            s.store, graph_name=s.graph_name, neo4j_user=s.neo4j_user,
-            neo4j_password=s.neo4j_password.get_secret_value(), fsync=s.fsync,
+            s.store,
+            graph_name=s.graph_name,
+            neo4j_user=s.neo4j_user,
+            neo4j_password=s.neo4j_password.get_secret_value(),
+            fsync=s.fsync,
         )
         try:
             return cls(
@@ -72,8 +77,10 @@ class KnowledgeAgent:
                 image_embedder=cache(lambda: factory.image_embedder(s)),
                 transcriber=cache(lambda: factory.transcriber(s)),
                 ingest_options=IngestOptions(
-                    max_file_bytes=s.max_file_bytes, chunk_overlap_tokens=s.chunk_overlap_tokens,
-                    workers=s.workers, image_dir=s.data_dir / "images",
+                    max_file_bytes=s.max_file_bytes,
+                    chunk_overlap_tokens=s.chunk_overlap_tokens,
+                    workers=s.workers,
+                    image_dir=s.data_dir / "images",
                 ),
             )
         except Exception:
@@ -83,21 +90,28 @@ class KnowledgeAgent:
     # -- ingestion ----------------------------------------------------------------------------
     def ingestor(self, progress: ProgressCallback | None = None) -> Ingestor:
         return Ingestor(
-            self.store, self.text_embedder, RuleEntityExtractor(),
+            self.store,
+            self.text_embedder,
+            RuleEntityExtractor(),
             image_embedder=self._image_embedder if self._image_factory else None,
-            transcriber=self._transcriber_factory, options=self.ingest_options,
+            transcriber=self._transcriber_factory,
+            options=self.ingest_options,
             progress=progress,
         )
 
     def ingest(
-        self, paths: Sequence[str], acl: Sequence[str] = (),
+        self,
+        paths: Sequence[str],
+        acl: Sequence[str] = (),
         progress: ProgressCallback | None = None,
     ) -> IngestReport:
         return self.ingestor(progress).ingest_paths(paths, acl)
 
     def delete(self, document_id: str) -> None:
-        if not any(r["id"] == document_id for r in self.store.read(
-                "document_list", {"principals": [], "admin": True})):
+        if not any(
+            r["id"] == document_id
+            for r in self.store.read("document_list", {"principals": [], "admin": True})
+        ):
             raise NotFoundError(f"no document with id {document_id!r}; see `kgrag db stats`")
         self.ingestor().delete(document_id)
 
@@ -107,26 +121,43 @@ class KnowledgeAgent:
             embedder = self._image_factory()
             ensure_space(
                 self.store,
-                EmbeddingSpace(name="image", model=embedder.model_name,
-                               dimensions=embedder.dimensions),
+                EmbeddingSpace(
+                    name="image", model=embedder.model_name, dimensions=embedder.dimensions
+                ),
             )
             self._image = embedder
         return self._image
 
     # -- questions ----------------------------------------------------------------------------
     def resolve_entities(self, surfaces: Sequence[str]) -> list[ResolvedEntity]:
-        """Resolve mentions against the graph: exact normalised names, then the full-text index."""
+        """Resolve mentions against the graph: exact normalised names first, then the entity
+        full-text index (accepted only when every word of the mention is in the name)."""
         ids = sorted({normalise_name(s) for s in surfaces if normalise_name(s)})
         found = {r["id"]: r for r in self.store.read("entity_by_ids", {"ids": ids})} if ids else {}
-        out = [ResolvedEntity(id=i, name=r["name"], score=1.0, surface=r["name"])
-               for i, r in found.items()]
+        out = [
+            ResolvedEntity(id=i, name=r["name"], score=1.0, surface=r["name"])
+            for i, r in found.items()
+        ]
+        for surface in surfaces:
+            words = re.findall(r"[A-Za-z0-9]+", surface)
+            if not words or normalise_name(surface) in found or len(words) > 4:
+                continue
+            for r in self.store.read("fulltext_entities", {"query": " ".join(words), "k": 3}):
+                name_words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", r["name"] or "")}
+                if r["id"] not in found and {w.lower() for w in words} <= name_words:
+                    found[r["id"]] = r
+                    out.append(
+                        ResolvedEntity(id=r["id"], name=r["name"], score=0.8, surface=surface)
+                    )
+                    break
         return out
 
     def plan(self, question: str) -> tuple[Plan, Any]:
         analysis = analyse(question, self.resolve_entities)
         entity_ids = [e.id for e in analysis.entity_mentions]
         plan = rule_plan(
-            question, entity_ids=entity_ids,
+            question,
+            entity_ids=entity_ids,
             want_images="image" in analysis.modalities and self._image_factory is not None,
         )
         return plan, analysis
@@ -148,7 +179,9 @@ class KnowledgeAgent:
         if on_plan is not None:
             on_plan(plan)
         env = ExecutionEnv(
-            store=self.store, text_embedder=self.text_embedder, access=access,
+            store=self.store,
+            text_embedder=self.text_embedder,
+            access=access,
             image_embedder=self._image_embedder if self._image_factory else None,
         )
         outcomes = Executor(env).run(plan, on_step=on_step)
@@ -159,20 +192,36 @@ class KnowledgeAgent:
         latency_ms = round((time.perf_counter() - started) * 1000, 1)
         trace = TraceWriter(self.store)
         trace.write_query(
-            query_id, question, user=user, groups=groups, planner="rule",
-            session_id=session_id, exit_reason="satisfied", iterations=1,
-            latency_ms=latency_ms, query_class=str(analysis.query_class),
+            query_id,
+            question,
+            user=user,
+            groups=groups,
+            planner="rule",
+            session_id=session_id,
+            exit_reason="satisfied",
+            iterations=1,
+            latency_ms=latency_ms,
+            query_class=str(analysis.query_class),
         )
         trace.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
         by_id = {h.id: h for h in [*text_hits, *image_hits]}
         trace.write_answer(
-            query_id, f"{query_id}:answer", answer_text,
+            query_id,
+            f"{query_id}:answer",
+            answer_text,
             [(c.marker, by_id[c.node_id]) for c in citations if c.node_id in by_id],
-            groundedness=None, verdict="extractive", mode="extractive",
+            groundedness=None,
+            verdict="extractive",
+            mode="extractive",
         )
         return Answer(
-            query_id=query_id, answer=answer_text, citations=tuple(citations),
-            exit_reason="satisfied", iterations=1, mode="extractive", latency_ms=latency_ms,
+            query_id=query_id,
+            answer=answer_text,
+            citations=tuple(citations),
+            exit_reason="satisfied",
+            iterations=1,
+            mode="extractive",
+            latency_ms=latency_ms,
             session_id=session_id,
         )
 
@@ -186,9 +235,7 @@ class KnowledgeAgent:
         self.close()
 
 
-def _final_evidence(
-    plan: Plan, outcomes: dict[int, StepOutcome]
-) -> tuple[list[Hit], list[Hit]]:
+def _final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:
     """The last successful text step's hits and the last successful image step's hits."""
     text: list[Hit] = []
     images: list[Hit] = []
@@ -201,5 +248,3 @@ def _final_evidence(
         elif step.type in ("aggregate", "rerank", "filter", "vector_search", "multi_hop"):
             text = [h for h in out.result if h.kind in ("chunk", "segment")]
     return text, images
-
-

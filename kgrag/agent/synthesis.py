@@ -16,7 +16,7 @@ from kgrag.planner.rule import key_terms
 
 
 def source_label(hit: Hit) -> str:
-    """"(Source: file, p. 4)" / "(Source: file, 00:12–00:19)"."""
+    """ "(Source: file, p. 4)" / "(Source: file, 00:12–00:19)"."""
     name = hit.title or (hit.uri.rsplit("/", 1)[-1] if hit.uri else hit.id)
     if hit.start_s is not None and hit.end_s is not None:
         return f"(Source: {name}, {_clock(hit.start_s)}–{_clock(hit.end_s)})"
@@ -26,15 +26,23 @@ def source_label(hit: Hit) -> str:
 
 
 def _clock(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
 def citation_for(marker: int, hit: Hit) -> Citation:
     return Citation(
-        marker=marker, document_id=hit.document_id, title=hit.title, uri=hit.uri, page=hit.page,
-        start_s=hit.start_s, end_s=hit.end_s, node_id=hit.id, kind=hit.kind,
-        image_uri=hit.image_uri, excerpt=(hit.text or "")[:300] or None,
+        marker=marker,
+        document_id=hit.document_id,
+        title=hit.title,
+        uri=hit.uri,
+        page=hit.page,
+        start_s=hit.start_s,
+        end_s=hit.end_s,
+        node_id=hit.id,
+        kind=hit.kind,
+        image_uri=hit.image_uri,
+        excerpt=(hit.text or "")[:300] or None,
     )
 
 
@@ -86,6 +94,8 @@ def extractive_answer(
         lines.append(f"- ![{caption}]({image.image_uri}) [{marker}] {source_label(image)}")
     if not lines:
         return ("I found no evidence you are allowed to read that answers this question.", [])
-    header = "Extractive answer (no LLM configured; these are the best-supported sentences " \
-             "of the evidence, quoted):"
+    header = (
+        "Extractive answer (no LLM configured; these are the best-supported sentences "
+        "of the evidence, quoted):"
+    )
     return header + "\n" + "\n".join(lines), citations

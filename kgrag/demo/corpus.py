@@ -31,8 +31,8 @@ On 9 March the Pressure Valve PV-7 stuck half open. The valve was cleaned and te
 }
 
 MEETING = (
-    "Meeting notes for the Riverside station. We agreed to replace the Pressure Valve PV-7 "
-    "next week. The new valve arrives on Thursday."
+    "Riverside meeting. We agreed to replace the pressure valve next week. "
+    "The new valve arrives on Thursday."
 )
 
 MANUAL_PAGES = [
@@ -64,17 +64,24 @@ def make_corpus(folder: Path) -> list[Path]:
         p = folder / name
         p.write_text(text, encoding="utf-8")
         paths.append(p)
-    rng = random.Random(7)
+    rng = random.Random(7)  # noqa: S311 - drawings, not secrets
     figure = draw_shape("red", "circle", rng, size=64)
-    paths.append(write_pdf(folder / "manual.pdf", MANUAL_PAGES, [(2, figure)],
-                           title="Riverside station manual"))
+    paths.append(
+        write_pdf(
+            folder / "manual.pdf", MANUAL_PAGES, [(2, figure)], title="Riverside station manual"
+        )
+    )
     for name, (colour, shape) in DRAWINGS.items():
         p = folder / name
         draw_shape(colour, shape, rng, size=64).save(p)
         paths.append(p)
     speech = folder / "meeting.wav"
     if shutil.which("espeak-ng"):
-        subprocess.run(["espeak-ng", "-s", "150", "-w", str(speech), MEETING],
-                       check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            ["espeak-ng", "-s", "130", "-w", str(speech), MEETING],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         paths.append(speech)
     return paths

@@ -95,8 +95,11 @@ def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder
         if rec.env.image_embedder is None:
             raise ExecutionError("image search needs an image embedder; none is configured")
         vector = rec.env.image_embedder().embed_texts([query])[0]
-        name, kind = ("vector_images", "image") if p.index == "image_embedding" else (
-            "vector_entity_clip", "entity")
+        name, kind = (
+            ("vector_images", "image")
+            if p.index == "image_embedding"
+            else ("vector_entity_clip", "entity")
+        )
     rows = rec.read(name, {"vector": list(vector), "k": p.k * OVERFETCH})
     return [Hit.from_row(r, kind, step.step_id) for r in rows[: p.k]]
 
@@ -169,7 +172,9 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
             graph.nodes[node]["w"] = 1.0 / math.log(2 + graph.degree(node))
     total = sum(seeds.values())
     ranks = nx.pagerank(
-        graph, alpha=p.damping, personalization={k: v / total for k, v in seeds.items()},
+        graph,
+        alpha=p.damping,
+        personalization={k: v / total for k, v in seeds.items()},
         weight="weight",
     )
     ranked = sorted(
@@ -177,11 +182,11 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
     )[: p.k]
     if not ranked:
         return []
-    rows = {r["id"]: r for r in rec.read("chunks_by_ids", {"ids": ranked})}
+    by_id = {r["id"]: r for r in rec.read("chunks_by_ids", {"ids": ranked})}
     return [
-        Hit.from_row({**rows[n], "score": ranks[n]}, None, step.step_id)
+        Hit.from_row({**by_id[n], "score": ranks[n]}, None, step.step_id)
         for n in ranked
-        if n in rows
+        if n in by_id
     ]
 
 
@@ -256,8 +261,15 @@ def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> 
         raise ExecutionError("llm_call needs an LLM; configure KGRAG_LLM_MODEL and an endpoint")
     evidence = [h for s in step.parameters.sources for h in inputs[s].result]
     text = rec.env.llm(step.parameters.prompt, evidence, step.parameters.max_tokens)
-    return [Hit(id=f"llm:{step.step_id}", kind="document", score=1.0, text=text,
-                provenance=(step.step_id,))]
+    return [
+        Hit(
+            id=f"llm:{step.step_id}",
+            kind="document",
+            score=1.0,
+            text=text,
+            provenance=(step.step_id,),
+        )
+    ]
 
 
 def _tool_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:

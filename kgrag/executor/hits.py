@@ -28,7 +28,7 @@ class Hit(BaseModel):
     provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], kind: HitKind | None = None, step_id: int = 0) -> Hit:
+    def from_row(cls, row: dict[str, Any], kind: str | None = None, step_id: int = 0) -> Hit:
         k = kind or row.get("kind") or "chunk"
         if k == "chunk" and row.get("start_s") is not None:
             k = "segment"

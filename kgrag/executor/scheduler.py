@@ -44,7 +44,9 @@ class Executor:
             tool_exists=lambda name: name in self.env.tools,
         )
         outcomes: dict[int, StepOutcome] = {}
-        with ThreadPoolExecutor(max_workers=self.max_parallel, thread_name_prefix="kgrag-step") as pool:
+        with ThreadPoolExecutor(
+            max_workers=self.max_parallel, thread_name_prefix="kgrag-step"
+        ) as pool:
             for generation in generations(graph):
                 started: dict[int, tuple[float, object]] = {}
                 for sid in generation:
@@ -54,7 +56,10 @@ class Executor:
                         outcomes[sid] = StepOutcome(status="skipped", error=skip)
                         continue
                     inputs = {d: outcomes[d] for d in step.dependencies}
-                    started[sid] = (time.perf_counter(), pool.submit(run_step, step, inputs, self.env))
+                    started[sid] = (
+                        time.perf_counter(),
+                        pool.submit(run_step, step, inputs, self.env),
+                    )
                 for sid, (t0, future) in started.items():
                     outcomes[sid] = self._finish(sid, t0, future)
                 for sid in generation:

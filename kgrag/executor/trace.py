@@ -56,10 +56,18 @@ class TraceWriter:
         self.store.write(
             "trace_query",
             {
-                "id": query_id, "text": text, "user": user, "groups": list(groups),
-                "created_at": datetime.now(UTC).isoformat(), "planner": planner,
-                "session_id": session_id, "turn": turn, "exit_reason": exit_reason,
-                "iterations": iterations, "latency_ms": latency_ms, "cost": cost,
+                "id": query_id,
+                "text": text,
+                "user": user,
+                "groups": list(groups),
+                "created_at": datetime.now(UTC).isoformat(),
+                "planner": planner,
+                "session_id": session_id,
+                "turn": turn,
+                "exit_reason": exit_reason,
+                "iterations": iterations,
+                "latency_ms": latency_ms,
+                "cost": cost,
                 "query_class": query_class,
             },
         )
@@ -77,8 +85,13 @@ class TraceWriter:
         s = self.store
         s.write(
             "trace_plan",
-            {"query_id": query_id, "id": plan_id, "source": source, "json": plan.to_json(),
-             "fallback_reason": fallback_reason},
+            {
+                "query_id": query_id,
+                "id": plan_id,
+                "source": source,
+                "json": plan.to_json(),
+                "fallback_reason": fallback_reason,
+            },
         )
         rows = []
         for step in plan.plan:
@@ -89,14 +102,19 @@ class TraceWriter:
             ]
             rows.append(
                 {
-                    "id": f"{plan_id}:{step.step_id}", "step_id": step.step_id,
-                    "type": step.type, "modality": step.modality,
+                    "id": f"{plan_id}:{step.step_id}",
+                    "step_id": step.step_id,
+                    "type": step.type,
+                    "modality": step.modality,
                     "parameters": json.dumps(step.parameters.model_dump(mode="json")),
                     "condition": step.condition,
                     "cypher": "\n;\n".join(st["cypher"] for st in statements) or None,
                     "cypher_parameters": json.dumps([st["parameters"] for st in statements]),
-                    "status": out.status, "error": out.error, "duration_ms": out.duration_ms,
-                    "result_count": out.count, "explanation": step.trace.explanation,
+                    "status": out.status,
+                    "error": out.error,
+                    "duration_ms": out.duration_ms,
+                    "result_count": out.count,
+                    "explanation": step.trace.explanation,
                     "dependencies": list(step.dependencies),
                 }
             )
@@ -115,8 +133,7 @@ class TraceWriter:
                 name = _RETURNED.get(hit.kind)
                 if name:
                     by_statement.setdefault(name, []).append(
-                        {"step": f"{plan_id}:{sid}", "id": hit.id, "rank": rank,
-                         "score": hit.score}
+                        {"step": f"{plan_id}:{sid}", "id": hit.id, "rank": rank, "score": hit.score}
                     )
         for name, batch in by_statement.items():
             s.write_rows(name, batch)
@@ -126,7 +143,7 @@ class TraceWriter:
         query_id: str,
         answer_id: str,
         text: str,
-        citations: Sequence[tuple[str, Hit]],
+        citations: Sequence[tuple[int, Hit]],
         *,
         groundedness: float | None,
         verdict: str,
@@ -134,8 +151,14 @@ class TraceWriter:
     ) -> None:
         self.store.write(
             "trace_answer",
-            {"query_id": query_id, "id": answer_id, "text": text, "groundedness": groundedness,
-             "verdict": verdict, "mode": mode},
+            {
+                "query_id": query_id,
+                "id": answer_id,
+                "text": text,
+                "groundedness": groundedness,
+                "verdict": verdict,
+                "mode": mode,
+            },
         )
         chunks = [{"id": h.id, "marker": m} for m, h in citations if h.kind in ("chunk", "segment")]
         images = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "image"]
@@ -154,28 +177,60 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
     steps = []
     for r in store.read("trace_read_steps", {"id": query_id}):
         returned = [x for x in r["returned"] if x.get("id") is not None]
-        steps.append({
-            "step_id": r["step_id"], "type": r["type"], "modality": r["modality"],
-            "status": r["status"], "error": r["error"], "dependencies": r["dependencies"] or [],
-            "condition": r["condition"], "cypher": r["cypher"],
-            "parameters": json.loads(r["parameters"] or "{}"),
-            "cypher_parameters": json.loads(r["cypher_parameters"] or "[]"),
-            "duration_ms": r["duration_ms"], "result_count": r["result_count"],
-            "explanation": r["explanation"],
-            "returned": [
-                {"id": x["id"], "kind": x["kind"], "rank": x["rank"], "score": x["score"],
-                 "text": (x.get("text") or "")[:200] or None}
-                for x in sorted(returned, key=lambda x: x["rank"] or 0)
-            ],
-        })
+        steps.append(
+            {
+                "step_id": r["step_id"],
+                "type": r["type"],
+                "modality": r["modality"],
+                "status": r["status"],
+                "error": r["error"],
+                "dependencies": r["dependencies"] or [],
+                "condition": r["condition"],
+                "cypher": r["cypher"],
+                "parameters": json.loads(r["parameters"] or "{}"),
+                "cypher_parameters": json.loads(r["cypher_parameters"] or "[]"),
+                "duration_ms": r["duration_ms"],
+                "result_count": r["result_count"],
+                "explanation": r["explanation"],
+                "returned": [
+                    {
+                        "id": x["id"],
+                        "kind": x["kind"],
+                        "rank": x["rank"],
+                        "score": x["score"],
+                        "text": (x.get("text") or "")[:200] or None,
+                    }
+                    for x in sorted(returned, key=lambda x: x["rank"] or 0)
+                ],
+            }
+        )
     citations = store.read("trace_read_citations", {"id": query_id})
     return {
-        "query": {k: q[k] for k in ("id", "text", "user", "created_at", "planner", "exit_reason",
-                                    "iterations", "latency_ms")},
-        "plan": {"id": q["plan_id"], "source": q["plan_source"],
-                 "fallback_reason": q["fallback_reason"],
-                 "json": json.loads(q["plan_json"]) if q["plan_json"] else None},
+        "query": {
+            k: q[k]
+            for k in (
+                "id",
+                "text",
+                "user",
+                "created_at",
+                "planner",
+                "exit_reason",
+                "iterations",
+                "latency_ms",
+            )
+        },
+        "plan": {
+            "id": q["plan_id"],
+            "source": q["plan_source"],
+            "fallback_reason": q["fallback_reason"],
+            "json": json.loads(q["plan_json"]) if q["plan_json"] else None,
+        },
         "steps": steps,
-        "answer": {"text": q["answer"], "groundedness": q["groundedness"],
-                   "verdict": q["verdict"], "mode": q["answer_mode"], "citations": citations},
+        "answer": {
+            "text": q["answer"],
+            "groundedness": q["groundedness"],
+            "verdict": q["verdict"],
+            "mode": q["answer_mode"],
+            "citations": citations,
+        },
     }

@@ -42,7 +42,9 @@ def open_store(
     elif scheme == "falkordb":
         from kgrag.graph.falkordb_store import FalkorDBStore
 
-        store = FalkorDBStore.open_remote(parsed.hostname or "localhost", parsed.port or 6379, graph_name)
+        store = FalkorDBStore.open_remote(
+            parsed.hostname or "localhost", parsed.port or 6379, graph_name
+        )
     elif scheme in {"neo4j", "bolt", "neo4j+s", "neo4j+ssc", "bolt+s", "bolt+ssc"}:
         from kgrag.graph.neo4j_store import Neo4jStore
 

@@ -29,7 +29,9 @@ def corpus_root() -> Traversable:
     source_tree = Path(__file__).resolve().parents[2] / "cypher"
     if source_tree.is_dir():
         return source_tree
-    raise FileNotFoundError("the Cypher corpus is missing: neither kgrag/cypher nor ./cypher exists")
+    raise FileNotFoundError(
+        "the Cypher corpus is missing: neither kgrag/cypher nor ./cypher exists"
+    )
 
 
 @cache
@@ -42,9 +44,7 @@ def load(name: str, overlays: tuple[str, ...] = ()) -> str:
         node = root / overlay / f"{name}.cypher" if overlay else root / f"{name}.cypher"
         if node.is_file():
             return _strip_comments(node.read_text(encoding="utf-8"))
-    raise QueryRefusedError(
-        f"unknown Cypher statement {name!r}: no file cypher/{name}.cypher"
-    )
+    raise QueryRefusedError(f"unknown Cypher statement {name!r}: no file cypher/{name}.cypher")
 
 
 def exists(name: str) -> bool:

@@ -8,7 +8,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kgrag.errors import DependencyMissingError, QueryRefusedError, StoreError, StoreUnavailableError
+from kgrag.errors import (
+    DependencyMissingError,
+    QueryRefusedError,
+    StoreError,
+    StoreUnavailableError,
+)
 from kgrag.graph.schema import (
     FulltextIndex,
     PropertyIndex,
@@ -123,7 +128,9 @@ class FalkorDBStore(GraphStore):
                 self._graph.create_node_unique_constraint(label, op.property)
             except Exception as e:
                 if not any(s in str(e).lower() for s in _ALREADY):
-                    raise StoreError(f"could not create unique constraint {label}.{op.property}: {e}") from e
+                    raise StoreError(
+                        f"could not create unique constraint {label}.{op.property}: {e}"
+                    ) from e
         elif isinstance(op, PropertyIndex):
             self._ddl(f"CREATE INDEX FOR (n:{label}) ON (n.{op.property})")
         elif isinstance(op, FulltextIndex):

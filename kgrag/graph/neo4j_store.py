@@ -7,7 +7,12 @@ import logging
 import re
 from typing import Any
 
-from kgrag.errors import DependencyMissingError, QueryRefusedError, StoreError, StoreUnavailableError
+from kgrag.errors import (
+    DependencyMissingError,
+    QueryRefusedError,
+    StoreError,
+    StoreUnavailableError,
+)
 from kgrag.graph.schema import (
     FulltextIndex,
     PropertyIndex,
@@ -89,7 +94,9 @@ class Neo4jStore(GraphStore):
 
         try:
             _, summary, _ = self._driver.execute_query(
-                "EXPLAIN " + text, params, database_=self._database,
+                "EXPLAIN " + text,
+                params,
+                database_=self._database,
                 routing_=neo4j.RoutingControl.READ,
             )
         except neo4j.exceptions.Neo4jError as e:

@@ -11,14 +11,35 @@ from kgrag.errors import QueryRefusedError
 
 NODE_LABELS: frozenset[str] = frozenset(
     {
-        "Document", "Chunk", "Segment", "Image", "Entity", "EmbeddingSpace", "Migration",
-        "Session", "Query", "Plan", "Step", "Answer",
+        "Document",
+        "Chunk",
+        "Segment",
+        "Image",
+        "Entity",
+        "EmbeddingSpace",
+        "Migration",
+        "Session",
+        "Query",
+        "Plan",
+        "Step",
+        "Answer",
     }
 )
 RELATIONSHIP_TYPES: frozenset[str] = frozenset(
     {
-        "PART_OF", "NEXT", "MENTIONS", "RELATED", "DEPICTS", "NEAR", "HAS_TURN", "PLANNED",
-        "HAS_STEP", "DEPENDS_ON", "RETURNED", "ANSWERED_BY", "CITES",
+        "PART_OF",
+        "NEXT",
+        "MENTIONS",
+        "RELATED",
+        "DEPICTS",
+        "NEAR",
+        "HAS_TURN",
+        "PLANNED",
+        "HAS_STEP",
+        "DEPENDS_ON",
+        "RETURNED",
+        "ANSWERED_BY",
+        "CITES",
     }
 )
 # Labels whose content is evidence a user may read (subject to document ACLs).
@@ -108,14 +129,23 @@ class Migration(BaseModel):
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         name="0001_unique_ids",
-        ops=tuple(
-            UniqueProperty(label=label)
-            for label in (
-                "Document", "Chunk", "Image", "Entity", "Session", "Query", "Plan", "Step",
-                "Answer",
-            )
-        )
-        + (UniqueProperty(label="EmbeddingSpace", property="name"),),
+        ops=(
+            *(
+                UniqueProperty(label=label)
+                for label in (
+                    "Document",
+                    "Chunk",
+                    "Image",
+                    "Entity",
+                    "Session",
+                    "Query",
+                    "Plan",
+                    "Step",
+                    "Answer",
+                )
+            ),
+            UniqueProperty(label="EmbeddingSpace", property="name"),
+        ),
     ),
     Migration(
         name="0002_lookup_indexes",

@@ -226,7 +226,8 @@ _STOP = _FUNCTION | _words("""
     bc ad bce ce
     born based built called created designed developed established founded known located made
     named released set situated written directed produced published started
-    first second third new former current latter previous
+    first second third new former current latter previous originally additionally currently
+    eventually previously subsequently initially recently finally later unfortunately
     yes oh ok thanks please let see note
     """)
 
@@ -238,7 +239,8 @@ _NAME_PARTICLES = _words("de del della der den van von da di du des la le y al e
 _HONORIFICS = _words("mr mrs ms mx dr prof professor rev reverend")
 _TITLE_WORDS = _HONORIFICS | _words(
     "sir dame lord lady king queen prince princess president senator gov governor gen general col "
-    "colonel capt captain lt sgt judge justice pope saint st"
+    "colonel capt captain lt sgt judge justice pope saint st secretary minister chairman "
+    "director emperor empress chancellor mayor bishop archbishop duke duchess earl count"
 )
 _NON_TERMINAL_ABBREV = _HONORIFICS | _words("st mt ft gen col lt sgt capt hon sen gov no vs")
 _CORP_SUFFIXES = _words(
@@ -246,6 +248,8 @@ _CORP_SUFFIXES = _words(
     "oyj"
 )
 _PERIOD_ABBREV = _words("inc corp ltd co jr sr bros")
+_ERAS = _words("ad bc bce ce")
+_NOT_BEFORE_NUMBER = _words("ad bc bce ce no nos vol page pages p pp fig figure table chapter")
 _NAME_SUFFIXES = _words("jr sr ii iii iv v")
 
 _MONTHS = {
@@ -317,6 +321,9 @@ _UNIT_RE = re.compile(
     r"^\d+(?:st|nd|rd|th|s|km|kg|mg|m|cm|mm|mi|ft|lb|lbs|am|pm|mph|g|kb|mb|gb|tb|hz|khz|mhz|ghz"
     r"|kw|mw|w|v|bc|ad|yo)$",
     re.IGNORECASE,
+)
+_ADVERB_RE = re.compile(
+    r"\w{3}(?:ally|ively|ously|ently|antly|edly|ingly|fully|lessly|ably|ibly|arly)$"
 )
 _LOWER_CODE_RE = re.compile(r"^[a-z]{1,4}-?\d+[a-z]?$")
 
@@ -590,9 +597,9 @@ def _shape(surface: str, key: str) -> _Shape:
         if len(core) > 1 and _is_shouting(core) and not _ROMAN_RE.match(core):
             return _Shape(None, None)
     for t in tokens:
-        if t in _ORG_CUES or t in _PLACE_CUES or t in _MONTHS or t in _CONNECTORS - _NAME_PARTICLES:
+        if t in _ORG_CUES or t in _PLACE_CUES or t in _CONNECTORS - _NAME_PARTICLES:
             return _Shape(None, None)
-    if tokens[0] in _STOP or tokens[0] in _KNOWN_PLACES:
+    if tokens[0] in _STOP:
         return _Shape(None, None)
     content = [t for t in tokens if t not in _NAME_SUFFIXES]
     if len(content) < 2 or len(content[-1]) < 2:
@@ -892,10 +899,19 @@ class _Lexicon:
     def common(self, word: str, *, strict: bool) -> bool:
         """Is a sentence-initial capitalised ``word`` an ordinary word rather than a name?"""
         lw = word.lower()
+        if "-" in lw and lw.split("-", 1)[0] in _STOP | self.lower.keys():
+            return True  # "Private-sector", "Well-known"
+        if (
+            not strict
+            and not self.capital[lw]
+            and (lw.endswith("ing") or (lw.endswith("ed") and len(lw) >= 7))
+            and lw not in _FIRST_NAMES
+        ):
+            return True  # "Participating", "Sustained": a verb form, not a name
         if strict:  # first word of a multi-word name: only clear evidence strips it
             if lw in _FIRST_NAMES:
                 return False
-            return lw in _STOP or (self.lower[lw] >= 2 and self.capital[lw] == 0)
+            return lw in _STOP
         if lw in _STOP:
             return True
         lo = self.lower[lw]
@@ -1110,8 +1126,8 @@ class RuleEntityExtractor:
         end = i
         while True:
             cur = toks[end]
-            if cur.endswith(("'s", "\u2019s")) and len(cur) > 2:
-                break
+            if cur.endswith(("'s", "\u2019s")) and len(cur) > 2 and end > i:
+                break  # "Ada Lovelace's Analytical Engine"; but "King's College" stays whole
             k = end + 1
             if k >= n or consumed[k]:
                 break
@@ -1151,6 +1167,7 @@ class RuleEntityExtractor:
                 and len(toks[k]) <= 3
                 and cur.isalpha()
                 and cur.lower() not in _MONTHS
+                and cur.lower() not in _NOT_BEFORE_NUMBER
                 and not (
                     k + 1 < n and toks[k + 1] in (",", ".") and k + 2 < n and toks[k + 2].isdigit()
                 )
@@ -1168,7 +1185,17 @@ class RuleEntityExtractor:
             if (
                 not _looks_acronym(first)
                 and not any(c.isdigit() for c in first)
-                and self._lexicon.common(first, strict=len(idx) > 1)
+                and (
+                    self._lexicon.common(first, strict=len(idx) > 1)
+                    # "Shares of Acme": a common word before a connector is not part of the name
+                    or (
+                        len(idx) > 1
+                        and toks[idx[1]].lower() in _CONNECTORS
+                        and self._lexicon.common(first, strict=False)
+                    )
+                    # "Historically, ...": a sentence adverb
+                    or (len(idx) == 1 and _ADVERB_RE.search(first) is not None)
+                )
             ):
                 idx = idx[1:]
         # leading stop words / connectors left over ("In The Hague" keeps "The")
@@ -1178,11 +1205,26 @@ class RuleEntityExtractor:
             or not tk.caps[idx[0]]
         ):
             idx = idx[1:]
-        while idx and (toks[idx[-1]].lower() in _CONNECTORS or toks[idx[-1]] == "&"):
+        while idx and (
+            toks[idx[-1]].lower() in _CONNECTORS
+            or toks[idx[-1]] == "&"
+            or (toks[idx[-1]].lower() in _FUNCTION and not _looks_acronym(toks[idx[-1]]))
+        ):
             idx = idx[:-1]
+            end = idx[-1] if idx else end  # "Alphons Kannanthanam Since": drop the tail
         if not idx or len(idx) > self.max_run_tokens:
             return None
         words = [toks[j] for j in idx]
+        cut = 0
+        head, _, tail = words[-1].rpartition("-")
+        if (
+            head
+            and tail.isalpha()
+            and tail.islower()
+            and (tail in _STOP or self._lexicon.lower[tail] > 0)
+        ):
+            cut = len(tail) + 1  # "New York-based", "Trinidadian-born": drop the suffix
+            words[-1] = head
         if len(words) == 1:
             w = words[0]
             low = w.lower().rstrip(".")
@@ -1192,13 +1234,20 @@ class RuleEntityExtractor:
                 or low in _WEEKDAYS
                 or low in _TITLE_WORDS
                 or low in _CORP_SUFFIXES
+                or low.replace(".", "") in _ERAS
                 or len(w) == 1
                 or (_ROMAN_RE.match(w) and len(w) <= 4)
             ):
                 return None
         elif all(w.lower() in _STOP or w.lower() in _CONNECTORS for w in words):
             return None
-        surface = tk.text[tk.starts[idx[0]] : tk.ends[end]]
+        elif (
+            len(words) == 2
+            and words[1].isdigit()
+            and self._lexicon.lower[words[0].lower()] > self._lexicon.capital[words[0].lower()]
+        ):
+            return None  # "Length 37", "Chapter 11": an ordinary word and a number
+        surface = tk.text[tk.starts[idx[0]] : tk.ends[end] - cut if cut else tk.ends[end]]
         prev = idx[0] - 1
         prev_word = toks[prev].lower() if prev >= 0 and kinds[prev] == _WORD else ""
         hint = _guess_type(words, surface, prev_word)

@@ -170,9 +170,15 @@ class Ingestor:
                 continue
             replaced[new_id] = [r["id"] for r in existing if r["id"] != new_id]
             todo.append(doc)
+        image_embedder: ImageEmbedder | None = None
+        if self._needs_images(todo):
+            try:
+                image_embedder = self._image_embedder()
+            except KgragError as e:  # each document with images then fails with this reason
+                log.warning("no image embedder: %s", e)
         writer = GraphWriter(
             self.store,
-            image_embedder=self._image_embedder() if self._needs_images(todo) else None,
+            image_embedder=image_embedder,
             depicts_threshold=self.options.depicts_threshold,
         )
         total = len(todo)

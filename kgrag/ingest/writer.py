@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from itertools import pairwise
 
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
@@ -75,7 +76,7 @@ class GraphWriter:
         ordered = sorted(bundle.chunks, key=lambda c: c.position)
         s.write_rows(
             "chunk_link_next",
-            [{"a": x.id, "b": y.id} for x, y in zip(ordered, ordered[1:], strict=False)],
+            [{"a": x.id, "b": y.id} for x, y in pairwise(ordered)],
             batch_size=b,
         )
         ex = bundle.extraction

@@ -13,13 +13,14 @@ Both return unit-length vectors, one per text, in order, and implement
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -132,7 +133,8 @@ class SentenceTransformerEmbedder:
                 raise DependencyMissingError("sentence-transformers", "text") from e
             logger.info("loading text embedding model %s on %s", self._name, self._device)
             try:
-                loaded = SentenceTransformer(source, device=self._device)
+                with _quiet_transformers():
+                    loaded = SentenceTransformer(source, device=self._device)
             except Exception as e:
                 raise ModelError(
                     f"could not load the sentence-transformers model {source!r}: {e}; "
@@ -152,10 +154,10 @@ class SentenceTransformerEmbedder:
     @property
     def dimensions(self) -> int:
         model = self._load()
-        getter = getattr(model, "get_embedding_dimension", None) or getattr(
-            model, "get_sentence_embedding_dimension"
-        )
-        dims = getter()
+        if hasattr(model, "get_embedding_dimension"):  # sentence-transformers >= 5
+            dims = model.get_embedding_dimension()
+        else:
+            dims = model.get_sentence_embedding_dimension()
         if dims is None:
             raise ModelError(f"the model {self._name} does not report its embedding size")
         return int(dims)
@@ -214,6 +216,23 @@ class SentenceTransformerEmbedder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self._name!r}, device={self._device!r})"
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """No "Loading weights" progress bar on stderr while a model loads (the CLI draws its own)."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 @functools.lru_cache(maxsize=1)
@@ -283,6 +302,7 @@ class OpenAIEmbedder:
         self._base_url = base_url
         self._batch_size = batch_size
         self._max_tokens = max_tokens
+        self._max_retries = max_retries
         self._dimensions = dimensions
         self._send_dimensions = dimensions is not None and model.startswith("text-embedding-3")
         self._encoding: Any = None
@@ -361,7 +381,8 @@ class OpenAIEmbedder:
             ) from e
         except openai.APIStatusError as e:
             hint = (
-                "the request was retried and kept failing; try again later or lower batch_size"
+                f"still failing after {self._max_retries} retries; try again later or lower "
+                "batch_size"
                 if e.status_code in (408, 409, 429) or e.status_code >= 500
                 else "check the model name, dimensions and the input texts"
             )

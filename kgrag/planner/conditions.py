@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import warnings
 from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -180,7 +181,9 @@ def _parse_cached(text: str) -> Condition:
             f"the condition is too long ({len(stripped)} characters; at most {MAX_LENGTH})"
         )
     try:
-        tree = ast.parse(stripped, mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "invalid decimal literal"
+            tree = ast.parse(stripped, mode="eval")
     except SyntaxError as e:
         raise PlanError(f"condition {stripped!r} is not valid syntax: {e.msg}") from None
     except (ValueError, RecursionError, MemoryError) as e:

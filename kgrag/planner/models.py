@@ -16,6 +16,7 @@ exist) is checked by :func:`kgrag.planner.validate.validate_plan`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
@@ -248,6 +249,7 @@ class ToolCallParams(_Params):
 
 class _StepBase(_Frozen):
     step_id: StepId
+    type: StepType
     modality: Modality = "text"
     dependencies: StepIds = ()
     condition: str | None = Field(default=None, max_length=500)
@@ -384,7 +386,7 @@ def plan_json_schema() -> dict[str, Any]:
 
 def _plan_error(error: ValidationError, raw: Mapping[str, Any]) -> PlanError:
     """Turn pydantic's report into one PlanError naming step, field and reason."""
-    details = error.errors(include_url=False)
+    details = _condense(error.errors(include_url=False))
     messages = [_describe_error(d, raw) for d in details]
     first_step = _step_id_at(details[0]["loc"], raw) if details else None
     reason = messages[0] if messages else str(error)
@@ -393,6 +395,35 @@ def _plan_error(error: ValidationError, raw: Mapping[str, Any]) -> PlanError:
         more = f" (and {len(messages) - 5} more)" if len(messages) > 5 else ""
         reason = f"{len(messages)} problems: {shown}{more}"
     return PlanError(reason, first_step)
+
+
+_UNION_MEMBER = re.compile(r"^(?:str|int|float|bool|none|list\[.*\]|dict\[.*\])$")
+
+
+def _condense(details: list[Any]) -> list[Any]:
+    """Drop pydantic's noise: a container reported "too short" because its items failed, and
+    one error per member of a union (reported once, as matching none of the allowed types)."""
+    locs = [tuple(d["loc"]) for d in details]
+    kept: list[Any] = []
+    unions: dict[tuple[Any, ...], list[str]] = {}
+    for detail, loc in zip(details, locs, strict=True):
+        if detail["type"] == "too_short" and any(
+            len(other) > len(loc) and other[: len(loc)] == loc for other in locs
+        ):
+            continue
+        if loc and isinstance(loc[-1], str) and _UNION_MEMBER.match(loc[-1]):
+            parent = loc[:-1]
+            if parent not in unions:
+                unions[parent] = []
+                kept.append({**detail, "loc": parent, "type": "union", "msg": ""})
+            unions[parent].append(loc[-1])
+            continue
+        kept.append(detail)
+    for detail in kept:
+        if detail["type"] == "union":
+            allowed = ", ".join(unions[tuple(detail["loc"])])
+            detail["msg"] = f"Input should be one of these types: {allowed}"
+    return kept
 
 
 def _describe_error(detail: Any, raw: Mapping[str, Any]) -> str:
@@ -405,9 +436,9 @@ def _describe_error(detail: Any, raw: Mapping[str, Any]) -> str:
         rest = list(loc[2:])
         where = f"plan[{index}]"
         step_id = _step_id_at(loc, raw)
-        kind = None
+        kind: str | None = None
         if rest and isinstance(rest[0], str) and rest[0] in _STEP_TYPES:
-            kind = rest.pop(0)
+            kind = str(rest.pop(0))
         label = ", ".join(
             part
             for part in (f"step_id {step_id}" if step_id is not None else "", kind or "")
@@ -415,7 +446,7 @@ def _describe_error(detail: Any, raw: Mapping[str, Any]) -> str:
         )
         if label:
             where += f" ({label})"
-        field = ".".join(str(p) for p in rest)
+        field = ".".join(str(part) for part in rest)
         return f"{where}: {field}: {msg}" if field else f"{where}: {msg}"
     field = ".".join(str(p) for p in loc)
     return f"{field}: {msg}" if field else msg
@@ -432,5 +463,3 @@ def _step_id_at(loc: tuple[int | str, ...], raw: Mapping[str, Any]) -> int | Non
         return None
     step_id = step.get("step_id")
     return step_id if isinstance(step_id, int) and not isinstance(step_id, bool) else None
-
-

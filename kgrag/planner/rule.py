@@ -21,12 +21,13 @@ from kgrag.planner.models import Plan
 
 MIN_VECTOR_SIMILARITY = 0.55
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-_STOP = frozenset(
-    "a an the of in on at to for from by with and or not is are was were be been who whom whose "
-    "what which when where why how does do did this that these those it its as into about than "
-    "then there their they he she his her you your we our me my show tell give picture image "
-    "photo drawing recording meeting said say".split()
-)
+_STOP_WORDS = """
+a an the of in on at to for from by with and or not is are was were be been who whom whose
+what which when where why how does do did this that these those it its as into about than
+then there their they he she his her you your we our me my show tell give picture image
+photo drawing recording meeting said say
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def key_terms(question: str) -> list[str]:
@@ -49,49 +50,109 @@ def rule_plan(
 ) -> Plan:
     steps: list[dict[str, Any]] = []
 
-    def add(kind: str, params: dict[str, Any], deps: Sequence[int] = (), why: str = "",
-            condition: str | None = None, modality: str = "text") -> int:
+    def add(
+        kind: str,
+        params: dict[str, Any],
+        deps: Sequence[int] = (),
+        why: str = "",
+        condition: str | None = None,
+        modality: str = "text",
+    ) -> int:
         sid = len(steps) + 1
-        steps.append({
-            "step_id": sid, "type": kind, "modality": modality, "parameters": params,
-            "dependencies": list(deps), "condition": condition,
-            "trace": {"source": "rule-based", "explanation": why},
-        })
+        steps.append(
+            {
+                "step_id": sid,
+                "type": kind,
+                "modality": modality,
+                "parameters": params,
+                "dependencies": list(deps),
+                "condition": condition,
+                "trace": {"source": "rule-based", "explanation": why},
+            }
+        )
         return sid
 
-    vec = add("vector_search", {"query": question, "index": "chunk_embedding", "k": k},
-              why="dense search over text chunks and transcript segments")
+    vec = add(
+        "vector_search",
+        {"query": question, "index": "chunk_embedding", "k": k},
+        why="dense search over text chunks and transcript segments",
+    )
     seeds = [vec]
     text_lists = []
     if entity_ids:
-        ent = add("graph_query", {"template": "entity_chunks",
-                                  "params": {"entity_ids": list(entity_ids)}, "k": k},
-                  why="chunks that mention the entities named in the question")
+        ent = add(
+            "graph_query",
+            {"template": "entity_chunks", "params": {"entity_ids": list(entity_ids)}, "k": k},
+            why="chunks that mention the entities named in the question",
+        )
         seeds.append(ent)
         text_lists.append(ent)
-    close = add("filter", {"source": vec, "min_score": MIN_VECTOR_SIMILARITY}, [vec],
-                why=f"keep vector hits with similarity >= {MIN_VECTOR_SIMILARITY}")
-    lexical = add("graph_query", {"template": "chunks_fulltext",
-                                  "params": {"query": fulltext_query(question)}, "k": k},
-                  [close], condition=f"len(step_{close}.result) == 0",
-                  why="lexical fallback, only when no vector hit is close enough")
-    hop = add("multi_hop", {"seeds_from": seeds, "hops": hops, "k": k}, seeds,
-              why="expand over MENTIONS/RELATED and rank by personalised PageRank")
+    if len(entity_ids) >= 2:
+        text_lists.append(
+            add(
+                "graph_query",
+                {
+                    "template": "entity_paths",
+                    "params": {"source": entity_ids[0], "target": entity_ids[1]},
+                    "k": k,
+                },
+                why="chunks along the RELATED paths (up to 3 hops) between the first two entities",
+            )
+        )
+    close = add(
+        "filter",
+        {"source": vec, "min_score": MIN_VECTOR_SIMILARITY},
+        [vec],
+        why=f"keep vector hits with similarity >= {MIN_VECTOR_SIMILARITY}",
+    )
+    lexical = add(
+        "graph_query",
+        {"template": "chunks_fulltext", "params": {"query": fulltext_query(question)}, "k": k},
+        [close],
+        condition=f"len(step_{close}.result) == 0",
+        why="lexical fallback, only when no vector hit is close enough",
+    )
+    hop = add(
+        "multi_hop",
+        {"seeds_from": seeds, "hops": hops, "k": k},
+        seeds,
+        why="expand over MENTIONS/RELATED and rank by personalised PageRank",
+    )
     fused_sources = [vec, hop, *text_lists, lexical]
-    add("aggregate", {"sources": fused_sources, "k": k, "method": "rrf"}, fused_sources,
+    add(
+        "aggregate",
+        {"sources": fused_sources, "k": k, "method": "rrf"},
+        fused_sources,
         condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
-        why="reciprocal-rank fusion of every text list")
+        why="reciprocal-rank fusion of every text list",
+    )
     if want_images:
-        img = add("vector_search", {"query": question, "index": "image_embedding", "k": 3},
-                  modality="image", why="images through the CLIP text encoder")
+        img = add(
+            "vector_search",
+            {"query": question, "index": "image_embedding", "k": 3},
+            modality="image",
+            why="images through the CLIP text encoder",
+        )
         image_lists = [img]
         if entity_ids:
-            image_lists.append(add(
-                "graph_query", {"template": "entity_images",
-                                "params": {"entity_ids": list(entity_ids)}, "k": 3},
-                modality="image", why="images depicting or near the named entities"))
-        add("aggregate", {"sources": image_lists, "k": 3, "method": "rrf"}, image_lists,
+            image_lists.append(
+                add(
+                    "graph_query",
+                    {
+                        "template": "entity_images",
+                        "params": {"entity_ids": list(entity_ids)},
+                        "k": 3,
+                    },
+                    modality="image",
+                    why="images depicting or near the named entities",
+                )
+            )
+        add(
+            "aggregate",
+            {"sources": image_lists, "k": 3, "method": "rrf"},
+            image_lists,
             modality="image",
             condition=" or ".join(f"step_{s}.status == 'ok'" for s in image_lists),
-            why="fused image evidence")
+            why="fused image evidence",
+        )
     return Plan.parse({"plan": steps, "traceability": True})

@@ -4,13 +4,15 @@ against LocalOpenAIServer (a real server on 127.0.0.1 speaking the OpenAI wire f
 from __future__ import annotations
 
 import math
+import sys
 import time
+from typing import Any
 
 import numpy as np
 import openai
 import pytest
 
-from kgrag.errors import ConfigError, ModelError
+from kgrag.errors import ConfigError, DependencyMissingError, ModelError
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import (
     DEFAULT_SENTENCE_MODEL,
@@ -109,6 +111,13 @@ class TestMiniLM:
         alone = np.asarray([minilm.embed([t])[0] for t in texts])
         np.testing.assert_allclose(together, alone, atol=2e-5)
 
+    def test_missing_package_names_the_extra(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails
+        with pytest.raises(DependencyMissingError) as info:
+            SentenceTransformerEmbedder().embed(["hi"])
+        assert info.value.extra == "text"
+        assert "kgrag[text]" in str(info.value)
+
     def test_unknown_model_is_a_model_error(self) -> None:
         embedder = SentenceTransformerEmbedder("/nonexistent/model-folder")
         with pytest.raises(ModelError, match="could not load the sentence-transformers model"):
@@ -118,8 +127,8 @@ class TestMiniLM:
 # ----------------------------------------------------------------------------------- OpenAI
 
 
-def _embedder(server: LocalOpenAIServer, **kwargs: object) -> OpenAIEmbedder:
-    return OpenAIEmbedder(base_url=server.base_url, api_key="test-key", **kwargs)  # type: ignore[arg-type]
+def _embedder(server: LocalOpenAIServer, **kwargs: Any) -> OpenAIEmbedder:
+    return OpenAIEmbedder(base_url=server.base_url, api_key="test-key", **kwargs)
 
 
 class TestOpenAIEmbedder:
@@ -199,7 +208,7 @@ class TestOpenAIEmbedder:
             embedder.embed(["never"])
         message = str(info.value)
         assert "HTTP 503" in message
-        assert "kept failing" in message
+        assert "still failing after 2 retries" in message
         assert isinstance(info.value.__cause__, openai.InternalServerError)
         assert len(openai_server.requests_to(EMBEDDINGS)) == 3  # first try + 2 retries
 
@@ -246,6 +255,12 @@ class TestOpenAIEmbedder:
         assert embedder.count_tokens(ten_words) in (10, math.ceil(10 * 1.3))
         assert embedder.count_tokens("") == 0
 
+    def test_missing_openai_package_names_the_extra(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setitem(sys.modules, "openai", None)  # import fails
+        with pytest.raises(DependencyMissingError) as info:
+            OpenAIEmbedder(base_url="http://127.0.0.1:9/v1", api_key="k")
+        assert (info.value.package, info.value.extra) == ("openai", "openai")
+
     def test_missing_key_for_openai_is_a_config_error(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -262,13 +277,14 @@ class TestLocalOpenAIServerChat:
         client = openai.OpenAI(base_url=openai_server.base_url, api_key="k", max_retries=0)
         openai_server.add_chat_reply('{"plan": []}', "second")
         schema = {"type": "object", "properties": {"plan": {"type": "array"}}}
+        response_format: Any = {
+            "type": "json_schema",
+            "json_schema": {"name": "plan", "schema": schema, "strict": True},
+        }
         response = client.chat.completions.create(
             model="gpt-4o-mini",
             messages=[{"role": "user", "content": "plan this question please"}],
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": "plan", "schema": schema, "strict": True},
-            },
+            response_format=response_format,
         )
         assert response.choices[0].message.content == '{"plan": []}'
         assert response.choices[0].finish_reason == "stop"

@@ -405,7 +405,7 @@ def _make_handler(server: LocalOpenAIServer) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
         server_version = "LocalOpenAIServer/1.0"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: Any) -> None:
             return  # keep test output clean
 
         def do_GET(self) -> None:

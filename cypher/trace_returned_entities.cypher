@@ -1,4 +1,4 @@
-// Link a step to the entitys it returned, with rank and score.
+// Link a step to the entities it returned, with rank and score.
 UNWIND $rows AS row
 MATCH (s:Step {id: row.step})
 MATCH (n:Entity {id: row.id})

@@ -1,0 +1,659 @@
+"""Query analysis: what kind of question this is, how complex, which modalities it wants back,
+which entities it names. Deterministic rules over the text (no model), microseconds per question.
+
+:func:`analyse` returns a :class:`QueryAnalysis` the rule planner builds its plan from. Entity
+mentions are resolved by a callback (the agent looks the candidate spans up in the graph's
+full-text index); without one, ``entity_mentions`` is empty and only the candidates are reported.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag.errors import PlanError
+from kgrag.planner.models import Modality
+
+__all__ = [
+    "DocumentType",
+    "QueryAnalysis",
+    "QueryClass",
+    "ResolvedEntity",
+    "analyse",
+    "mention_candidates",
+]
+
+logger = logging.getLogger(__name__)
+
+DocumentType = Literal["pdf", "text", "image", "audio"]
+MAX_CANDIDATES = 48
+"""At most this many candidate spans are passed to the entity resolver."""
+
+
+class QueryClass(StrEnum):
+    LISTING = "listing"
+    CONTENT_SEARCH = "content_search"
+    DOCUMENT_SUMMARY = "document_summary"
+    METADATA_SEARCH = "metadata_search"
+    COMPARISON = "comparison"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ResolvedEntity(_Frozen):
+    """A graph entity a span of the question was matched to."""
+
+    id: str
+    name: str
+    score: float
+    surface: str
+    """The span of the question that matched (one of the candidates)."""
+
+
+class QueryAnalysis(_Frozen):
+    """What the rules found in one question."""
+
+    text: str
+    query_class: QueryClass
+    complexity: Literal["simple", "complex"]
+    modalities: frozenset[Modality]
+    """What the user wants back; always contains "text"."""
+    entity_mentions: tuple[ResolvedEntity, ...] = ()
+    """Resolved entities, one per entity id, best score first."""
+    key_terms: tuple[str, ...] = ()
+    """Content words, lowercased, stop words removed, in question order, no repeats."""
+    candidates: tuple[str, ...] = ()
+    """The candidate mention spans that were passed to the resolver."""
+    named_spans: tuple[str, ...] = ()
+    """The spans that look like names: quoted, capitalised, or holding digits ("X-200")."""
+    cues: tuple[str, ...] = ()
+    """Why the rules decided as they did (for the plan's trace)."""
+    years: tuple[int, ...] = ()
+    """Years named in a metadata search ("reports from 2023")."""
+    document_types: tuple[DocumentType, ...] = ()
+    """Document types named in a metadata search ("pdfs", "recordings")."""
+    target: str | None = None
+    """The document a summary request names ("summarise the onboarding guide")."""
+    compared: tuple[str, ...] = ()
+    """The sides of a comparison ("compare A and B", "A vs B")."""
+
+    @property
+    def is_complex(self) -> bool:
+        return self.complexity == "complex"
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOP_WORDS = _words("""
+    a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can could did didn't do does doesn't doing don't down
+    during each either else ever every few for from further had has have having he her here hers
+    herself him himself his how however i if in into is isn't it its itself just least less let
+    like many may me might more most much must my myself neither no nor not now of off often on
+    once only or other others otherwise our ours ourselves out over own per perhaps please quite
+    rather really same shall she should so some such than that the their theirs them themselves
+    then there these they this those though through thus to too under until up upon us very via
+    was wasn't we were weren't what whatever when whenever where whereas wherever whether which
+    while who whoever whom whose why will with within without would yet you your yours yourself
+    yourselves one ones get got gets tell show find give list enumerate name named know want need
+    can't cannot thing things something anything kind sort type lot lots etc e.g i.e
+    summarise summarize summary overview compare comparison difference differences versus vs
+    documents document files file docs mention mentions mentioned mentioning say says said
+    """)
+
+_COMMON_WORDS = _words(
+    """reports report documents document files file pdfs pdf recordings recording images image
+    pictures picture photos photo notes emails meetings meeting slides transcripts find search
+    look explain describe summarise summarize compare tell give list show get"""
+)
+"""Words that are capitalised at the start of a sentence or as a file type, but are no names."""
+_CONNECTORS = _words(
+    "of the and de del della der den van von la le du di da y for with on & al bin ibn"
+)
+"""Lowercase words that may sit inside a capitalised name ("Journal of Physics")."""
+_SPLIT_CONNECTORS = frozenset({"and", "with", "&"})
+_REL_PRONOUNS = frozenset({"that", "which", "who", "whom", "whose", "where"})
+_TIME_NOUNS = frozenset({"year", "day", "time", "date", "month", "period", "era", "moment", "week"})
+_PREPOSITIONS = _words(
+    "in at on of from for by with to during under into onto over about after before"
+)
+_DETERMINERS = _words(
+    "the a an this that these those each every any its their his her our my your another other some"
+)
+_NOT_RELATIVE_AFTER = _words(
+    """say says said know knows knew think thinks thought mean means meant claim claims claimed
+    show shows showed state states stated true sure so such believe believes note notes noted
+    mention mentions mentioned indicate indicates indicated confirm confirms confirmed is was
+    are were"""
+)
+_CONTRACTIONS = _words("what who where when why how that it there here let he she which")
+_COPULAS = _words("is was are were")
+_ARTICLES = frozenset({"the", "a", "an"})
+_WH_WORDS = _words("who what where when which whom whose how")
+_ABBREVIATIONS = _words("mr mrs ms dr st jr sr vs etc e.g i.e u.s prof gen col lt mt ft")
+
+# ----------------------------------------------------------------------------- patterns
+
+_WORD = re.compile(r"\w+(?:[-'.]\w+)*")
+_QUOTED = re.compile(r"\"([^\"]{1,120})\"|(?<!\w)'([^']{1,120})'(?!\w)")
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+
+_COMPARISON = re.compile(
+    r"\b(compare[sd]?|comparing|comparison|differences? between|versus|vs\.?|"
+    r"differ(?:s|ent)? from|how does .{1,60}? differ)\b"
+)
+_SUMMARY = re.compile(
+    r"\b(summari[sz](?:e|ing)|summary of|summary for|give (?:me )?(?:a |an )?(?:summary|overview)|"
+    r"overview of|tl;?dr|gist of|(?:main|key) points of|recap of)\b"
+)
+_ABOUT_DOC = re.compile(
+    r"^what(?:'s| is| are)\s+(?:the\s+)?(.{1,80}?\b(?:document|report|paper|file|pdf|recording|"
+    r"guide|manual|book|article|memo|presentation|transcript|meeting))\s+about\b"
+)
+_DOC_NOUNS = (
+    r"(?:documents?|docs|files?|pdfs?|recordings?|reports?|images?|pictures?|photos?|"
+    r"photographs?|transcripts?|presentations?|slides|slide decks?|spreadsheets?|emails?|memos?|"
+    r"notes|manuals?|papers|articles|audio files?|sources)"
+)
+_LISTING = re.compile(
+    r"^(?:please\s+)?(?:list|enumerate|name all|show (?:me )?(?:all|every))\b|"
+    r"\b(?:which|what) " + _DOC_NOUNS + r"\b|"
+    r"\blist (?:of|all|the|every|any)\b|"
+    r"\bhow many " + _DOC_NOUNS + r"\b|"
+    r"\b(?:all|every) " + _DOC_NOUNS + r" (?:that|which|about|mentioning|on|with)\b"
+)
+_METADATA_DIRECT = re.compile(
+    r"\b(?:of type|file ?types?|mime ?type|pdfs|\.pdf|recordings (?:from|made|dated)|"
+    r"(?:uploaded|ingested|added|created|modified|dated|recorded|written|published) "
+    r"(?:in|on|before|after|since|between|during|last|this)|"
+    r"(?:larger|bigger|smaller) than|(?:last|this) (?:week|month|year)'?s? " + _DOC_NOUNS + r")\b"
+)
+_METADATA_DATED = re.compile(
+    r"\b" + _DOC_NOUNS + r"\s+(?:\w+\s+){0,2}?(?:from|in|of|dated|since|before|after|during)\s+"
+    r"(?:the\s+(?:year\s+)?)?(?:19|20)\d\d\b"
+)
+_DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
+    (re.compile(r"\bpdfs?\b|\.pdf\b"), "pdf"),
+    (re.compile(r"\b(?:recordings?|audio|podcasts?|voicemails?|calls)\b"), "audio"),
+    (re.compile(r"\b(?:images?|pictures?|photos?|photographs?|drawings?|diagrams?)\b"), "image"),
+    (re.compile(r"\b(?:text files?|notes|markdown|txt)\b"), "text"),
+)
+
+_IMAGE = re.compile(
+    r"\b(?:pictures?|images?|drawings?|photos?|photographs?|diagrams?|illustrations?|"
+    r"screenshots?|sketch(?:es)?|charts?|logos?|figures?(?! out)|look(?:s|ed)? like|"
+    r"what does .{1,60}? look like|shown in|depicted|depicts?)\b"
+)
+_AUDIO = re.compile(
+    r"\b(?:recordings?|recorded|audio|podcasts?|voicemails?|transcripts?|spoken|speaker)\b|"
+    r"\b(?:in|during|from|on|at)\s+(?:the|a|an|this|that|our|my|their|last|yesterday's|"
+    r"today's|monday's|friday's)?\s*(?:[\w-]+\s+){0,2}?(?:meetings?|calls?|conversations?|"
+    r"interviews?|stand-?ups?|webinars?|hearings?)\b|"
+    r"\bwhat (?:was|were|is being|has been) (?:said|discussed|mentioned)\b|"
+    r"\bwho (?:said|says|mentioned|asked|spoke|talked|was speaking)\b|"
+    r"\b(?:said|say|says|mentioned|discussed) (?:in|during|on) (?:the|a|this|that|our)\b"
+)
+
+_COMPLEX_CUES = re.compile(
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|differences? between|both|and then|"
+    r"as well as|in common|relationship between|relation between|link between|"
+    r"connection between|connected to|related to|and (?:who|what|when|where|which|how))\b"
+)
+_OF_RELATION = re.compile(
+    r"\b(?:the|a|an|its|their|his|her)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+of\b(?!\s+(?:the\s+)?"
+    r"(?:type|kind|sort)\b)"
+)
+_STRANDED = re.compile(r"\b(?:of|from|in|for|with|to|at|on)\s*[?.!]*\s*$")
+_PARTICIPLES = _words(
+    """named called located based known founded made produced written directed published owned
+    played born formed created designed built developed maintained operated managed run released
+    composed performed sung recorded situated headquartered installed used"""
+)
+_ING_PARTICIPLES = _words(
+    """containing including featuring starring having playing owning using allowing producing
+    making connecting linking covering serving hosting holding running operating managing
+    supplying manufacturing building writing directing"""
+)
+_AUXILIARIES = _words("is was are were did does do has have had")
+_PASSIVE_AUX = _words("is was are were be been being get got gets")
+_PARTICIPLE_FOLLOWERS = _words("by in at after as from for under on to with near into")
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+    possessive: bool
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    @property
+    def capitalised(self) -> bool:
+        first = self.text[0]
+        return first.isupper() or (
+            any(c.isdigit() for c in self.text) and any(c.isalpha() for c in self.text)
+        )
+
+
+# ----------------------------------------------------------------------------------- API
+
+
+def analyse(
+    question: str,
+    resolve_entities: Callable[[Sequence[str]], Sequence[ResolvedEntity]] | None = None,
+) -> QueryAnalysis:
+    """Analyse one question. ``resolve_entities`` receives the candidate mention spans (capitalised
+    spans, quoted spans, tokens with digits, then key-term n-grams of 1-3 words) and returns the
+    graph entities they match; each result's ``surface`` should be the candidate it came from."""
+    text = _normalise(question)
+    if not text:
+        raise PlanError("the question is empty; there is nothing to plan")
+    lowered = text.lower()
+    tokens = _tokenise(text)
+    cues: list[str] = []
+
+    named = _named_spans(text, tokens)
+    terms = _key_terms(tokens)
+    candidates = _candidates(text, tokens, named)
+
+    entities: tuple[ResolvedEntity, ...] = ()
+    if resolve_entities is not None and candidates:
+        entities = _dedupe_entities(resolve_entities(candidates))
+
+    query_class, class_cue = _classify(lowered)
+    cues.append(class_cue)
+
+    complexity_cues = _complexity_cues(text, lowered, tokens, named, entities)
+    cues.extend(complexity_cues)
+
+    modalities: set[Modality] = {"text"}
+    if match := _IMAGE.search(lowered):
+        modalities.add("image")
+        cues.append(f"modality image: {match.group(0)!r}")
+    if match := _AUDIO.search(lowered):
+        modalities.add("audio")
+        cues.append(f"modality audio: {match.group(0)!r}")
+
+    years: tuple[int, ...] = ()
+    document_types: tuple[DocumentType, ...] = ()
+    if query_class is QueryClass.METADATA_SEARCH:
+        years = tuple(dict.fromkeys(int(y) for y in _YEAR.findall(lowered)))
+        document_types = tuple(
+            dict.fromkeys(kind for pattern, kind in _DOC_TYPES if pattern.search(lowered))
+        )
+
+    analysis = QueryAnalysis(
+        text=text,
+        query_class=query_class,
+        complexity="complex" if complexity_cues else "simple",
+        modalities=frozenset(modalities),
+        entity_mentions=entities,
+        key_terms=terms,
+        candidates=candidates,
+        named_spans=named,
+        cues=tuple(cues),
+        years=years,
+        document_types=document_types,
+        target=_summary_target(text) if query_class is QueryClass.DOCUMENT_SUMMARY else None,
+        compared=_compared(text) if query_class is QueryClass.COMPARISON else (),
+    )
+    logger.debug(
+        "query analysed: class=%s complexity=%s modalities=%s entities=%d",
+        analysis.query_class,
+        analysis.complexity,
+        sorted(analysis.modalities),
+        len(analysis.entity_mentions),
+    )
+    return analysis
+
+
+def mention_candidates(question: str) -> tuple[str, ...]:
+    """The spans of ``question`` worth looking up as entities, most name-like first: quoted and
+    capitalised spans and tokens with digits, then key-term n-grams (3, 2, then 1 words). Case is
+    kept; repeats (ignoring case) are dropped; at most :data:`MAX_CANDIDATES`."""
+    text = _normalise(question)
+    tokens = _tokenise(text)
+    return _candidates(text, tokens, _named_spans(text, tokens))
+
+
+# ------------------------------------------------------------------------------- helpers
+
+
+def _normalise(question: str) -> str:
+    text = question.replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace("\u201c", '"').replace("\u201d", '"').replace("``", '"').replace("''", '"')
+    return " ".join(text.split())
+
+
+def _tokenise(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    for match in _WORD.finditer(text):
+        word, start, end = match.group(0), match.start(), match.end()
+        possessive = False
+        if word.lower().endswith("'s") and len(word) > 2:
+            base = word[:-2]
+            if base.lower() not in _CONTRACTIONS:
+                possessive = True
+            word, end = base, end - 2
+        elif (
+            word.endswith("s")
+            and text[end : end + 1] == "'"
+            and not text[end + 1 : end + 2].isalpha()
+        ):
+            possessive = True
+        word = word.rstrip(".")
+        if word:
+            tokens.append(_Token(word, start, start + len(word), possessive))
+    return tokens
+
+
+def _sentence_starts(text: str, tokens: Sequence[_Token]) -> set[int]:
+    """Indexes of tokens that begin a sentence."""
+    starts = {0} if tokens else set()
+    for i in range(1, len(tokens)):
+        gap = text[tokens[i - 1].end : tokens[i].start]
+        if any(c in gap for c in "?!") or (
+            "." in gap and tokens[i - 1].lower.rstrip(".") not in _ABBREVIATIONS
+        ):
+            starts.add(i)
+    return starts
+
+
+def _named_spans(text: str, tokens: Sequence[_Token]) -> tuple[str, ...]:
+    """Quoted spans, capitalised spans (with connectors inside), tokens holding digits."""
+    spans: list[str] = []
+    for match in _QUOTED.finditer(text):
+        quoted = (match.group(1) or match.group(2) or "").strip()
+        if quoted:
+            spans.append(quoted)
+
+    starts = _sentence_starts(text, tokens)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        sentence_initial_stop = i in starts and token.lower in _STOP_WORDS
+        if not token.capitalised or sentence_initial_stop or token.lower in {"i"}:
+            i += 1
+            continue
+        j = i  # last token of the span
+        k = i + 1
+        while not tokens[j].possessive and k < len(tokens):
+            gap = text[tokens[k - 1].end : tokens[k].start]
+            if gap.strip() not in ("", "-", "&") or k in starts:
+                break
+            if tokens[k].capitalised:
+                j = k
+                k += 1
+            elif tokens[k].lower in _CONNECTORS:
+                k += 1
+            else:
+                break
+        span_tokens = tokens[i : j + 1]
+        span = text[span_tokens[0].start : span_tokens[-1].end]
+        lone = len(span_tokens) == 1 and not token.text.isupper()
+        if not (lone and (token.lower in _STOP_WORDS or token.lower in _COMMON_WORDS)):
+            spans.append(span)
+            if span_tokens[0].lower in {"the", "a", "an"} and len(span_tokens) > 1:
+                spans.append(text[span_tokens[1].start : span_tokens[-1].end])
+            pieces: list[list[_Token]] = [[]]
+            for t in span_tokens:
+                if t.lower in _SPLIT_CONNECTORS:
+                    pieces.append([])
+                else:
+                    pieces[-1].append(t)
+            if len(pieces) > 1:
+                for piece in pieces:
+                    while piece and piece[0].lower in _CONNECTORS:
+                        piece.pop(0)
+                    if piece and any(t.capitalised for t in piece):
+                        spans.append(text[piece[0].start : piece[-1].end])
+        i = j + 1
+
+    seen: dict[str, str] = {}
+    for span in spans:
+        seen.setdefault(span.lower(), span)
+    return tuple(seen.values())
+
+
+def _candidates(text: str, tokens: Sequence[_Token], named: Sequence[str]) -> tuple[str, ...]:
+    ordered: dict[str, str] = {}
+    for span in [*named, *_ngrams(text, tokens)]:
+        ordered.setdefault(span.lower(), span)
+    return tuple(ordered.values())[:MAX_CANDIDATES]
+
+
+def _is_content(token: _Token) -> bool:
+    return token.lower not in _STOP_WORDS and not (
+        len(token.text) == 1 and not token.text.isdigit()
+    )
+
+
+def _key_terms(tokens: Sequence[_Token]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(t.lower for t in tokens if _is_content(t)))
+
+
+def _ngrams(text: str, tokens: Sequence[_Token]) -> list[str]:
+    """Key-term n-grams (3, 2, 1 words) within runs of adjacent content words."""
+    runs: list[list[_Token]] = []
+    current: list[_Token] = []
+    for token in tokens:
+        contiguous = (
+            bool(current)
+            and not current[-1].possessive
+            and (text[current[-1].end : token.start].strip() in ("", "-"))
+        )
+        if _is_content(token):
+            if not contiguous:
+                if current:
+                    runs.append(current)
+                current = []
+            current.append(token)
+        else:
+            if current:
+                runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    grams: list[str] = []
+    for n in (3, 2, 1):
+        for run in runs:
+            for start in range(len(run) - n + 1):
+                grams.append(text[run[start].start : run[start + n - 1].end])
+    return grams
+
+
+def _dedupe_entities(found: Sequence[ResolvedEntity]) -> tuple[ResolvedEntity, ...]:
+    best: dict[str, ResolvedEntity] = {}
+    for entity in found:
+        kept = best.get(entity.id)
+        if kept is None or entity.score > kept.score:
+            best[entity.id] = entity
+    return tuple(sorted(best.values(), key=lambda e: -e.score))
+
+
+def _classify(lowered: str) -> tuple[QueryClass, str]:
+    if match := _COMPARISON.search(lowered):
+        return QueryClass.COMPARISON, f"class comparison: {match.group(0)!r}"
+    if (match := _SUMMARY.search(lowered)) or (match := _ABOUT_DOC.search(lowered)):
+        return QueryClass.DOCUMENT_SUMMARY, f"class document_summary: {match.group(0)!r}"
+    if (match := _METADATA_DIRECT.search(lowered)) or (match := _METADATA_DATED.search(lowered)):
+        return QueryClass.METADATA_SEARCH, f"class metadata_search: {match.group(0)!r}"
+    if match := _LISTING.search(lowered):
+        return QueryClass.LISTING, f"class listing: {match.group(0).strip()!r}"
+    return QueryClass.CONTENT_SEARCH, "class content_search: no listing/summary/metadata cue"
+
+
+def _complexity_cues(
+    text: str,
+    lowered: str,
+    tokens: Sequence[_Token],
+    named: Sequence[str],
+    entities: Sequence[ResolvedEntity],
+) -> list[str]:
+    """The reasons to call the question complex (none: simple)."""
+    cues: list[str] = []
+    if match := _COMPLEX_CUES.search(lowered):
+        cues.append(f"complex: relational cue {match.group(0)!r}")
+
+    relative = _relative_clause(tokens)
+    if relative:
+        cues.append(f"complex: relative clause {relative!r}")
+    if reduced := _reduced_relative(tokens):
+        cues.append(f"complex: reduced relative clause {reduced!r}")
+    elif _embedded_clause(tokens):
+        cues.append("complex: a clause inside the question (two finite verbs)")
+
+    possessives = [t for t in tokens if t.possessive]
+    ofs = len(_OF_RELATION.findall(lowered)) + (1 if _STRANDED.search(lowered) else 0)
+    if len(possessives) >= 2:
+        cues.append("complex: possessive chain")
+    elif possessives and (ofs or not _simple_possessive(tokens)):
+        cues.append(f'complex: possessive "{possessives[0].text}\'s" inside a relation')
+    elif ofs >= 2:
+        cues.append("complex: chained 'of' relations")
+
+    if len(_sentence_starts(text, tokens)) >= 2:
+        cues.append("complex: several sentences")
+
+    distinct = _distinct_named(named, entities)
+    if distinct >= 2:
+        cues.append(f"complex: {distinct} entities named")
+    return cues
+
+
+def _relative_clause(tokens: Sequence[_Token]) -> str | None:
+    """A relative pronoun after a noun phrase ("the country where", "the county in which")."""
+    for i, token in enumerate(tokens):
+        word = token.lower
+        is_when = word == "when" and i > 0 and tokens[i - 1].lower in _TIME_NOUNS
+        if (word not in _REL_PRONOUNS and not is_when) or i == 0:
+            continue
+        before = [t.lower for t in tokens[:i]]
+        if all(w in _PREPOSITIONS for w in before):
+            continue  # "In which country ...": the question's own wh-word
+        if before[-1] in _NOT_RELATIVE_AFTER:
+            continue
+        head = before[:-1] if before[-1] in _PREPOSITIONS else before
+        if not head:
+            continue
+        window = tokens[max(0, i - 6) : i]
+        if any(t.lower in _DETERMINERS for t in window[:-1]) or any(
+            t.capitalised for t in window if t.lower not in _WH_WORDS
+        ):
+            return " ".join(t.text for t in tokens[max(0, i - 3) : i + 1])
+    return None
+
+
+def _reduced_relative(tokens: Sequence[_Token]) -> str | None:
+    """A participle after a noun phrase ("the country containing X", "the book named after X",
+    "the pump located in hall 3"), but not a passive main clause ("when was the tower built")."""
+    for i, token in enumerate(tokens):
+        word = token.lower
+        if i + 1 >= len(tokens) or (word not in _PARTICIPLES and word not in _ING_PARTICIPLES):
+            continue
+        determiners = [j for j in range(max(0, i - 5), i - 1) if tokens[j].lower in _ARTICLES]
+        if not determiners:
+            continue
+        j = determiners[-1]
+        before = tokens[j - 1].lower if j > 0 else ""
+        after = tokens[i + 1]
+        if word in _ING_PARTICIPLES:
+            ok = after.lower not in _PREPOSITIONS or word in {"including", "featuring"}
+        else:
+            ok = after.lower in _PARTICIPLE_FOLLOWERS and before not in _PASSIVE_AUX
+        if ok:
+            return " ".join(t.text for t in tokens[j : i + 2])
+    return None
+
+
+def _embedded_clause(tokens: Sequence[_Token]) -> bool:
+    """A wh-question with a second finite verb ("What year did the company X is part of
+    dissolve?"): a clause inside the question."""
+    words = [t.lower for t in tokens]
+    if not words or words[0] not in _WH_WORDS:
+        return False
+    return sum(1 for w in words if w in _AUXILIARIES) >= 2
+
+
+def _simple_possessive(tokens: Sequence[_Token]) -> bool:
+    """ "Who is Corey Taylor's wife?": the possessive phrase is all the question asks for."""
+    words = [t.lower for t in tokens]
+    if len(words) < 3 or words[0] not in _WH_WORDS or words[1] not in _COPULAS:
+        return False
+    index = next(i for i, t in enumerate(tokens) if t.possessive)
+    owner = tokens[2 : index + 1]
+    if not all(t.capitalised or t.lower == "the" for t in owner):
+        return False
+    rest = tokens[index + 1 :]
+    return 0 < len(rest) <= 4 and all(
+        t.lower == "of" or t.lower not in _STOP_WORDS or t.lower in {"name", "kind", "type"}
+        for t in rest
+    )
+
+
+def _distinct_named(named: Sequence[str], entities: Sequence[ResolvedEntity]) -> int:
+    """How many distinct entities the question names: resolved entities whose surface is a
+    name-like span when a resolver ran, else the name-like spans not contained in another."""
+    spans = [s.lower() for s in named]
+    if entities:
+        ids = {e.id for e in entities if e.surface.lower() in spans}
+        if ids:
+            return len(ids)
+    outer = [s for s in spans if not any(s != o and s in o for o in spans)]
+    return len(outer)
+
+
+def _summary_target(text: str) -> str | None:
+    match = re.search(
+        r"\b(?:summari[sz]e|summary of|summary for|overview of|gist of|tl;?dr of|"
+        r"(?:main|key) points of|recap of)\s*:?\s+(.+)$",
+        text,
+        flags=re.IGNORECASE,
+    )
+    if match is None:
+        about = _ABOUT_DOC.search(text.lower())
+        if about is None:
+            return None
+        start = about.start(1)
+        target = text[start : start + len(about.group(1))]
+    else:
+        target = match.group(1)
+    target = re.sub(r"^(?:the|a|an|me)\s+", "", target.strip(" ?.!\"'"), flags=re.IGNORECASE)
+    return target or None
+
+
+def _compared(text: str) -> tuple[str, ...]:
+    patterns = (
+        r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<b>.+?)(?:\s+(?:in|on|for|regarding|by)\s+.*)?$",
+        r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$",
+        r"(?P<a>[^,;:?]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,;:?]+)",
+        r"\bhow does\s+(?P<a>.+?)\s+differ from\s+(?P<b>.+)$",
+    )
+    for pattern in patterns:
+        match = re.search(pattern, text, flags=re.IGNORECASE)
+        if match:
+            sides = [_clean_side(match.group("a")), _clean_side(match.group("b"))]
+            return tuple(s for s in sides if s)
+    return ()
+
+
+def _clean_side(side: str) -> str:
+    side = side.strip(" ?.!,\"'")
+    side = re.sub(r"^(?:what is the |what's the |the |a |an )", "", side, flags=re.IGNORECASE)
+    return side.strip()
