@@ -6,6 +6,7 @@ import ast
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from kgrag.planner.conditions import (
     MAX_LENGTH,
     Condition,
     ConditionEvaluationError,
+    StepOutcomeLike,
     parse_condition,
 )
 
@@ -256,7 +258,8 @@ def test_attributes_are_read_through_the_protocol_only() -> None:
             return object.__getattribute__(self, name)
 
     probe = Probe()
-    assert parse_condition("step_1.count == 1 and step_1.status == 'ok'").evaluate({1: probe})
+    seen = cast(StepOutcomeLike, probe)
+    assert parse_condition("step_1.count == 1 and step_1.status == 'ok'").evaluate({1: seen})
     assert probe.touched == ["count", "status"]
 
 
