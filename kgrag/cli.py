@@ -50,6 +50,20 @@ def _settings(store: str | None) -> Settings:
     return Settings(store=store) if store else Settings()
 
 
+def _store(store: str | None, *, run_migrations: bool = True) -> Any:
+    from kgrag.graph import open_store
+
+    s = _settings(store)
+    return open_store(
+        s.store,
+        graph_name=s.graph_name,
+        neo4j_user=s.neo4j_user,
+        neo4j_password=s.neo4j_password.get_secret_value(),
+        fsync=s.fsync,
+        run_migrations=run_migrations,
+    )
+
+
 def _agent(store: str | None) -> Any:
     from kgrag.agent.agent import KnowledgeAgent
 
@@ -171,15 +185,8 @@ def trace(
 ) -> None:
     """Show the reasoning of one answer: plan, steps, their Cypher and evidence."""
     from kgrag.executor.trace import read_trace
-    from kgrag.graph import open_store
 
-    s = _settings(store)
-    with open_store(
-        s.store,
-        graph_name=s.graph_name,
-        neo4j_user=s.neo4j_user,
-        neo4j_password=s.neo4j_password.get_secret_value(),
-    ) as st:
+    with _store(store) as st:
         data = read_trace(st, query_id)
     if as_json:
         _emit(data)
@@ -228,17 +235,9 @@ def demo(
 @db_app.command("migrate")
 def db_migrate(store: StoreOpt = None) -> None:
     """Apply pending schema migrations."""
-    from kgrag.graph import open_store
     from kgrag.graph.migrations import migrate, status
 
-    s = _settings(store)
-    with open_store(
-        s.store,
-        graph_name=s.graph_name,
-        run_migrations=False,
-        neo4j_user=s.neo4j_user,
-        neo4j_password=s.neo4j_password.get_secret_value(),
-    ) as st:
+    with _store(store, run_migrations=False) as st:
         applied = migrate(st)
         err.print(f"applied {len(applied)} migrations; {len(status(st))} known")
 
@@ -246,17 +245,9 @@ def db_migrate(store: StoreOpt = None) -> None:
 @db_app.command("status")
 def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Show which migrations are applied."""
-    from kgrag.graph import open_store
     from kgrag.graph.migrations import status
 
-    s = _settings(store)
-    with open_store(
-        s.store,
-        graph_name=s.graph_name,
-        run_migrations=False,
-        neo4j_user=s.neo4j_user,
-        neo4j_password=s.neo4j_password.get_secret_value(),
-    ) as st:
+    with _store(store, run_migrations=False) as st:
         rows = status(st)
         version = st.server_version()
     if as_json:
@@ -270,15 +261,7 @@ def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
 @db_app.command("stats")
 def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Count nodes per label and relationships per type."""
-    from kgrag.graph import open_store
-
-    s = _settings(store)
-    with open_store(
-        s.store,
-        graph_name=s.graph_name,
-        neo4j_user=s.neo4j_user,
-        neo4j_password=s.neo4j_password.get_secret_value(),
-    ) as st:
+    with _store(store) as st:
         nodes = {r["label"]: r["n"] for r in st.read("stats_labels")}
         rels = {r["type"]: r["n"] for r in st.read("stats_relationships")}
     if as_json:
