@@ -29,6 +29,7 @@ cypher-lint: setup
 	node tools/cypher-lint/lint.mjs cypher cypher/templates
 
 bench: setup
+	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	$(BIN)/python bench/run.py
 
 clean:

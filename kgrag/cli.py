@@ -24,6 +24,8 @@ app = typer.Typer(
 )
 db_app = typer.Typer(no_args_is_help=True, help="Schema and statistics of the store.")
 app.add_typer(db_app, name="db")
+eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval quality.")
+app.add_typer(eval_app, name="eval")
 err = Console(stderr=True)
 out = Console()
 
@@ -89,7 +91,13 @@ def ingest(
     from kgrag.ingest.pipeline import ProgressEvent
 
     with _agent(store) as agent:
-        agent.ingest_options = agent.ingest_options.model_copy(update={"workers": workers})
+        agent.ingest_options = agent.ingest_options.model_copy(
+            update={
+                "workers": workers,
+                "depicts_threshold": _settings(store).depicts_threshold,
+                "batch_chunks": _settings(store).batch_size,
+            }
+        )
         show = not (as_json or _state["quiet"])
         with Progress(
             TextColumn("{task.description:>6}"),
@@ -108,7 +116,11 @@ def ingest(
 
             report = agent.ingest(paths, acl or (), progress=on_progress)
     if as_json:
-        _emit(report.model_dump(include={"ingested", "skipped", "failed", "failures", "seconds"}))
+        _emit(
+            report.model_dump(
+                include={"ingested", "skipped", "failed", "failures", "seconds", "stage_seconds"}
+            )
+        )
     elif not _state["quiet"]:
         err.print(
             f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
@@ -182,14 +194,25 @@ def trace(
     query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
     store: StoreOpt = None,
     as_json: JsonOpt = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="write the trace viewer page to FILE")
+    ] = None,
 ) -> None:
     """Show the reasoning of one answer: plan, steps, their Cypher and evidence."""
     from kgrag.executor.trace import read_trace
 
     with _store(store) as st:
         data = read_trace(st, query_id)
+    if html is not None:
+        from kgrag.viewer import render_trace_html
+
+        html.write_text(render_trace_html(data), encoding="utf-8")
+        if not _state["quiet"]:
+            err.print(f"wrote {html}")
     if as_json:
         _emit(data)
+        return
+    if html is not None:
         return
     q = data["query"]
     tree = Tree(
@@ -206,6 +229,59 @@ def trace(
             node.add(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}")
     tree.add(f"[bold]Answer[/bold] cites {len(data['answer']['citations'])} sources")
     out.print(tree)
+
+
+@app.command()
+def audit(
+    query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="write the audit report page to FILE")
+    ] = None,
+) -> None:
+    """Audit one answer: plan, timed steps, sources, reasoning, groundedness, cost."""
+    from kgrag.agent.audit import build_audit
+
+    with _store(store) as st:
+        report = build_audit(st, query_id)
+    if html is not None:
+        html.write_text(report.to_html(), encoding="utf-8")
+        if not _state["quiet"]:
+            err.print(f"wrote {html}")
+    if as_json:
+        sys.stdout.write(report.to_json() + "\n")
+    elif html is None:
+        v = report.verification
+        out.print(f"Query {report.query_id}: {report.question}", markup=False)
+        out.print(
+            f"exit {report.exit_reason} after {report.iterations} iteration(s), cost {report.cost}",
+            markup=False,
+        )
+        out.print(f"verification: {v.status} — {v.assessment}", markup=False)
+        for line in report.reasoning:
+            out.print(f"  {line}", markup=False)
+        for src in report.sources:
+            out.print(f"  [{src.marker}] {src.title or src.node_id} {src.uri or ''}", markup=False)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port")] = 8000,
+    ingest_root: Annotated[
+        list[Path] | None,
+        typer.Option("--ingest-root", help="folder POST /ingest may read (repeatable)"),
+    ] = None,
+    store: StoreOpt = None,
+) -> None:
+    """Serve the HTTP API (token: KGRAG_API_TOKEN; body limit: KGRAG_MAX_REQUEST_BYTES)."""
+    from kgrag.server import serve as run_server
+
+    overrides: dict[str, Any] = {"store": store} if store else {}
+    if ingest_root:
+        overrides["ingest_roots"] = tuple(ingest_root)
+    run_server(Settings(**overrides), host=host, port=port)
 
 
 @app.command()
@@ -271,6 +347,58 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         out.print(f"{k:>16} {v}")
     for k, v in rels.items():
         out.print(f"{k:>16} {v}")
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    questions: Annotated[
+        Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
+    ],
+    corpus: Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")],
+    store: Annotated[
+        str | None,
+        typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
+    from kgrag.eval.retrieval import run_retrieval_eval
+
+    show = not (as_json or _state["quiet"])
+    with Progress(
+        TextColumn("{task.description:>9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not show,
+    ) as bars:
+        tasks: dict[str, Any] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bars.add_task(stage, total=total)
+            bars.update(tasks[stage], completed=done, total=total)
+
+        report = run_retrieval_eval(
+            questions,
+            corpus,
+            Settings(),
+            store=store,
+            limit=limit,
+            progress=lambda e: on_progress(e.stage, e.done, e.total),
+            on_question=lambda n, total: on_progress("questions", n, total),
+        )
+    if as_json:
+        _emit(report.summary())
+        return
+    out.print(f"{report.questions} questions, {report.passages} passages ({report.format})")
+    for name, r in (("kgrag", report.kgrag), ("dense", report.dense)):
+        out.print(f"{name:>6}: recall@2 {r.at_2 * 100:.1f}  recall@5 {r.at_5 * 100:.1f}")
+    lat = report.latency_ms
+    out.print(f"latency per question: p50 {lat.p50:.0f} ms, p95 {lat.p95:.0f} ms")
+    out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
 
 
 def main() -> None:

@@ -46,10 +46,29 @@ class Settings(BaseSettings):
     llm_model: str | None = Field(
         None, description="chat model for planning/synthesis; offline when unset"
     )
+    llm_budget_usd: float | None = Field(
+        None, ge=0, description="LLM spend allowed per query, in USD; unlimited when unset"
+    )
+    llm_timeout_s: float = Field(60, gt=0, description="timeout of one LLM HTTP request")
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)
+    depicts_threshold: float = Field(
+        0.875,
+        ge=0,
+        le=1,
+        description="image->entity DEPICTS score threshold; 0.875 is calibrated for the tiny CLIP "
+        "(scripts/calibrate_depicts.py); recalibrate for another image model",
+    )
     chunk_overlap_tokens: int = Field(32, ge=0)
     batch_size: int = Field(256, gt=0)
     workers: int = Field(1, gt=0)
 
     data_dir: Path = Path("./kgrag-data")
+
+    api_token: SecretStr | None = Field(
+        None, description="HTTP API: bearer token every request must carry (none: open)"
+    )
+    max_request_bytes: int = Field(1024 * 1024, gt=0, description="HTTP API: largest request body")
+    ingest_roots: tuple[Path, ...] = Field(
+        (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
+    )

@@ -1,4 +1,4 @@
-// Store the CLIP text embedding of entity names (links images to entities).
+// Store the CLIP text embedding of entity names (links images to entities) and the name it embeds.
 UNWIND $rows AS row
 MATCH (e:Entity {id: row.id})
-SET e.clip_embedding = vecf32(row.embedding)
+SET e.clip_embedding = vecf32(row.embedding), e.clip_name = row.name

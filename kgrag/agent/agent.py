@@ -1,37 +1,48 @@
-"""KnowledgeAgent: the object a user talks to. Ingestion and questions on one store."""
+"""KnowledgeAgent: the object a user talks to. Ingestion and questions on one store.
+
+``ask`` answers one question (optionally as a turn of a session, as a user with groups) and
+returns an :class:`~kgrag.agent.answer.Answer`; ``stream`` yields the typed events of the same
+run as they happen (see :mod:`kgrag.agent.events`). The work is done by small modules:
+:mod:`~kgrag.agent.memory` (follow-ups), :mod:`~kgrag.agent.loop` (plan, execute, evaluate,
+refine), :mod:`~kgrag.agent.synthesis`, :mod:`~kgrag.agent.groundedness`, driven by
+:class:`~kgrag.agent.run.QuestionRun`.
+"""
 
 from __future__ import annotations
 
 import logging
-import re
-import time
-import uuid
-from collections.abc import Callable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.agent.answer import Answer
-from kgrag.agent.synthesis import extractive_answer
+from kgrag.agent.entities import EntityResolver
+from kgrag.agent.events import AgentEvent, PlanEvent
+from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
+from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.config import Settings
 from kgrag.errors import NotFoundError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
-from kgrag.executor.scheduler import Executor
-from kgrag.executor.trace import TraceWriter
+from kgrag.executor.hits import AccessContext
 from kgrag.graph import open_store
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
-from kgrag.ingest.entities import RuleEntityExtractor, normalise_name
+from kgrag.ingest.entities import RuleEntityExtractor
 from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
-from kgrag.planner.analysis import ResolvedEntity, analyse
-from kgrag.planner.models import Plan, Step
+from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity, analyse
+from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from kgrag.tools import ToolRegistry, default_registry
+
+if TYPE_CHECKING:
+    from kgrag.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
-StepCallback = Callable[[Step, StepOutcome], None]
+__all__ = ["KnowledgeAgent", "StepCallback"]
 
 
 class KnowledgeAgent:
@@ -45,12 +56,20 @@ class KnowledgeAgent:
         image_embedder: Callable[[], ImageEmbedder] | None = None,
         transcriber: Callable[[], Transcriber] | None = None,
         ingest_options: IngestOptions | None = None,
+        llm: LLMClient | None = None,
+        llm_budget_usd: float | None = None,
+        tools: ToolRegistry | None = None,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
         self._image_factory = image_embedder
         self._transcriber_factory = transcriber
         self.ingest_options = ingest_options or IngestOptions()
+        self.llm = llm
+        self.llm_budget_usd = llm_budget_usd
+        self.tools = tools if tools is not None else default_registry()
+        self.max_iterations = max_iterations
         ensure_space(
             store,
             EmbeddingSpace(
@@ -58,10 +77,13 @@ class KnowledgeAgent:
             ),
         )
         self._image: ImageEmbedder | None = None
+        self._image_lock = threading.Lock()
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
-        """Open the store and models named by ``settings`` (default: embedded, local models)."""
+        """Open the store, models and (when configured) the LLM named by ``settings``."""
+        from kgrag.llm import LLMClient
+
         s = settings or Settings()
         store = open_store(
             s.store,
@@ -82,6 +104,8 @@ class KnowledgeAgent:
                     workers=s.workers,
                     image_dir=s.data_dir / "images",
                 ),
+                llm=LLMClient.from_settings(s),
+                llm_budget_usd=s.llm_budget_usd,
             )
         except Exception:
             store.close()
@@ -116,48 +140,35 @@ class KnowledgeAgent:
         self.ingestor().delete(document_id)
 
     def _image_embedder(self) -> ImageEmbedder:
-        if self._image is None:
-            assert self._image_factory is not None
-            embedder = self._image_factory()
-            ensure_space(
-                self.store,
-                EmbeddingSpace(
-                    name="image", model=embedder.model_name, dimensions=embedder.dimensions
-                ),
-            )
-            self._image = embedder
-        return self._image
+        with self._image_lock:
+            if self._image is None:
+                assert self._image_factory is not None
+                embedder = self._image_factory()
+                ensure_space(
+                    self.store,
+                    EmbeddingSpace(
+                        name="image", model=embedder.model_name, dimensions=embedder.dimensions
+                    ),
+                )
+                self._image = embedder
+            return self._image
 
     # -- questions ----------------------------------------------------------------------------
-    def resolve_entities(self, surfaces: Sequence[str]) -> list[ResolvedEntity]:
-        """Resolve mentions against the graph: exact normalised names first, then the entity
-        full-text index (accepted only when every word of the mention is in the name)."""
-        ids = sorted({normalise_name(s) for s in surfaces if normalise_name(s)})
-        found = {r["id"]: r for r in self.store.read("entity_by_ids", {"ids": ids})} if ids else {}
-        out = [
-            ResolvedEntity(id=i, name=r["name"], score=1.0, surface=r["name"])
-            for i, r in found.items()
-        ]
-        for surface in surfaces:
-            words = re.findall(r"[A-Za-z0-9]+", surface)
-            if not words or normalise_name(surface) in found or len(words) > 4:
-                continue
-            for r in self.store.read("fulltext_entities", {"query": " ".join(words), "k": 3}):
-                name_words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", r["name"] or "")}
-                if r["id"] not in found and {w.lower() for w in words} <= name_words:
-                    found[r["id"]] = r
-                    out.append(
-                        ResolvedEntity(id=r["id"], name=r["name"], score=0.8, surface=surface)
-                    )
-                    break
-        return out
+    def resolve_entities(
+        self, surfaces: Sequence[str], access: AccessContext | None = None
+    ) -> list[ResolvedEntity]:
+        """Resolve mentions against the graph, keeping entities ``access`` may read about
+        (default: public documents only)."""
+        return EntityResolver(self.store, access or AccessContext()).resolve(surfaces)
 
-    def plan(self, question: str) -> tuple[Plan, Any]:
-        analysis = analyse(question, self.resolve_entities)
-        entity_ids = [e.id for e in analysis.entity_mentions]
+    def plan(
+        self, question: str, access: AccessContext | None = None
+    ) -> tuple[Plan, QueryAnalysis]:
+        """The rule plan of a question (the offline default) and its analysis."""
+        analysis = analyse(question, EntityResolver(self.store, access or AccessContext()))
         plan = rule_plan(
             question,
-            entity_ids=entity_ids,
+            entity_ids=[e.id for e in analysis.entity_mentions],
             want_images="image" in analysis.modalities and self._image_factory is not None,
         )
         return plan, analysis
@@ -169,60 +180,85 @@ class KnowledgeAgent:
         user: str | None = None,
         groups: Sequence[str] = (),
         *,
+        admin: bool = False,
         on_plan: Callable[[Plan], None] | None = None,
         on_step: StepCallback | None = None,
+        on_event: Callable[[AgentEvent], None] | None = None,
     ) -> Answer:
-        started = time.perf_counter()
-        access = AccessContext(user=user, groups=tuple(groups))
-        query_id = "q_" + uuid.uuid4().hex[:16]
-        plan, analysis = self.plan(question)
-        if on_plan is not None:
-            on_plan(plan)
-        env = ExecutionEnv(
+        """Answer ``question`` with citations; every read is filtered by ``user``/``groups``.
+
+        ``on_plan`` is called with each iteration's plan, ``on_step`` after each step,
+        ``on_event`` with every typed event (as :meth:`stream` yields them)."""
+
+        def emit(event: object) -> None:
+            if on_plan is not None and isinstance(event, PlanEvent):
+                on_plan(event.plan)
+            if on_event is not None:
+                on_event(event)  # type: ignore[arg-type]
+
+        return self._run(question, session_id, user, groups, admin, emit, on_step).run()
+
+    def stream(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+    ) -> Iterator[AgentEvent]:
+        """The events of answering ``question`` as they happen: ``rewrite`` (follow-ups),
+        ``plan``, ``step``..., ``evaluation`` per iteration, then ``answer`` and ``complete``.
+        An error of the run is raised from the iterator after the events before it."""
+        events: queue.Queue[Any] = queue.Queue()
+        done = object()
+
+        def work() -> None:
+            try:
+                self._run(question, session_id, user, groups, admin, events.put, None).run()
+            except BaseException as e:  # handed to the consumer, raised there
+                events.put(e)
+            finally:
+                events.put(done)
+
+        worker = threading.Thread(target=work, name="kgrag-ask", daemon=True)
+        worker.start()
+        while True:
+            item = events.get()
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                worker.join()
+                raise item
+            yield item
+        worker.join()
+
+    def _run(
+        self,
+        question: str,
+        session_id: str | None,
+        user: str | None,
+        groups: Sequence[str],
+        admin: bool,
+        emit: Callable[[object], None],
+        on_step: StepCallback | None,
+    ) -> QuestionRun:
+        config = AgentConfig(
             store=self.store,
             text_embedder=self.text_embedder,
-            access=access,
             image_embedder=self._image_embedder if self._image_factory else None,
+            llm=self.llm,
+            llm_budget_usd=self.llm_budget_usd,
+            tools=self.tools,
+            max_iterations=self.max_iterations,
         )
-        outcomes = Executor(env).run(plan, on_step=on_step)
-        text_hits, image_hits = _final_evidence(plan, outcomes)
-        answer_text, citations = extractive_answer(
-            question, text_hits, image_hits, self.text_embedder
-        )
-        latency_ms = round((time.perf_counter() - started) * 1000, 1)
-        trace = TraceWriter(self.store)
-        trace.write_query(
-            query_id,
+        return QuestionRun(
+            config,
             question,
-            user=user,
-            groups=groups,
-            planner="rule",
             session_id=session_id,
-            exit_reason="satisfied",
-            iterations=1,
-            latency_ms=latency_ms,
-            query_class=str(analysis.query_class),
-        )
-        trace.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
-        by_id = {h.id: h for h in [*text_hits, *image_hits]}
-        trace.write_answer(
-            query_id,
-            f"{query_id}:answer",
-            answer_text,
-            [(c.marker, by_id[c.node_id]) for c in citations if c.node_id in by_id],
-            groundedness=None,
-            verdict="extractive",
-            mode="extractive",
-        )
-        return Answer(
-            query_id=query_id,
-            answer=answer_text,
-            citations=tuple(citations),
-            exit_reason="satisfied",
-            iterations=1,
-            mode="extractive",
-            latency_ms=latency_ms,
-            session_id=session_id,
+            access=AccessContext(user=user, groups=tuple(groups), admin=admin),
+            emit=emit,
+            on_step=on_step,
         )
 
     def close(self) -> None:
@@ -233,18 +269,3 @@ class KnowledgeAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:
-    """The last successful text step's hits and the last successful image step's hits."""
-    text: list[Hit] = []
-    images: list[Hit] = []
-    for step in plan.plan:
-        out = outcomes.get(step.step_id)
-        if out is None or out.status != "ok":
-            continue
-        if step.modality == "image":
-            images = [h for h in out.result if h.kind == "image"]
-        elif step.type in ("aggregate", "rerank", "filter", "vector_search", "multi_hop"):
-            text = [h for h in out.result if h.kind in ("chunk", "segment")]
-    return text, images

@@ -25,7 +25,16 @@ class Citation(BaseModel):
     excerpt: str | None = None
 
 
+ExitReason = Literal[
+    "satisfied", "max_iterations", "redundant_query", "no_next_query", "budget_exceeded"
+]
+
+
 class Answer(BaseModel):
+    """The answer text with its numbered citations, and how it was reached: the query id to
+    open its trace, why the evaluate/refine loop stopped, how many iterations it ran, what the
+    LLM calls cost (USD), and the groundedness of its sentences."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_id: str
@@ -37,3 +46,7 @@ class Answer(BaseModel):
     cost: float = 0.0
     latency_ms: float = 0.0
     session_id: str | None = None
+    groundedness: float | None = None
+    verdict: str | None = None
+    resolved_question: str | None = None
+    planner: str = "rule"

@@ -1,23 +1,53 @@
-"""Offline synthesis: an extractive answer made of the best-supported sentences of the evidence,
-each with its numbered citation, and saying plainly that it is extractive."""
+"""Synthesis: the answer text and its numbered citations, every citation pointing at evidence the
+trace returned.
+
+- Offline (:func:`extractive_answer`): the best-supported sentences of the evidence, quoted, each
+  with its marker and source, and a first line saying the answer is extractive. Sentences are
+  chosen greedily as a chain: the first answers most of the question; each next one must cover a
+  key term or entity of the question not covered yet, preferring sentences that share a term with
+  what was already chosen (the bridge of a multi-hop question: the part the meeting named, then
+  who maintains that part), or continue the passage of a chosen sentence. Sentences with no
+  support from the question's key terms or entities are never chosen.
+- With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
+  markers that point at no evidence are dropped, the rest renumbered in order of appearance.
+
+Both end with a ``Sources:`` list (``[1] (Source: file, p. 4)`` / ``(Source: file, 00:12–00:19)``)
+and embed cited images as Markdown ``![alt](uri)`` with a non-empty alt text.
+"""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.agent.answer import Citation
+from kgrag.agent.text import sentences, terms
 from kgrag.executor.hits import Hit
-from kgrag.ingest.chunking import split_sentences
 from kgrag.modalities.base import TextEmbedder
-from kgrag.planner.rule import key_terms
+
+if TYPE_CHECKING:
+    from kgrag.llm import ChatResult, LLMClient
+
+log = logging.getLogger(__name__)
+
+EXTRACTIVE_HEADER = (
+    "Extractive answer (no LLM configured; these are the best-supported sentences "
+    "of the evidence, quoted):"
+)
+NO_EVIDENCE = "I found no evidence you are allowed to read that answers this question."
+SOURCES_HEADER = "Sources:"
 
 
-def source_label(hit: Hit) -> str:
+def source_label(hit: Hit | Citation) -> str:
     """ "(Source: file, p. 4)" / "(Source: file, 00:12–00:19)"."""
-    name = hit.title or (hit.uri.rsplit("/", 1)[-1] if hit.uri else hit.id)
+    node_id = hit.id if isinstance(hit, Hit) else hit.node_id
+    name = hit.title or (hit.uri.rsplit("/", 1)[-1] if hit.uri else node_id)
     if hit.start_s is not None and hit.end_s is not None:
         return f"(Source: {name}, {_clock(hit.start_s)}–{_clock(hit.end_s)})"
     if hit.page is not None:
@@ -28,6 +58,20 @@ def source_label(hit: Hit) -> str:
 def _clock(seconds: float) -> str:
     s = round(seconds)
     return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def alt_text(hit: Hit | Citation) -> str:
+    """A non-empty alt text for an image: caption, else title, else file name, else "image"."""
+    caption = (hit.text if isinstance(hit, Hit) else hit.excerpt) or hit.title
+    if not caption:
+        uri = hit.image_uri or hit.uri
+        caption = PurePath(uri).stem.replace("_", " ") if uri else ""
+    caption = re.sub(r"[\[\]\n]+", " ", caption or "").strip()
+    return caption or "image"
+
+
+def image_markdown(hit: Hit | Citation, marker: int) -> str:
+    return f"![{alt_text(hit)}]({hit.image_uri or hit.uri}) [{marker}]"
 
 
 def citation_for(marker: int, hit: Hit) -> Citation:
@@ -46,56 +90,200 @@ def citation_for(marker: int, hit: Hit) -> Citation:
     )
 
 
+def sources_block(citations: Sequence[Citation]) -> str:
+    lines = [f"[{c.marker}] {source_label(c)}" for c in citations]
+    return SOURCES_HEADER + "\n" + "\n".join(lines) if lines else ""
+
+
+# --------------------------------------------------------------------------------- offline
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    sentence: str
+    hit: Hit
+    rank: int
+    position: int
+    terms: frozenset[str]
+
+
+def select_sentences(
+    question: str,
+    evidence: Sequence[Hit],
+    embedder: TextEmbedder,
+    *,
+    entity_names: Sequence[str] = (),
+    prefer_kinds: Sequence[str] = (),
+    max_sentences: int = 3,
+) -> list[tuple[str, Hit]]:
+    """The chain of evidence sentences that best answers ``question`` (see the module doc)."""
+    candidates: list[_Candidate] = []
+    seen: set[str] = set()
+    for rank, hit in enumerate(evidence):
+        for position, sentence in enumerate(sentences(hit.text or "")):
+            if sentence not in seen:
+                seen.add(sentence)
+                candidates.append(
+                    _Candidate(sentence, hit, rank, position, frozenset(terms(sentence)))
+                )
+    if not candidates:
+        return []
+    wanted = set(terms(question))
+    for name in entity_names:
+        wanted.update(terms(name))
+    vectors = np.asarray(embedder.embed([question] + [c.sentence for c in candidates]))
+    semantic = vectors[1:] @ vectors[0]
+    bonus = [0.15 if c.hit.kind in prefer_kinds else 0.0 for c in candidates]
+    supported = [i for i, c in enumerate(candidates) if c.terms & wanted]
+    if not supported:  # nothing shares a key term: the single closest sentence, no chain
+        best = int(np.argmax(semantic))
+        return [(candidates[best].sentence, candidates[best].hit)]
+
+    def first_score(i: int) -> float:
+        c = candidates[i]
+        lexical = len(c.terms & wanted) / (1 + len(wanted))
+        return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
+
+    chosen = [max(supported, key=first_score)]
+    covered = set(candidates[chosen[0]].terms & wanted)
+    while len(chosen) < max_sentences:
+        bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
+        passages = {(candidates[j].hit.id) for j in chosen}
+        best_i, best_score = -1, -1.0
+        for i, c in enumerate(candidates):
+            if i in chosen:
+                continue
+            new = (c.terms & wanted) - covered
+            links = c.terms & bridge
+            continues = c.hit.id in passages and bool(links) and len(c.terms) >= 3
+            if not new and not continues:
+                continue
+            score = (
+                len(new) / max(1, len(wanted))
+                + (0.4 if links else 0.0)
+                + 0.3 * float(semantic[i])
+                + bonus[i]
+            )
+            if score > best_score:
+                best_i, best_score = i, score
+        if best_i < 0:
+            break
+        chosen.append(best_i)
+        covered |= candidates[best_i].terms & wanted
+    return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
+
+
 def extractive_answer(
     question: str,
     evidence: Sequence[Hit],
     images: Sequence[Hit],
     embedder: TextEmbedder,
     *,
+    entity_names: Sequence[str] = (),
+    prefer_kinds: Sequence[str] = (),
     max_sentences: int = 3,
+    max_images: int = 2,
 ) -> tuple[str, list[Citation]]:
-    """Pick the sentences of the evidence that best answer the question."""
-    candidates: list[tuple[str, Hit, int]] = []
-    for rank, hit in enumerate(evidence):
-        text = hit.text or ""
-        for start, end in split_sentences(text):
-            sentence = re.sub(r"\s+", " ", text[start:end]).strip()
-            if len(sentence) >= 12:
-                candidates.append((sentence, hit, rank))
-    citations: list[Citation] = []
-    lines: list[str] = []
-    if candidates:
-        vectors = np.asarray(embedder.embed([question] + [c[0] for c in candidates]))
-        semantic = vectors[1:] @ vectors[0]
-        terms = set(key_terms(question))
-        lexical = np.asarray(
-            [len(terms & set(key_terms(c[0]))) / (1 + len(terms)) for c in candidates]
-        )
-        prior = np.asarray([1.0 / (1 + c[2]) for c in candidates])
-        score = semantic + 0.5 * lexical + 0.1 * prior
-        chosen: list[int] = []
-        for i in np.argsort(-score, kind="stable"):
-            if len(chosen) >= max_sentences:
-                break
-            if any(candidates[j][0] == candidates[i][0] for j in chosen):
-                continue
-            chosen.append(int(i))
-        markers: dict[str, int] = {}
-        for i in sorted(chosen, key=lambda j: -score[j]):
-            sentence, hit, _ = candidates[i]
-            if hit.id not in markers:
-                markers[hit.id] = len(markers) + 1
-                citations.append(citation_for(markers[hit.id], hit))
-            lines.append(f"- {sentence} [{markers[hit.id]}] {source_label(hit)}")
-    for image in images[:2]:
-        marker = len(citations) + 1
-        citations.append(citation_for(marker, image))
-        caption = image.text or image.title or "image"
-        lines.append(f"- ![{caption}]({image.image_uri}) [{marker}] {source_label(image)}")
-    if not lines:
-        return ("I found no evidence you are allowed to read that answers this question.", [])
-    header = (
-        "Extractive answer (no LLM configured; these are the best-supported sentences "
-        "of the evidence, quoted):"
+    """The offline answer: quoted evidence sentences with markers, images, and sources."""
+    chosen = select_sentences(
+        question,
+        evidence,
+        embedder,
+        entity_names=entity_names,
+        prefer_kinds=prefer_kinds,
+        max_sentences=max_sentences,
     )
-    return header + "\n" + "\n".join(lines), citations
+    citations: list[Citation] = []
+    markers: dict[str, int] = {}
+    lines: list[str] = []
+
+    def mark(hit: Hit) -> int:
+        if hit.id not in markers:
+            markers[hit.id] = len(markers) + 1
+            citations.append(citation_for(markers[hit.id], hit))
+        return markers[hit.id]
+
+    for sentence, hit in chosen:
+        lines.append(f"- {sentence} [{mark(hit)}] {source_label(hit)}")
+    for image in images[:max_images]:
+        lines.append(f"- {image_markdown(image, mark(image))} {source_label(image)}")
+    if not lines:
+        return NO_EVIDENCE, []
+    return EXTRACTIVE_HEADER + "\n" + "\n".join(lines), citations
+
+
+# ------------------------------------------------------------------------------------- LLM
+
+_SYSTEM = """You answer questions using ONLY the numbered evidence given to you.
+Cite the evidence after every sentence with its number in square brackets, e.g. [2] or [1][3].
+Never cite a number that is not in the evidence list. If the evidence does not answer the
+question, say so in one sentence. To show an image from the evidence, cite its number.
+Answer in plain prose (or the format the user asks for); do not add a list of sources."""
+
+
+def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: int) -> str:
+    lines = []
+    for i, hit in enumerate([*evidence, *images], start=1):
+        kind = "image" if hit.kind == "image" else "text"
+        body = (hit.text or hit.title or "")[:max_chars].replace("\n", " ")
+        lines.append(f"[{i}] {source_label(hit)} ({kind}) {body}")
+    return "\n".join(lines)
+
+
+def llm_answer(
+    client: LLMClient,
+    question: str,
+    evidence: Sequence[Hit],
+    images: Sequence[Hit],
+    *,
+    feedback: str | None = None,
+    history: str | None = None,
+    max_chars: int = 1200,
+) -> tuple[str, list[Citation], ChatResult]:
+    """The model's answer with valid, renumbered citations, cited images and sources."""
+    from kgrag.llm import ChatMessage
+
+    numbered = [*evidence, *images]
+    user = f"Question: {question}\n\nEvidence:\n{evidence_listing(evidence, images, max_chars)}"
+    if history:
+        user = f"Conversation so far:\n{history}\n\n{user}"
+    if feedback:
+        user += f"\n\nYour previous answer had a problem; fix it: {feedback}"
+    result = client.chat(
+        [ChatMessage(role="system", content=_SYSTEM), ChatMessage(role="user", content=user)]
+    )
+    text, citations = renumber(result.text, numbered)
+    return text, citations, result
+
+
+def answer_body(text: str) -> str:
+    """An answer without its embedded image lines and its Sources list."""
+    body = text.split(f"\n\n{SOURCES_HEADER}\n", 1)[0]
+    return "\n".join(ln for ln in body.splitlines() if not ln.startswith("![")).strip()
+
+
+def renumber(text: str, numbered: Sequence[Hit]) -> tuple[str, list[Citation]]:
+    """Keep the markers that point at evidence (1-based into ``numbered``), renumber them in
+    order of first appearance, drop the others; embed cited images; append the sources."""
+    mapping: dict[int, int] = {}
+    citations: list[Citation] = []
+
+    def replace(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        if not 1 <= n <= len(numbered):
+            return ""
+        if n not in mapping:
+            mapping[n] = len(mapping) + 1
+            citations.append(citation_for(mapping[n], numbered[n - 1]))
+        return f"[{mapping[n]}]"
+
+    body = re.sub(r"\s*\(Source:[^)]*\)", "", text.strip())
+    body = re.sub(r"\[(\d+)\]", replace, body)
+    body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
+    images = [c for c in citations if c.kind == "image"]
+    parts = [body.strip()]
+    if images:
+        parts.append("\n".join(image_markdown(c, c.marker) for c in images))
+    if citations:
+        parts.append(sources_block(citations))
+    return "\n\n".join(p for p in parts if p), citations

@@ -3,8 +3,10 @@ unix socket, data in one file) and remote FalkorDB servers (``falkordb://host:po
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,16 @@ from kgrag.errors import (
     QueryRefusedError,
     StoreError,
     StoreUnavailableError,
+)
+from kgrag.graph.embedded_lease import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    UseLock,
+    clear_stale_registry,
+    disk_trouble,
+    open_close_section,
+    registry_path,
+    running_server_pid,
+    stop_server,
 )
 from kgrag.graph.schema import (
     FulltextIndex,
@@ -34,6 +46,8 @@ from kgrag.graph.store import (
 log = logging.getLogger(__name__)
 
 _ALREADY = ("already indexed", "already exists", "index already")
+# What Redis answers when it cannot persist (AOF write failed, disk full, file size limit).
+_DISK_ERRORS = ("MISCONF", "AOF", "No space left", "File too large", "disk")
 
 
 class FalkorDBStore(GraphStore):
@@ -48,30 +62,52 @@ class FalkorDBStore(GraphStore):
         self._server = server  # the embedded client, which owns the child process
         self._closed = False
         self._lock = threading.Lock()
+        self._db_path: Path | None = None  # embedded only
+        self._release: weakref.finalize[Any, Any] | None = None
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
     def open_embedded(
-        cls, path: Path, graph_name: str = "kgrag", fsync: str = "everysec"
+        cls,
+        path: Path,
+        graph_name: str = "kgrag",
+        fsync: str = "everysec",
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S,
     ) -> FalkorDBStore:
-        """Start (or attach to) the embedded engine whose data lives in ``path``."""
+        """Start the embedded engine whose data lives in ``path``, or attach to the one another
+        store (in this or another process) already runs for it; see :mod:`embedded_lease`."""
         try:
             from redislite.falkordb_client import FalkorDB
         except ImportError as e:
             raise DependencyMissingError("falkordblite", "all") from e
         path = path.expanduser().resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            db = FalkorDB(
-                str(path),
-                serverconfig={"appendonly": "yes", "appendfsync": fsync},
-            )
-        except Exception as e:
-            raise StoreUnavailableError(
-                f"could not start the embedded FalkorDB for {path}: {e}. Check that the folder is "
-                "writable and that no other program holds the file."
-            ) from e
-        return cls(f"falkordb-lite://{path}", db.select_graph(graph_name), db, server=db)
+        with open_close_section(path, lock_timeout):
+            use = UseLock(path)
+            try:
+                clear_stale_registry(path)
+                db = FalkorDB(
+                    str(path),
+                    serverconfig={
+                        "appendonly": "yes",
+                        "appendfsync": fsync,
+                        "appendfilename": aof_name(path),
+                    },
+                )
+            except Exception as e:
+                use.close()
+                raise StoreUnavailableError(
+                    f"could not start the embedded FalkorDB for {path}: {e}. Check that the "
+                    "folder is writable and has free space; the server log is in the folder "
+                    f"named by {registry_path(path)} if it exists."
+                ) from e
+            # The lease, not redislite's own connection counting, decides when the server stops.
+            db.client.pidfile = None
+        store = cls(f"falkordb-lite://{path}", db.select_graph(graph_name), db, server=db)
+        store._db_path = path
+        store._release = weakref.finalize(store, _release_embedded, path, use, db, lock_timeout)
+        return store
 
     @classmethod
     def open_remote(cls, host: str, port: int, graph_name: str = "kgrag") -> FalkorDBStore:
@@ -113,9 +149,27 @@ class FalkorDBStore(GraphStore):
         first_line = text.splitlines()[0] if text else ""
         if "is to be executed only on read-only" in message or "read-only" in message.lower():
             return QueryRefusedError(f"refused a write in a read-only query: {message}")
-        if isinstance(e, (ConnectionError, OSError)) or "Connection" in type(e).__name__:
+        if any(s in message for s in _DISK_ERRORS):
+            return StoreError(
+                f"FalkorDB ({self.uri}) cannot write to disk: {message}. Free disk space (or lift "
+                "the file size limit), reopen the store and run the job again: writes are "
+                "idempotent and interrupted documents are rewritten."
+            )
+        if isinstance(e, (ConnectionError, OSError)) or any(
+            s in type(e).__name__ for s in ("Connection", "Timeout")
+        ):
+            what = "the embedded FalkorDB server stopped or" if self._db_path else "FalkorDB"
+            disk = disk_trouble(self._db_path) if self._db_path else None
+            if disk:
+                return StoreError(
+                    f"FalkorDB ({self.uri}) cannot write to disk: {disk} ({message}). Free disk "
+                    "space (or lift the limit), reopen the store and run the job again: writes "
+                    "are idempotent and interrupted documents are rewritten."
+                )
             return StoreUnavailableError(
-                f"lost the connection to FalkorDB ({self.uri}): {message}. Reopen the store."
+                f"lost the connection to FalkorDB ({self.uri}): {what} does not answer "
+                f"({message}). Reopen the store (an embedded one starts a new server) and run "
+                "the job again: writes are idempotent and interrupted documents are rewritten."
             )
         return StoreError(f"FalkorDB query failed ({first_line!r}...): {message}")
 
@@ -169,27 +223,44 @@ class FalkorDBStore(GraphStore):
 
     def server_pid(self) -> int | None:
         """The embedded server's process id (for tests that kill it), or None if remote."""
-        if self._server is None:
+        if self._db_path is None:
             return None
-        pid = getattr(self._server, "pid", None)
-        if pid is None and hasattr(self._server, "connection"):
-            pid = getattr(self._server.connection, "pid", None)
-        return int(pid) if pid else None
+        return running_server_pid(self._db_path)
 
     def close(self) -> None:
+        """Close this store; the last store using an embedded server stops it."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-        if self._server is not None:
+        if self._release is not None:
+            self._release()  # runs at most once, also at garbage collection or interpreter exit
+        else:
+            with contextlib.suppress(Exception):
+                self._connection.connection.close()
+
+
+def aof_name(db: Path) -> str:
+    """The append-only file name for ``db``: its own name, so two stores in one folder never
+    share an AOF. A store created before this rule keeps Redis's default name."""
+    legacy = db.parent / "appendonlydir" / "appendonly.aof.manifest"
+    own = db.parent / "appendonlydir" / f"{db.name}.aof.manifest"
+    return "appendonly.aof" if legacy.exists() and not own.exists() else f"{db.name}.aof"
+
+
+def _release_embedded(path: Path, use: UseLock, db: Any, lock_timeout: float) -> None:
+    with contextlib.suppress(Exception):
+        db.client.connection_pool.disconnect()
+    try:
+        with open_close_section(path, lock_timeout):
             try:
-                shutdown = getattr(self._server, "close", None) or getattr(
-                    self._server, "shutdown", None
-                )
-                if shutdown is not None:
-                    shutdown()
-            except Exception as e:  # the process may already be gone
-                log.debug("embedded FalkorDB shutdown: %s", e)
+                if use.release_and_check_last():
+                    stop_server(path)
+            finally:
+                use.close()
+    except Exception as e:  # never raise from close(); the next opener attaches or restarts
+        use.close()
+        log.warning("closing the embedded FalkorDB for %s: %s", path, e)
 
 
 def _plain(value: Any) -> Any:

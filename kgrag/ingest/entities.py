@@ -30,8 +30,10 @@ Identity is :func:`normalise_name`. De-duplication beyond it (:class:`EntityReso
     * inside one document, a bare surname (``Lovelace``, ``Mr. Lovelace``) resolves to the one
       person-shaped full name of the document that ends with it; if two such people share it the
       mention resolves to nothing (it is dropped); with none it stays an entity of its own;
-    * nothing else is merged: ``Paris`` and ``Paris Hilton`` stay distinct, and surnames never
-      match across documents.
+    * inside one document, a bare part code (``FP-2``) resolves to the one name of the document
+      that ends with it (``Feed Pump FP-2``); with two such names it stays an entity of its own;
+    * nothing else is merged: ``Paris`` and ``Paris Hilton`` stay distinct, and surnames and
+      part codes never match across documents.
 
 RELATED weight is the number of chunks (of the batch) in which both entities are mentioned: an
 integer-valued, deterministic, additive count that matches what the writer recomputes from the
@@ -188,6 +190,16 @@ class EntityExtractor(Protocol):
         *,
         document_ids: Sequence[str] | None = None,
     ) -> ExtractionResult: ...
+
+    def observe(self, texts: Iterable[str]) -> None:
+        """Learn corpus statistics from the texts of a whole job before any :meth:`extract`.
+
+        After it, :meth:`extract` no longer learns from its own chunks, so what one chunk yields
+        does not depend on which documents came before it (an interrupted and resumed job then
+        extracts exactly what an uninterrupted one does). Extractors without statistics do
+        nothing.
+        """
+        ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,6 +569,24 @@ class _Entity:
         )
 
 
+#: A normalised part code: letters and digits in one token (``fp2``, ``x200``).
+_CODE_KEY_RE = re.compile(r"(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]+")
+
+
+def display_rank(form: str) -> int:
+    """How good a surface form is as an entity's display name; higher is better.
+
+    The rule, independent of the order documents arrive in (so the stored name is deterministic):
+    a form that does not start in lower case and is not all capitals beats one that does or is;
+    then a form without a leading honorific (``Dr.``) beats one with it; then the longer form
+    wins (``Ada Lovelace`` over ``Lovelace``, ``Feed Pump FP-2`` over ``FP-2``). The graph writer
+    keeps the highest-ranked form ever offered, ties going to the alphabetically first.
+    """
+    well_formed = not form[:1].islower() and not _is_shouting(form)
+    plain = form.split(" ", 1)[0].rstrip(".").lower() not in _HONORIFICS
+    return int(well_formed) * 200_000 + int(plain) * 100_000 + min(len(form), 99_999)
+
+
 def _is_shouting(form: str) -> bool:
     letters = [c for c in form if c.isalpha()]
     return len(letters) >= 2 and all(c.isupper() for c in letters)
@@ -740,6 +770,8 @@ class EntityResolver:
         results: list[str | None] = [None] * len(mentions)
         surnames: dict[str, set[str]] = {}
         singles: list[tuple[int, str]] = []
+        codes: list[int] = []
+        tails: dict[str, set[str]] = {}  # part code -> entities of the document ending with it
         for idx, (surface, hint) in enumerate(mentions):
             key = normalise_name(surface)
             if not key:
@@ -748,15 +780,34 @@ class EntityResolver:
             if shape.bare_key is not None and hint != "DATE":
                 singles.append((idx, shape.bare_key))
                 continue
+            if _CODE_KEY_RE.fullmatch(key) and hint != "DATE":
+                codes.append(idx)
+                continue
             eid = self._aliases.get(key) or self._create(key)
             self._observe(eid, surface, hint)
             results[idx] = eid
+            last = key.rsplit(" ", 1)
+            if len(last) == 2 and _CODE_KEY_RE.fullmatch(last[1]):
+                tails.setdefault(last[1], set()).add(eid)
             if (
                 shape.surname_key
                 and hint not in ("ORG", "PLACE", "PRODUCT", "DATE")
                 and self._entities[eid].type in ("PERSON", "OTHER")
             ):
                 surnames.setdefault(shape.surname_key, set()).add(eid)
+
+        for idx in codes:
+            surface, hint = mentions[idx]
+            key = normalise_name(surface)
+            named = tails.get(key, set())
+            if len(named) == 1:  # "FP-2" after "Feed Pump FP-2" in the same document
+                eid = next(iter(named))
+                ent = self._entities[eid]
+                ent.add_surface(_clean_surface(surface), ent.context_surfaces)
+            else:
+                eid = self._aliases.get(key) or self._create(key)
+                self._observe(eid, surface, hint)
+            results[idx] = eid
 
         for idx, bare_key in singles:
             surface, hint = mentions[idx]
@@ -980,6 +1031,13 @@ class RuleEntityExtractor:
         self.resolver = resolver if resolver is not None else EntityResolver()
         self.max_run_tokens = max_run_tokens
         self._lexicon = _Lexicon()
+        self._observed = False
+
+    def observe(self, texts: Iterable[str]) -> None:
+        """Count the words of ``texts`` (a whole job) once; later extractions stop learning."""
+        for text in texts:
+            self._lexicon.update(_tokenise(text))
+        self._observed = True
 
     def extract(
         self,
@@ -993,8 +1051,9 @@ class RuleEntityExtractor:
                 "pass one document id per chunk or none"
             )
         tokenised = [_tokenise(text) for _, text in chunks]
-        for tk in tokenised:
-            self._lexicon.update(tk)
+        if not self._observed:
+            for tk in tokenised:
+                self._lexicon.update(tk)
 
         # group chunk indexes by document, in order of first appearance
         groups: dict[str, list[int]] = {}
@@ -1279,3 +1338,35 @@ class RuleEntityExtractor:
                 defs.append((c.surface, d.surface))
                 drop.add(a + 1)
         return [c for a, c in enumerate(cands) if a not in drop], defs
+
+
+def split_by_document(
+    result: ExtractionResult, chunk_documents: dict[str, str]
+) -> dict[str, ExtractionResult]:
+    """Cut one batch's extraction into one result per document (``chunk id -> document id``).
+
+    Each document gets its chunks' mentions, the entities they mention and, as relations, the
+    pairs of entities mentioned together in one of its chunks (weight: how many of its chunks).
+    """
+    records = {e.id: e for e in result.entities}
+    mentions: dict[str, list[Mention]] = {}
+    per_chunk: dict[str, set[str]] = {}
+    for m in result.mentions:
+        mentions.setdefault(chunk_documents[m.chunk_id], []).append(m)
+        per_chunk.setdefault(m.chunk_id, set()).add(m.entity_id)
+    pairs: dict[str, Counter[tuple[str, str]]] = {}
+    for chunk_id, ids in per_chunk.items():
+        pairs.setdefault(chunk_documents[chunk_id], Counter()).update(combinations(sorted(ids), 2))
+    out: dict[str, ExtractionResult] = {}
+    for doc in dict.fromkeys(chunk_documents.values()):
+        doc_mentions = mentions.get(doc, [])
+        mentioned = sorted({m.entity_id for m in doc_mentions})
+        out[doc] = ExtractionResult(
+            entities=tuple(records[i] for i in mentioned),
+            mentions=tuple(doc_mentions),
+            relations=tuple(
+                Relation(source_id=a, target_id=b, weight=float(n))
+                for (a, b), n in sorted(pairs.get(doc, Counter()).items())
+            ),
+        )
+    return out

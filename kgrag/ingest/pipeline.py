@@ -14,13 +14,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import IngestError, KgragError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.chunking import chunk_text
-from kgrag.ingest.entities import EntityExtractor
+from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
 from kgrag.ingest.models import ParsedDocument, ParsedPage, SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.records import (
@@ -33,6 +34,7 @@ from kgrag.ingest.records import (
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
+from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +57,26 @@ class IngestReport(BaseModel):
     failures: list[Failure] = []
     seconds: float = 0.0
     stage_seconds: dict[str, float] = {}
+    """Time per stage: parse, chunk, transcribe, embed_text, embed_image, entities, write (on the
+    writer thread, overlapping the model stages) and embed_entity_names (CLIP, inside write)."""
+    inference_seconds: float = 0.0
+    """Time spent in model calls (text and image embedders, transcriber, CLIP entity names)."""
     document_ids: list[str] = []
+    recovered: list[str] = []
+    """Documents an interrupted job had left unfinished, removed before this job ran."""
+
+
+#: Stages whose time is model inference (the rest is overhead: parsing, chunking, rules, writes).
+INFERENCE_STAGES = ("transcribe", "embed_text", "embed_image", "embed_entity_names")
 
 
 class ProgressEvent(BaseModel):
+    """``done`` of ``total`` items of one stage: files (parse), recordings (transcribe),
+    images (embed_image), documents (embed_text, entities, write)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    stage: str  # parse | embed | write
+    stage: str
     done: int
     total: int
     path: str | None = None
@@ -78,7 +93,7 @@ class IngestOptions(BaseModel):
     batch_chunks: int = 256
     workers: int = 1
     image_dir: Path = Path("./kgrag-data/images")
-    depicts_threshold: float = 0.6
+    depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
 
 
 class Ingestor:
@@ -105,12 +120,15 @@ class Ingestor:
         self.options = options or IngestOptions()
         self.progress = progress or (lambda _e: None)
         self._timing: dict[str, float] = defaultdict(float)
+        self._totals: dict[str, int] = {}
+        self._done: dict[str, int] = defaultdict(int)
 
     # -- public -------------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[str], acl: Sequence[str] = ()) -> IngestReport:
         """Ingest files, folders, globs and JSONL manifests."""
         started = time.perf_counter()
-        report = IngestReport()
+        self._timing = defaultdict(float)
+        report = IngestReport(recovered=GraphWriter(self.store).recover())
         expanded = expand_inputs(paths, acl)
         for rejected in expanded.rejected:
             if rejected.explicit:
@@ -119,19 +137,31 @@ class Ingestor:
                 report.skipped += 1
         parsed = self._parse_all(expanded.items, report)
         self._ingest_parsed(parsed, report)
-        report.failed = len(report.failures)
-        report.seconds = round(time.perf_counter() - started, 3)
-        report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
-        return report
+        return self._finish(report, started)
 
     def ingest_documents(self, documents: Sequence[ParsedDocument]) -> IngestReport:
         """Ingest documents parsed elsewhere (for example a benchmark corpus)."""
         started = time.perf_counter()
-        report = IngestReport()
+        self._timing = defaultdict(float)
+        report = IngestReport(recovered=GraphWriter(self.store).recover())
         self._ingest_parsed(list(documents), report)
+        return self._finish(report, started)
+
+    def _finish(self, report: IngestReport, started: float) -> IngestReport:
         report.failed = len(report.failures)
         report.seconds = round(time.perf_counter() - started, 3)
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
+        report.inference_seconds = round(
+            sum(v for k, v in self._timing.items() if k in INFERENCE_STAGES), 3
+        )
+        log.info(
+            "ingested %d, skipped %d, failed %d in %.1f s (%s)",
+            report.ingested,
+            report.skipped,
+            report.failed,
+            report.seconds,
+            ", ".join(f"{k} {v:.1f} s" for k, v in report.stage_seconds.items()),
+        )
         return report
 
     def delete(self, document_id: str) -> None:
@@ -161,26 +191,38 @@ class Ingestor:
     def _ingest_parsed(self, documents: list[ParsedDocument], report: IngestReport) -> None:
         todo: list[ParsedDocument] = []
         replaced: dict[str, list[str]] = {}
+        stale: list[str] = []
         for doc in documents:
             uri = str(doc.source.path)
             existing = self.store.read("document_find_by_uri", {"uri": uri})
             new_id = document_id(uri, doc.sha256)
+            others = [r["id"] for r in existing if r["id"] != new_id]
             if any(r["id"] == new_id and r["status"] == "complete" for r in existing):
                 report.skipped += 1
+                stale += others  # an earlier version a killed job had not yet removed
                 continue
-            replaced[new_id] = [r["id"] for r in existing if r["id"] != new_id]
+            replaced[new_id] = others
             todo.append(doc)
-        image_embedder: ImageEmbedder | None = None
-        if self._needs_images(todo):
-            try:
-                image_embedder = self._image_embedder()
-            except KgragError as e:  # each document with images then fails with this reason
+        writer = GraphWriter(self.store, depicts_threshold=self.options.depicts_threshold)
+        for old in stale:
+            writer.delete(old)
+        if not todo:
+            return
+        # Word statistics from the whole job first: what a chunk yields then does not depend on
+        # the documents before it (a resumed job extracts what an uninterrupted one does).
+        self.extractor.observe(p.text for d in documents for p in d.pages)
+        if self._image_factory is not None:
+            try:  # entity names need CLIP vectors even in a job without images (DEPICTS later)
+                writer.image_embedder = self._image_embedder()
+            except KgragError as e:  # documents with images then fail with this reason
                 log.warning("no image embedder: %s", e)
-        writer = GraphWriter(
-            self.store,
-            image_embedder=image_embedder,
-            depicts_threshold=self.options.depicts_threshold,
-        )
+        self._totals = {
+            "transcribe": sum(1 for d in todo if d.source.modality == "audio"),
+            "embed_image": sum(len(d.images) for d in todo),
+            "embed_text": len(todo),
+            "entities": len(todo),
+        }
+        self._done = defaultdict(int)
         total = len(todo)
         done = 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
@@ -195,6 +237,14 @@ class Ingestor:
             if pending is not None:
                 done += self._collect(pending, report)
                 self.progress(ProgressEvent(stage="write", done=done, total=total))
+        for stage, seconds in writer.inference_seconds.items():
+            self._timing[stage] += seconds
+
+    def _advance(self, stage: str, n: int = 1, path: str | None = None) -> None:
+        self._done[stage] += n
+        self.progress(
+            ProgressEvent(stage=stage, done=self._done[stage], total=self._totals[stage], path=path)
+        )
 
     def _collect(self, pending: Future[list[str]], report: IngestReport) -> int:
         ids = pending.result()
@@ -230,7 +280,7 @@ class Ingestor:
     def _build(self, docs: list[ParsedDocument]) -> tuple[list[DocumentBundle], list[Failure]]:
         """Chunk, transcribe, embed and extract entities for a batch of documents."""
         failures: list[Failure] = []
-        pieces: dict[str, list[dict]] = {}  # doc id -> chunk dicts without embeddings
+        pieces: dict[str, list[dict[str, Any]]] = {}  # doc id -> chunk fields without embeddings
         languages: dict[str, str | None] = {}
         for doc in docs:
             did = document_id(str(doc.source.path), doc.sha256)
@@ -245,8 +295,10 @@ class Ingestor:
         t0 = time.perf_counter()
         vectors = self.text_embedder.embed(texts) if texts else []
         self._timing["embed_text"] += time.perf_counter() - t0
+        self._advance("embed_text", len(pieces))
         it = iter(vectors)
-        bundles = []
+        built: list[tuple[ParsedDocument, str, tuple[ChunkRecord, ...], tuple[ImageRecord, ...]]]
+        built = []
         for doc in docs:
             did = document_id(str(doc.source.path), doc.sha256)
             if did not in pieces:
@@ -257,31 +309,38 @@ class Ingestor:
             except KgragError as e:
                 failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
                 continue
-            t0 = time.perf_counter()
-            extraction = self.extractor.extract([(c.id, c.text) for c in chunks])
-            self._timing["entities"] += time.perf_counter() - t0
-            bundles.append(
-                DocumentBundle(
-                    id=did,
-                    uri=str(doc.source.path),
-                    sha256=doc.sha256,
-                    modality=doc.source.modality,
-                    mime=doc.source.mime,
-                    title=doc.title,
-                    bytes=doc.bytes,
-                    acl=stored_acl(doc.source.acl),
-                    tags=doc.source.tags,
-                    language=languages[did],
-                    segments=doc.source.modality == "audio",
-                    summary=_extractive_summary(chunks),
-                    chunks=chunks,
-                    images=images,
-                    extraction=extraction,
-                )
+            built.append((doc, did, chunks, images))
+        t0 = time.perf_counter()
+        pairs = [(c.id, c.text, did) for _, did, chunks, _ in built for c in chunks]
+        extraction = self.extractor.extract(
+            [(cid, text) for cid, text, _ in pairs], document_ids=[did for _, _, did in pairs]
+        )
+        per_doc = split_by_document(extraction, {cid: did for cid, _, did in pairs})
+        self._timing["entities"] += time.perf_counter() - t0
+        self._advance("entities", len(pieces))
+        bundles = [
+            DocumentBundle(
+                id=did,
+                uri=str(doc.source.path),
+                sha256=doc.sha256,
+                modality=doc.source.modality,
+                mime=doc.source.mime,
+                title=doc.title,
+                bytes=doc.bytes,
+                acl=stored_acl(doc.source.acl),
+                tags=doc.source.tags,
+                language=languages[did],
+                segments=doc.source.modality == "audio",
+                summary=_extractive_summary(chunks),
+                chunks=chunks,
+                images=images,
+                extraction=per_doc.get(did, ExtractionResult()),
             )
+            for doc, did, chunks, images in built
+        ]
         return bundles, failures
 
-    def _chunks(self, did: str, pages: Sequence[ParsedPage]) -> list[dict]:
+    def _chunks(self, did: str, pages: Sequence[ParsedPage]) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
         emb = self.text_embedder
         pieces = chunk_text(
@@ -293,10 +352,13 @@ class Ingestor:
             for p in pieces
         ]
 
-    def _segments(self, did: str, doc: ParsedDocument) -> tuple[list[dict], str | None]:
+    def _segments(self, did: str, doc: ParsedDocument) -> tuple[list[dict[str, Any]], str | None]:
         t0 = time.perf_counter()
-        transcript = self._transcriber_model().transcribe(doc.source.path)
-        self._timing["transcribe"] += time.perf_counter() - t0
+        try:
+            transcript = self._transcriber_model().transcribe(doc.source.path)
+        finally:
+            self._timing["transcribe"] += time.perf_counter() - t0
+            self._advance("transcribe", path=str(doc.source.path))
         segments = [s for s in transcript.segments if s.text.strip()]
         if not segments:
             raise IngestError(str(doc.source.path), "no speech was recognised in the recording")
@@ -327,8 +389,11 @@ class Ingestor:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 _save_png(image.data or b"", target, doc.source.path)
                 paths.append(target.resolve())
-        vectors = self._image_embedder().embed_images(paths)
-        self._timing["embed_image"] += time.perf_counter() - t0
+        try:
+            vectors = self._image_embedder().embed_images(paths)
+        finally:
+            self._timing["embed_image"] += time.perf_counter() - t0
+            self._advance("embed_image", len(doc.images), path=str(doc.source.path))
         records = []
         for n, (image, path, vector) in enumerate(zip(doc.images, paths, vectors, strict=True)):
             near = tuple(c.id for c in chunks if image.page is not None and c.page == image.page)
@@ -347,9 +412,6 @@ class Ingestor:
         return tuple(records)
 
     # -- lazily loaded models ----------------------------------------------------------------
-    def _needs_images(self, docs: Sequence[ParsedDocument]) -> bool:
-        return self._image_factory is not None and any(d.images for d in docs)
-
     def _image_embedder(self) -> ImageEmbedder:
         if self._image is None:
             if self._image_factory is None:

@@ -9,12 +9,16 @@ running again.
 from __future__ import annotations
 
 import logging
+import time
+from collections import defaultdict
 from datetime import UTC, datetime
 from itertools import pairwise
 
 from kgrag.graph.store import GraphStore
+from kgrag.ingest.entities import EntityRecord, display_rank
 from kgrag.ingest.records import DocumentBundle
 from kgrag.modalities.base import ImageEmbedder
+from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
 log = logging.getLogger(__name__)
 
@@ -24,13 +28,15 @@ class GraphWriter:
         self,
         store: GraphStore,
         image_embedder: ImageEmbedder | None = None,
-        depicts_threshold: float = 0.6,
+        depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD,
         batch_size: int = 500,
     ) -> None:
         self.store = store
         self.image_embedder = image_embedder
         self.depicts_threshold = depicts_threshold
         self.batch_size = batch_size
+        self.inference_seconds: dict[str, float] = defaultdict(float)
+        """Model time spent inside the writer (CLIP text embeddings of entity names), by stage."""
 
     def write(self, bundle: DocumentBundle) -> None:
         s, b = self.store, self.batch_size
@@ -80,11 +86,7 @@ class GraphWriter:
             batch_size=b,
         )
         ex = bundle.extraction
-        s.write_rows(
-            "entity_upsert",
-            [{"id": e.id, "name": e.name, "type": e.type} for e in ex.entities],
-            batch_size=b,
-        )
+        s.write_rows("entity_upsert", [_entity_row(e) for e in ex.entities], batch_size=b)
         s.write_rows(
             "mention_upsert",
             [
@@ -122,20 +124,45 @@ class GraphWriter:
             "document_complete",
             {"id": bundle.id, "chunk_count": len(bundle.chunks), "image_count": len(bundle.images)},
         )
+        log.info(
+            "document %s complete (%d chunks, %d images)",
+            bundle.id,
+            len(bundle.chunks),
+            len(bundle.images),
+        )
 
     def delete(self, document_id: str) -> None:
-        """Remove a document and what only it supported (orphaned entities, stale RELATED)."""
+        """Remove a document and what only it supported (orphaned entities, stale RELATED).
+
+        The document node goes last: until then it is marked ``deleting``, so a delete cut short
+        by a kill is finished by :meth:`recover`.
+        """
         s = self.store
         s.write("document_mark_deleting", {"id": document_id})
         entity_ids = [r["id"] for r in s.read("document_entities", {"id": document_id})]
         pairs = s.read("entity_pairs", {"ids": entity_ids}) if entity_ids else []
         s.write("document_delete_parts", {"id": document_id})
-        s.write("document_delete_node", {"id": document_id})
         if pairs:
             self._recompute_related([{"a": p["a"], "b": p["b"]} for p in pairs])
             s.write("related_prune")
         if entity_ids:
             s.write("entity_delete_orphans", {"ids": entity_ids})
+        s.write("document_delete_node", {"id": document_id})
+
+    def recover(self) -> list[str]:
+        """Finish what a killed job left: remove every document not ``complete`` (half written or
+        half deleted), then entities nothing supports and RELATED weights no chunk backs.
+        Returns the removed document ids."""
+        s = self.store
+        leftovers = [r["id"] for r in s.read("document_unfinished")]
+        for doc_id in leftovers:
+            log.warning("removing document %s left unfinished by an interrupted job", doc_id)
+            self.delete(doc_id)
+        if leftovers:
+            s.write("entity_delete_all_orphans")
+            s.write("related_recompute_all")
+            s.write("related_prune")
+        return leftovers
 
     def _recompute_related(self, pairs: list[dict[str, str]]) -> None:
         unique = {tuple(sorted((p["a"], p["b"]))) for p in pairs if p["a"] != p["b"]}
@@ -148,12 +175,27 @@ class GraphWriter:
         missing = self.store.read("entity_missing_clip", {"ids": entity_ids})
         if not missing:
             return
+        t0 = time.perf_counter()
         vectors = self.image_embedder.embed_texts([r["name"] for r in missing])
+        self.inference_seconds["embed_entity_names"] += time.perf_counter() - t0
         self.store.write_rows(
             "entity_set_clip",
-            [{"id": r["id"], "embedding": v} for r, v in zip(missing, vectors, strict=True)],
+            [
+                {"id": r["id"], "name": r["name"], "embedding": v}
+                for r, v in zip(missing, vectors, strict=True)
+            ],
             batch_size=self.batch_size,
         )
+        # images stored earlier may depict an entity named only now
+        rows = []
+        for r, v in zip(missing, vectors, strict=True):
+            hits = self.store.read("images_near_clip", {"vector": v, "k": 10})
+            rows += [
+                {"image_id": h["id"], "entity_id": r["id"], "score": h["score"]}
+                for h in hits
+                if h["score"] >= self.depicts_threshold
+            ]
+        self.store.write_rows("image_link_depicts", rows, batch_size=self.batch_size)
 
     def _link_depicts(self, bundle: DocumentBundle) -> None:
         rows = []
@@ -165,3 +207,10 @@ class GraphWriter:
                 if h["score"] >= self.depicts_threshold
             ]
         self.store.write_rows("image_link_depicts", rows, batch_size=self.batch_size)
+
+
+def _entity_row(entity: EntityRecord) -> dict[str, object]:
+    """The entity's best display form by :func:`display_rank` (ties: alphabetically first)."""
+    forms = {entity.name, *entity.aliases}
+    name = min(forms, key=lambda f: (-display_rank(f), f))
+    return {"id": entity.id, "name": name, "name_rank": display_rank(name), "type": entity.type}

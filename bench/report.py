@@ -1,0 +1,471 @@
+"""Render ``bench/results/*.json`` into BENCHMARKS.md (between generated-section markers, leaving
+the hand-written prose alone) and into PNG plots in ``docs/bench/``.
+
+    python bench/report.py
+
+A section whose result file is missing says so and how to produce it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from common import RESULTS, ROOT
+
+log = logging.getLogger("bench.report")
+
+DOC = ROOT / "BENCHMARKS.md"
+PLOTS = ROOT / "docs" / "bench"
+
+# Goals of issue 7.
+VECTOR_RECALL_GOAL = 0.95
+VECTOR_P50_GOAL_MS = 20.0
+VECTOR_GOAL_SIZE = 100_000
+ASK_P50_GOAL_MS = 1000.0
+RECALL5_LIFT_GOAL = 1.15
+INGEST_OUTSIDE_GOAL = 0.15
+
+
+def load(name: str) -> dict[str, Any] | None:
+    path = RESULTS / f"{name}.json"
+    if not path.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        log.warning("ignoring %s: %s", path, e)
+        return None
+    return data
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _met(ok: bool | None) -> str:
+    return "not measured" if ok is None else ("**met**" if ok else "**not met**")
+
+
+def _measured(doc: dict[str, Any]) -> str:
+    m = doc.get("machine", {})
+    return (
+        f"_Measured {doc.get('measured_at', '?')}; load average at the end "
+        f"{m.get('load_average', '?')} on {m.get('cores', '?')} cores._"
+    )
+
+
+# ------------------------------------------------------------------------------- vector search
+
+
+def chosen_config(doc: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The HNSW setting the report stands on: at the largest size measured, the fastest setting
+    that meets the recall goal, else the one with the best recall."""
+    runs = doc.get("runs", [])
+    if not runs:
+        return None
+    largest = max(r["size"] for r in runs)
+    at = [r for r in runs if r["size"] == largest]
+    good = [r for r in at if r["recall_at_10"] >= VECTOR_RECALL_GOAL]
+    best = (
+        min(good, key=lambda r: r["latency_ms"]["p50"])
+        if good
+        else max(at, key=lambda r: r["recall_at_10"])
+    )
+    return best["M"], best["efConstruction"], best["efRuntime"]
+
+
+def _cfg(r: dict[str, Any]) -> tuple[int, int, int]:
+    return r["M"], r["efConstruction"], r["efRuntime"]
+
+
+def vector_section(doc: dict[str, Any] | None) -> str:
+    if doc is None:
+        return "_Not run yet: `python bench/vector_search.py`._"
+    exact = {e["size"]: e["latency_ms"] for e in doc.get("exact", [])}
+    rows = [
+        [
+            r["size"],
+            f"{r['M']} / {r['efConstruction']} / {r['efRuntime']}",
+            r["recall_at_10"],
+            r["latency_ms"]["p50"],
+            r["latency_ms"]["p95"],
+            r["index_only_latency_ms"]["p50"],
+            exact.get(r["size"], {}).get("p50", "-"),
+            exact.get(r["size"], {}).get("p95", "-"),
+            r["load_rows_per_s"],
+        ]
+        for r in sorted(doc.get("runs", []), key=lambda r: (r["size"], _cfg(r)))
+    ]
+    q = doc.get("queries", {})
+    parts = [
+        f"{doc.get('texts', '')}; {doc.get('embedder', '')} ({doc.get('dimensions')} dimensions). "
+        f"{q.get('count')} queries ({q.get('questions')} MuSiQue questions and sub-questions, "
+        f"{q.get('held_out_windows')} held-out windows), k = {doc.get('k')}.",
+        "",
+        table(
+            [
+                "vectors",
+                "M / efC / efR",
+                "recall@10",
+                "p50 ms",
+                "p95 ms",
+                "index call p50 ms",
+                "exact numpy p50 ms",
+                "exact p95 ms",
+                "load rows/s",
+            ],
+            rows,
+        ),
+        "",
+        "p50/p95: the product's `vector_chunks` statement (index call, Document join, ACL filter)"
+        " through `GraphStore.read`, client to embedded server. Index call: the bare "
+        "`db.idx.vector.queryNodes`. Exact: one query at a time against the whole matrix in "
+        "numpy (one thread).",
+    ]
+    chosen = chosen_config(doc)
+    if chosen:
+        parts += ["", f"Setting the figures stand on (fastest meeting recall at the largest size):"
+                  f" M {chosen[0]}, efConstruction {chosen[1]}, efRuntime {chosen[2]}."]
+    if doc.get("not_measured"):
+        parts += ["", f"Not measured: {doc['not_measured']}"]
+    parts += ["", _measured(doc)]
+    return "\n".join(parts)
+
+
+def vector_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
+    if doc is None:
+        return "not run", None
+    chosen = chosen_config(doc)
+    at = [r for r in doc.get("runs", []) if r["size"] == VECTOR_GOAL_SIZE and _cfg(r) == chosen]
+    if not at:
+        return f"no run at {VECTOR_GOAL_SIZE:,} vectors", None
+    r = at[0]
+    ok = r["recall_at_10"] >= VECTOR_RECALL_GOAL and r["latency_ms"]["p50"] <= VECTOR_P50_GOAL_MS
+    return f"recall@10 {r['recall_at_10']:.3f}, p50 {r['latency_ms']['p50']:.1f} ms", ok
+
+
+def plot_vector(doc: dict[str, Any] | None, plt: Any) -> str | None:
+    chosen = chosen_config(doc) if doc else None
+    if doc is None or chosen is None:
+        return None
+    runs = sorted((r for r in doc["runs"] if _cfg(r) == chosen), key=lambda r: r["size"])
+    exact = sorted(doc.get("exact", []), key=lambda e: e["size"])
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+    sizes = [r["size"] for r in runs]
+    ax.plot(sizes, [r["latency_ms"]["p50"] for r in runs], "o-", label="HNSW p50")
+    ax.plot(sizes, [r["latency_ms"]["p95"] for r in runs], "o--", label="HNSW p95")
+    ax.plot([e["size"] for e in exact], [e["latency_ms"]["p50"] for e in exact], "s-",
+            label="exact numpy p50")
+    ax.plot([e["size"] for e in exact], [e["latency_ms"]["p95"] for e in exact], "s--",
+            label="exact numpy p95")
+    ax.axhline(VECTOR_P50_GOAL_MS, color="grey", lw=0.8, ls=":", label="goal p50 20 ms")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("vectors in the index (MiniLM, 384-d)")
+    ax.set_ylabel("latency per query (ms)")
+    ax.set_title(f"Vector search, embedded FalkorDB (M {chosen[0]}, efC {chosen[1]}, "
+                 f"efR {chosen[2]})", fontsize=10)
+    for r in runs:
+        ax.annotate(f"recall {r['recall_at_10']:.3f}", (r["size"], r["latency_ms"]["p50"]),
+                    textcoords="offset points", xytext=(4, -12), fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, plt, "vector_search_latency.png")
+
+
+# ----------------------------------------------------------------------------------- end to end
+
+
+def e2e_section(doc: dict[str, Any] | None) -> str:
+    if doc is None:
+        return "_Not run yet: `python bench/e2e_latency.py`._"
+    rows = []
+    for r in doc.get("runs", []):
+        phases = r.get("phases_ms", {})
+        share = r.get("phase_share", {})
+        rows.append(
+            [
+                r["passages"],
+                r["questions"],
+                r["latency_ms"]["p50"],
+                r["latency_ms"]["p95"],
+                *(
+                    f"{phases.get(p, {}).get('p50', 0):.0f} ({100 * share.get(p, 0):.0f}%)"
+                    for p in ("plan", "execute", "synthesis", "trace")
+                ),
+                f"{100 * r['trace_share']:.1f}%",
+            ]
+        )
+    return "\n".join(
+        [
+            f"Mode: {doc.get('mode', '')}. Questions of `{doc.get('questions_file')}` asked through"
+            " `KnowledgeAgent.ask` after warm-up.",
+            "",
+            table(
+                [
+                    "passages",
+                    "questions",
+                    "ask p50 ms",
+                    "ask p95 ms",
+                    "plan p50 ms (share)",
+                    "execute p50",
+                    "extractive answer p50",
+                    "trace writing p50",
+                    "trace share",
+                ],
+                rows,
+            ),
+            "",
+            "Phase columns: p50 over questions of the time inside each phase, and its share of the"
+            " total `ask` time.",
+            "",
+            _measured(doc),
+        ]
+    )
+
+
+def e2e_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
+    if doc is None or not doc.get("runs"):
+        return "not run", None
+    r = max(doc["runs"], key=lambda r: r["passages"])
+    return (
+        f"p50 {r['latency_ms']['p50']:.0f} ms at {r['passages']:,} passages "
+        f"(trace {100 * r['trace_share']:.1f}%)",
+        r["latency_ms"]["p50"] <= ASK_P50_GOAL_MS,
+    )
+
+
+def plot_e2e(doc: dict[str, Any] | None, plt: Any) -> str | None:
+    if doc is None or not doc.get("runs"):
+        return None
+    runs = sorted(doc["runs"], key=lambda r: r["passages"])
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+    x = [r["passages"] for r in runs]
+    ax.plot(x, [r["latency_ms"]["p50"] for r in runs], "o-", label="ask p50")
+    ax.plot(x, [r["latency_ms"]["p95"] for r in runs], "o--", label="ask p95")
+    for phase in ("execute", "synthesis", "trace"):
+        ax.plot(x, [r.get("phases_ms", {}).get(phase, {}).get("p50", 0) for r in runs], ".:",
+                label=f"{phase} p50")
+    ax.axhline(ASK_P50_GOAL_MS, color="grey", lw=0.8, ls=":", label="goal p50 1 s")
+    ax.set_xlabel("MuSiQue passages in the store")
+    ax.set_ylabel("latency per question (ms)")
+    ax.set_title("ask, offline (rule planner, extractive answer)", fontsize=10)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, plt, "ask_latency.png")
+
+
+# ------------------------------------------------------------------------ the others' results
+
+
+def retrieval_section(doc: dict[str, Any] | None) -> str:
+    if doc is None:
+        return (
+            "_Not run yet: `kgrag eval retrieval --questions ../shared/data/musique_dev.json "
+            "--corpus ../shared/data/musique_corpus.json --json > bench/results/retrieval.json`._"
+        )
+    rows = [
+        [name, 100 * doc[name].get("recall@2", 0), 100 * doc[name].get("recall@5", 0)]
+        for name in ("kgrag", "dense")
+        if isinstance(doc.get(name), dict)
+    ]
+    lat = doc.get("latency_ms", {})
+    return "\n".join(
+        [
+            f"{doc.get('questions', '?')} questions, {doc.get('passages', '?')} passages.",
+            "",
+            table(["retriever", "recall@2", "recall@5"], rows),
+            "",
+            f"Latency per question: p50 {lat.get('p50', 0):.0f} ms, p95 {lat.get('p95', 0):.0f} ms.",
+        ]
+    )
+
+
+def retrieval_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
+    if doc is None or "kgrag" not in doc or "dense" not in doc:
+        return "not run", None
+    k, d = doc["kgrag"], doc["dense"]
+    lift = k["recall@5"] / d["recall@5"] if d["recall@5"] else 0.0
+    ok = lift >= RECALL5_LIFT_GOAL and k["recall@2"] >= d["recall@2"]
+    return (
+        f"recall@5 {100 * k['recall@5']:.1f} vs dense {100 * d['recall@5']:.1f} "
+        f"(x{lift:.2f}); recall@2 {100 * k['recall@2']:.1f} vs {100 * d['recall@2']:.1f}",
+        ok,
+    )
+
+
+def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Scalar leaves of a JSON value as (dotted key, value), for results of unknown shape."""
+    if isinstance(value, dict):
+        out: list[tuple[str, Any]] = []
+        for k, v in value.items():
+            if k in {"machine", "benchmark", "measured_at"}:
+                continue
+            out += flatten(v, f"{prefix}.{k}" if prefix else str(k))
+        return out
+    if isinstance(value, list):
+        if all(not isinstance(v, (dict, list)) for v in value) and len(value) <= 8:
+            return [(prefix, ", ".join(str(v) for v in value))]
+        out = []
+        for i, v in enumerate(value[:40]):
+            out += flatten(v, f"{prefix}[{i}]")
+        return out
+    return [(prefix, value)]
+
+
+def generic_section(doc: dict[str, Any] | None, how: str) -> str:
+    if doc is None:
+        return f"_Not run yet: {how}._"
+    rows = [[f"`{k}`", v] for k, v in flatten(doc)]
+    return "\n".join([table(["figure", "value"], rows), "", _measured(doc)])
+
+
+def ingest_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
+    if doc is None:
+        return "not run", None
+    for key, value in flatten(doc):
+        if re.search(r"outside|overhead|non_inference", key) and isinstance(value, (int, float)):
+            share = value if value <= 1 else value / 100
+            return f"{100 * share:.1f}% of ingestion time outside inference", (
+                share <= INGEST_OUTSIDE_GOAL
+            )
+    return "see the ingestion table", None
+
+
+def trace_section(doc: dict[str, Any] | None) -> str:
+    if doc is None:
+        return "_Not run yet: `python bench/trace_overhead.py`._"
+    return generic_section(doc, "")
+
+
+# ------------------------------------------------------------------------------------ document
+
+
+def goals_section(results: dict[str, dict[str, Any] | None]) -> str:
+    lines: list[tuple[str, str, Callable[[dict[str, Any] | None], tuple[str, bool | None]], str]]
+    lines = [
+        (
+            "Multi-hop retrieval (MuSiQue dev)",
+            "kgrag recall@5 >= 1.15 x dense, recall@2 >= dense",
+            retrieval_goal,
+            "retrieval",
+        ),
+        (
+            "Vector search at 100k",
+            "recall@10 >= 0.95 and p50 <= 20 ms",
+            vector_goal,
+            "vector_search",
+        ),
+        (
+            "Ingestion (MuSiQue)",
+            "<= 15% of the time outside model inference",
+            ingest_goal,
+            "ingest_throughput",
+        ),
+        ("End to end `ask`", "p50 <= 1 s on the MuSiQue corpus", e2e_goal, "e2e_latency"),
+    ]
+    rows = []
+    for what, goal, check, name in lines:
+        measured, ok = check(results.get(name))
+        rows.append([what, goal, measured, _met(ok)])
+    return table(["what", "goal", "measured", "status"], rows)
+
+
+def machine_section(results: dict[str, dict[str, Any] | None]) -> str:
+    for doc in results.values():
+        if doc and "machine" in doc:
+            m = doc["machine"]
+            return (
+                f"{m['cpu']}, {m['cores']} cores (shared with other jobs while measuring: see the "
+                f"load average under each table), {m['memory_gib']} GiB memory, no GPU; "
+                f"Python {m['python']}, OMP_NUM_THREADS={m['omp_num_threads'] or 'unset'}."
+            )
+    return "_No results yet._"
+
+
+def plots_section(plots: Sequence[str]) -> str:
+    if not plots:
+        return "_No plots yet (they need bench/results/vector_search.json, e2e_latency.json)._"
+    return "\n\n".join(f"![{Path(p).stem}]({p})" for p in plots)
+
+
+def _save(fig: Any, plt: Any, name: str) -> str:
+    PLOTS.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(PLOTS / name)
+    plt.close(fig)
+    return str((PLOTS / name).relative_to(ROOT))
+
+
+def make_plots(results: dict[str, dict[str, Any] | None]) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib is missing (pip install --group bench): no plots")
+        return []
+    out = [plot_vector(results["vector_search"], plt), plot_e2e(results["e2e_latency"], plt)]
+    return [p for p in out if p]
+
+
+def replace_section(text: str, name: str, body: str) -> str:
+    """Replace what stands between ``<!-- BEGIN GENERATED: name -->`` and its END marker."""
+    pattern = re.compile(
+        rf"(<!-- BEGIN GENERATED: {re.escape(name)} -->\n).*?(\n<!-- END GENERATED: "
+        rf"{re.escape(name)} -->)",
+        re.DOTALL,
+    )
+    if not pattern.search(text):
+        log.warning("BENCHMARKS.md has no generated section %r; left as is", name)
+        return text
+    return pattern.sub(lambda m: m.group(1) + body.strip() + m.group(2), text)
+
+
+def render() -> Path:
+    names = ("vector_search", "e2e_latency", "retrieval", "ingest_throughput", "trace_overhead")
+    results = {n: load(n) for n in names}
+    plots = make_plots(results)
+    sections = {
+        "machine": machine_section(results),
+        "goals": goals_section(results),
+        "retrieval": retrieval_section(results["retrieval"]),
+        "vector_search": vector_section(results["vector_search"]),
+        "ingest_throughput": generic_section(
+            results["ingest_throughput"], "`python bench/ingest_throughput.py`"
+        ),
+        "e2e_latency": e2e_section(results["e2e_latency"]),
+        "trace_overhead": trace_section(results["trace_overhead"]),
+        "plots": plots_section(plots),
+    }
+    text = DOC.read_text(encoding="utf-8")
+    for name, body in sections.items():
+        text = replace_section(text, name, body)
+    DOC.write_text(text, encoding="utf-8")
+    return DOC
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    print(render())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+// The highest turn number of a session (0 when it has none).
+OPTIONAL MATCH (s:Session {id: $session_id})-[t:HAS_TURN]->(:Query)
+RETURN coalesce(max(t.n), 0) AS n

@@ -1,0 +1,214 @@
+"""The retrieval loop of one question: plan -> execute -> evaluate -> maybe refine, until the
+judge is satisfied or a limit stops it. Exit reasons: ``satisfied``, ``max_iterations``,
+``redundant_query``, ``no_next_query``, ``budget_exceeded``. Evidence of every iteration is
+fused (reciprocal rank fusion); a FILTER decision keeps only the documents it names."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from kgrag.agent.evaluate import Judge, Judgement, OfflineJudge
+from kgrag.agent.events import EvaluationEvent, PlanEvent
+from kgrag.agent.planning import AgentPlanner
+from kgrag.errors import KgragError
+from kgrag.executor.handlers import StepOutcome
+from kgrag.executor.hits import Hit
+from kgrag.llm import BudgetExceededError
+from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
+from kgrag.planner.llm import PlanResult
+from kgrag.planner.models import MAX_PLAN_STEPS, Plan, Step
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_ITERATIONS = 3
+RRF_K = 60
+
+Execute = Callable[[Plan, int], dict[int, StepOutcome]]
+Emit = Callable[[object], None]
+
+
+@dataclass
+class Iteration:
+    number: int
+    query: str
+    planned: PlanResult
+    outcomes: dict[int, StepOutcome]
+    judgement: Judgement | None = None
+    why: str = "the question"
+
+
+@dataclass
+class LoopResult:
+    iterations: list[Iteration] = field(default_factory=list)
+    exit_reason: str = "satisfied"
+    text: list[Hit] = field(default_factory=list)
+    images: list[Hit] = field(default_factory=list)
+
+
+class RetrievalLoop:
+    def __init__(
+        self,
+        planner: AgentPlanner,
+        execute: Execute,
+        judge: Judge,
+        *,
+        resolve: Callable[[str], Sequence[ResolvedEntity]],
+        budget_exceeded: Callable[[], bool] = lambda: False,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    ) -> None:
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        self.planner = planner
+        self.execute = execute
+        self.judge = judge
+        self.resolve = resolve
+        self.budget_exceeded = budget_exceeded
+        self.max_iterations = max_iterations
+
+    def run(self, query_id: str, analysis: QueryAnalysis, emit: Emit) -> LoopResult:
+        question = analysis.text
+        entities = list(analysis.entity_mentions)
+        result = LoopResult()
+        text_lists: list[list[Hit]] = []
+        image_lists: list[list[Hit]] = []
+        seen = {_signature(question, ())}
+        planned = self.planner.first(analysis, [e.id for e in entities])
+        query, why = question, "the question"
+        steps_used = 0
+        for number in range(1, self.max_iterations + 1):
+            steps_used += len(planned.plan.plan)
+            emit(
+                PlanEvent(
+                    query_id=query_id,
+                    iteration=number,
+                    query=query,
+                    source=planned.source,
+                    plan=planned.plan,
+                    fallback_reason=planned.fallback_reason,
+                )
+            )
+            outcomes = self.execute(planned.plan, number)
+            iteration = Iteration(number, query, planned, outcomes, why=why)
+            result.iterations.append(iteration)
+            text, images = final_evidence(planned.plan, outcomes)
+            previous = result.iterations[-2].judgement if number > 1 else None
+            if previous is not None and previous.decision == "FILTER":
+                keep = set(previous.document_ids)
+                text_lists = [[h for h in lst if h.document_id in keep] for lst in text_lists]
+            text_lists.append(text)
+            image_lists.append(images)
+            result.text = fuse(text_lists, 10)
+            result.images = fuse(image_lists, 3)
+            if self.budget_exceeded():
+                result.exit_reason = "budget_exceeded"
+                break
+            judgement = self._judge(
+                question, entities, result.text, [i.query for i in result.iterations]
+            )
+            if judgement is None:
+                result.exit_reason = "budget_exceeded"
+                break
+            iteration.judgement = judgement
+            emit(
+                EvaluationEvent(
+                    query_id=query_id,
+                    iteration=number,
+                    decision=judgement.decision,
+                    reason=judgement.reason,
+                    next_query=judgement.next_query,
+                    coverage=judgement.coverage,
+                    judge=judgement.judge,
+                )
+            )
+            if judgement.decision == "SATISFIED":
+                result.exit_reason = "satisfied"
+                break
+            if number == self.max_iterations:
+                result.exit_reason = "max_iterations"
+                break
+            if not judgement.next_query:
+                result.exit_reason = "no_next_query"
+                break
+            signature = _signature(judgement.next_query, judgement.document_ids)
+            if signature in seen:
+                result.exit_reason = "redundant_query"
+                break
+            seen.add(signature)
+            ids = [e.id for e in self.resolve(judgement.next_query)]
+            planned = self.planner.refine(question, judgement, ids)
+            if steps_used + len(planned.plan.plan) > MAX_PLAN_STEPS:
+                result.exit_reason = "max_iterations"
+                break
+            query = judgement.next_query
+            why = f"{judgement.decision.lower()}: {judgement.reason}"
+        return result
+
+    def _judge(
+        self,
+        question: str,
+        entities: Sequence[ResolvedEntity],
+        evidence: Sequence[Hit],
+        previous: Sequence[str],
+    ) -> Judgement | None:
+        """The judge's decision; ``None`` when the budget ran out. An LLM judge that fails
+        falls back to the offline judge (logged)."""
+        try:
+            return self.judge.judge(question, entities, evidence, previous)
+        except BudgetExceededError:
+            return None
+        except KgragError as e:
+            if isinstance(self.judge, OfflineJudge):
+                raise
+            log.warning("the LLM judge failed, judging offline: %s", e)
+            return OfflineJudge().judge(question, entities, evidence, previous)
+
+
+def _signature(query: str, document_ids: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    words = sorted(set(re.findall(r"[a-z0-9]+", query.lower())))
+    return " ".join(words), tuple(sorted(document_ids))
+
+
+def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:
+    """The last successful text step's readable hits and the last successful image step's."""
+    text: list[Hit] = []
+    images: list[Hit] = []
+    for step in plan.plan:
+        out = outcomes.get(step.step_id)
+        if out is None or out.status != "ok":
+            continue
+        if step.modality == "image":
+            images = [h for h in out.result if h.kind == "image"]
+        elif _is_text_evidence(step):
+            found = [h for h in out.result if h.kind in ("chunk", "segment")]
+            if found or not text:
+                text = found
+    return text, images
+
+
+def _is_text_evidence(step: Step) -> bool:
+    return step.type in (
+        "aggregate",
+        "rerank",
+        "filter",
+        "vector_search",
+        "multi_hop",
+        "graph_query",
+    )
+
+
+def fuse(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
+    """Reciprocal rank fusion of ranked lists; a single list is returned as it is (cut to k)."""
+    lists = [lst for lst in lists if lst]
+    if len(lists) == 1:
+        return list(lists[0][:k])
+    score: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for lst in lists:
+        for rank, hit in enumerate(lst):
+            first.setdefault(hit.id, hit)
+            score[hit.id] = score.get(hit.id, 0.0) + 1.0 / (RRF_K + rank + 1)
+    order = sorted(score, key=lambda i: score[i], reverse=True)[:k]
+    return [first[i] for i in order]

@@ -1,0 +1,119 @@
+"""Planning for the agent: the first iteration plans the question (LLM planner when a client is
+configured, rule planner otherwise or as its fallback); refinements plan the judge's next query;
+FILTER plans re-run the question and keep the supporting documents. All iterations of one question
+are merged into one plan for the trace (step ids offset, explanations saying which iteration)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kgrag.agent.evaluate import Judgement
+from kgrag.executor.handlers import StepOutcome
+from kgrag.planner.analysis import QueryAnalysis
+from kgrag.planner.llm import PlanResult, plan_question
+from kgrag.planner.models import MAX_PLAN_STEPS, Plan
+from kgrag.planner.rule import rule_plan
+
+if TYPE_CHECKING:
+    from kgrag.llm import LLMClient
+
+_STEP_REF = re.compile(r"\bstep_(\d+)\b")
+
+
+class AgentPlanner:
+    """Makes the plan of each iteration."""
+
+    def __init__(
+        self,
+        client: LLMClient | None,
+        *,
+        tools: Mapping[str, str] | None = None,
+        images: bool = False,
+    ) -> None:
+        self.client = client
+        self.tools = dict(tools or {})
+        self.images = images
+
+    def first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
+        want_images = self.images and "image" in analysis.modalities
+
+        def rule() -> Plan:
+            return rule_plan(analysis.text, entity_ids=entity_ids, want_images=want_images)
+
+        return plan_question(
+            analysis.text, analysis, self.client, rule_fallback=rule, tools=self.tools
+        )
+
+    def refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:
+        """The plan for the judge's next query (rule-based: predictable, and costs nothing)."""
+        if judgement.decision == "FILTER" and judgement.document_ids:
+            return PlanResult(plan=filter_plan(question, judgement.document_ids), source="rule")
+        query = judgement.next_query or question
+        ids = list(dict.fromkeys([*judgement.focus_entities, *entity_ids]))
+        return PlanResult(plan=rule_plan(query, entity_ids=ids), source="rule")
+
+
+def filter_plan(question: str, document_ids: Sequence[str], k: int = 20) -> Plan:
+    why = f"keep only the {len(document_ids)} document(s) that support the question"
+    return Plan.parse(
+        {
+            "plan": [
+                {
+                    "step_id": 1,
+                    "type": "vector_search",
+                    "parameters": {"query": question, "index": "chunk_embedding", "k": k},
+                    "trace": {"source": "rule-based", "explanation": "dense search again"},
+                },
+                {
+                    "step_id": 2,
+                    "type": "filter",
+                    "parameters": {"source": 1, "document_ids": list(document_ids)},
+                    "dependencies": [1],
+                    "trace": {"source": "rule-based", "explanation": why},
+                },
+            ]
+        }
+    )
+
+
+def offset_steps(plan: Plan, offset: int, label: str) -> list[dict[str, Any]]:
+    """The steps of ``plan`` as JSON with every step id (ids, dependencies, step references in
+    parameters and conditions) moved by ``offset``; explanations prefixed with ``label``."""
+    move: Callable[[int], int] = lambda i: i + offset  # noqa: E731
+    out = []
+    for raw in json.loads(plan.to_json())["plan"]:
+        raw["step_id"] = move(raw["step_id"])
+        raw["dependencies"] = [move(d) for d in raw["dependencies"]]
+        p = raw["parameters"]
+        for key in ("source", "query_from"):
+            if isinstance(p.get(key), int):
+                p[key] = move(p[key])
+        for key in ("sources", "seeds_from"):
+            if isinstance(p.get(key), list):
+                p[key] = [move(s) for s in p[key]]
+        if isinstance(p.get("inputs"), dict):
+            p["inputs"] = {k: move(v) for k, v in p["inputs"].items()}
+        if raw.get("condition"):
+            raw["condition"] = _STEP_REF.sub(
+                lambda m: f"step_{move(int(m.group(1)))}", raw["condition"]
+            )
+        trace = raw.setdefault("trace", {})
+        trace["explanation"] = f"{label}: {trace.get('explanation') or ''}".rstrip(": ")
+        out.append(raw)
+    return out
+
+
+def merge_iterations(
+    iterations: Sequence[tuple[Plan, Mapping[int, StepOutcome], str]],
+) -> tuple[Plan, dict[int, StepOutcome]]:
+    """One plan (and its outcomes) holding the steps of every iteration, for the trace."""
+    steps: list[dict[str, Any]] = []
+    outcomes: dict[int, StepOutcome] = {}
+    for plan, outs, label in iterations:
+        offset = len(steps)
+        steps.extend(offset_steps(plan, offset, label))
+        outcomes.update({sid + offset: o for sid, o in outs.items()})
+    return Plan.parse({"plan": steps[:MAX_PLAN_STEPS], "traceability": True}), outcomes

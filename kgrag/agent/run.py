@@ -1,0 +1,459 @@
+"""One question, end to end: conversation memory, the retrieval loop, synthesis, groundedness,
+the trace in the graph, and the typed events of each stage. :class:`QuestionRun` is what
+``KnowledgeAgent.ask`` and ``KnowledgeAgent.stream`` drive."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kgrag.agent.answer import Answer, Citation
+from kgrag.agent.entities import EntityResolver
+from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
+from kgrag.agent.events import AnswerEvent, CompleteEvent, RewriteEvent, StepEvent
+from kgrag.agent.groundedness import (
+    RESYNTHESIS_THRESHOLD,
+    GroundednessReport,
+    check,
+    claim_sentences,
+    remove_unsupported,
+)
+from kgrag.agent.loop import LoopResult, RetrievalLoop
+from kgrag.agent.memory import Resolution, SessionMemory, reformat_answer
+from kgrag.agent.planning import AgentPlanner, merge_iterations
+from kgrag.agent.synthesis import answer_body, extractive_answer, llm_answer, renumber
+from kgrag.agent.text import strip_citations
+from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.scheduler import Executor
+from kgrag.executor.trace import TraceWriter
+from kgrag.graph.store import GraphStore
+from kgrag.llm import BudgetExceededError, CostMeter, LLMClient, LLMError
+from kgrag.modalities.base import ImageEmbedder, TextEmbedder
+from kgrag.planner.analysis import analyse
+from kgrag.planner.models import Plan, Step
+from kgrag.tools import ToolContext, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[object], None]
+StepCallback = Callable[[Step, StepOutcome], None]
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What a question run needs from the agent."""
+
+    store: GraphStore
+    text_embedder: TextEmbedder
+    image_embedder: Callable[[], ImageEmbedder] | None
+    llm: LLMClient | None
+    llm_budget_usd: float | None
+    tools: ToolRegistry
+    max_iterations: int = 3
+
+
+@dataclass
+class _Synthesis:
+    text: str
+    citations: list[Citation]
+    mode: str
+    report: GroundednessReport
+
+
+class QuestionRun:
+    def __init__(
+        self,
+        config: AgentConfig,
+        question: str,
+        *,
+        session_id: str | None,
+        access: AccessContext,
+        emit: Emit,
+        on_step: StepCallback | None = None,
+    ) -> None:
+        self.config = config
+        self.question = question
+        self.session_id = session_id
+        self.access = access
+        self.emit = emit
+        self.on_step = on_step
+        self.query_id = "q_" + uuid.uuid4().hex[:16]
+        self.meter = CostMeter(config.llm_budget_usd)
+        self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
+        self.resolver = EntityResolver(config.store, access)
+        self.started = time.perf_counter()
+
+    # -------------------------------------------------------------------------------- run
+    def run(self) -> Answer:
+        memory = SessionMemory(self.config.store, self.access, llm=self.llm)
+        resolution = Resolution(original=self.question, question=self.question)
+        turn = 0
+        if self.session_id is not None:
+            resolution = memory.resolve(
+                self.question,
+                memory.history(self.session_id),
+                names_entity=lambda q: bool(analyse(q, self.resolver).entity_mentions),
+            )
+            turn = memory.next_turn(self.session_id)
+            if resolution.question != self.question or resolution.reformat:
+                self.emit(
+                    RewriteEvent(
+                        query_id=self.query_id,
+                        original=self.question,
+                        rewritten=resolution.question,
+                        reformat=resolution.reformat is not None,
+                        method=resolution.method,
+                    )
+                )
+        if resolution.reformat is not None and resolution.previous is not None:
+            citations = memory.previous_citations(resolution.previous)
+            if citations is not None:
+                return self._reformat(resolution, citations, turn)
+        return self._retrieve_and_answer(resolution, turn)
+
+    def _reformat(self, resolution: Resolution, citations: list[Citation], turn: int) -> Answer:
+        assert resolution.previous is not None and resolution.reformat is not None
+        text, cited, _ = reformat_answer(
+            resolution.previous, citations, resolution.reformat, llm=self._llm_if_budget()
+        )
+        mode = "llm" if self.meter.calls else "extractive"
+        trace = TraceWriter(self.config.store)
+        self._write_query(trace, resolution, turn, "memory", "satisfied", 0)
+        hits = {c.node_id: _hit_of(c) for c in cited}
+        trace.write_answer(
+            self.query_id,
+            f"{self.query_id}:answer",
+            text,
+            [(c.marker, hits[c.node_id]) for c in cited],
+            groundedness=None,
+            verdict="reformatted",
+            mode=mode,
+        )
+        self._write_context(resolution, [], [], None, text)
+        return self._finish(
+            text, cited, mode, "satisfied", 0, None, "reformatted", resolution, "memory"
+        )
+
+    def _retrieve_and_answer(self, resolution: Resolution, turn: int) -> Answer:
+        cfg = self.config
+        analysis = analyse(resolution.question, self.resolver)
+        planner = AgentPlanner(
+            self.llm,
+            tools={t.name: t.description for t in cfg.tools.available(llm=self.llm is not None)},
+            images=cfg.image_embedder is not None,
+        )
+        judge: Judge = LlmJudge(self.llm) if self.llm is not None else OfflineJudge()
+        loop = RetrievalLoop(
+            planner,
+            self._execute,
+            judge,
+            resolve=lambda q: analyse(q, self.resolver).entity_mentions,
+            budget_exceeded=lambda: self.meter.exceeded,
+            max_iterations=cfg.max_iterations,
+        )
+        result = loop.run(self.query_id, analysis, self.emit)
+        names = [e.name for e in analysis.entity_mentions]
+        synthesis = self._synthesise(resolution, result, names, analysis.modalities)
+        exit_reason = result.exit_reason
+        if self.meter.exceeded and exit_reason != "satisfied":
+            exit_reason = "budget_exceeded"
+        planner_source = result.iterations[0].planned.source if result.iterations else "rule"
+        trace = TraceWriter(cfg.store)
+        self._write_query(
+            trace,
+            resolution,
+            turn,
+            planner_source,
+            exit_reason,
+            len(result.iterations),
+            query_class=str(analysis.query_class),
+        )
+        plan, outcomes = merge_iterations(
+            [
+                (
+                    it.planned.plan,
+                    it.outcomes,
+                    f"iteration {it.number} ({it.why}; query: {it.query})",
+                )
+                for it in result.iterations
+            ]
+        )
+        first = result.iterations[0].planned
+        trace.write_plan(
+            self.query_id,
+            f"{self.query_id}:plan",
+            plan,
+            outcomes,
+            source=first.source,
+            fallback_reason=first.fallback_reason,
+        )
+        by_id = {h.id: h for h in [*result.text, *result.images]}
+        trace.write_answer(
+            self.query_id,
+            f"{self.query_id}:answer",
+            synthesis.text,
+            [(c.marker, by_id[c.node_id]) for c in synthesis.citations if c.node_id in by_id],
+            groundedness=synthesis.report.score,
+            verdict=synthesis.report.verdict,
+            mode=synthesis.mode,
+        )
+        self._write_context(
+            resolution,
+            [e.id for e in analysis.entity_mentions],
+            names,
+            synthesis.report.score,
+            synthesis.text,
+        )
+        return self._finish(
+            synthesis.text,
+            synthesis.citations,
+            synthesis.mode,
+            exit_reason,
+            len(result.iterations),
+            synthesis.report.score,
+            synthesis.report.verdict,
+            resolution,
+            planner_source,
+        )
+
+    # --------------------------------------------------------------------------- stages
+    def _execute(self, plan: Plan, iteration: int) -> dict[int, StepOutcome]:
+        cfg = self.config
+        tools = cfg.tools.bind(ToolContext(store=cfg.store, access=self.access, llm=self.llm))
+        env = ExecutionEnv(
+            store=cfg.store,
+            text_embedder=cfg.text_embedder,
+            access=self.access,
+            image_embedder=cfg.image_embedder,
+            tools=tools,
+            llm=self._llm_call if self.llm is not None else None,
+        )
+
+        def on_step(step: Step, outcome: StepOutcome) -> None:
+            self.emit(
+                StepEvent(
+                    query_id=self.query_id,
+                    iteration=iteration,
+                    step_id=step.step_id,
+                    type=step.type,
+                    modality=step.modality,
+                    status=outcome.status,
+                    count=outcome.count,
+                    duration_ms=outcome.duration_ms,
+                    error=outcome.error,
+                    top=tuple(outcome.result[:5]),
+                )
+            )
+            if self.on_step is not None:
+                self.on_step(step, outcome)
+
+        return Executor(env).run(plan, on_step=on_step)
+
+    def _llm_call(self, prompt: str, evidence: Sequence[Hit], max_tokens: int) -> str:
+        from kgrag.llm import ChatMessage
+
+        assert self.llm is not None
+        context = "\n".join(f"- {(h.text or '')[:800]}" for h in evidence[:10])
+        content = f"{prompt}\n\nContext:\n{context}" if context else prompt
+        return self.llm.chat(
+            [ChatMessage(role="user", content=content)], max_tokens=max_tokens
+        ).text
+
+    def _llm_if_budget(self) -> LLMClient | None:
+        return self.llm if self.llm is not None and not self.meter.exceeded else None
+
+    def _synthesise(
+        self,
+        resolution: Resolution,
+        result: LoopResult,
+        entity_names: Sequence[str],
+        modalities: frozenset[str],
+    ) -> _Synthesis:
+        cfg = self.config
+        evidence, images = result.text, result.images
+        cited = _cited_text(evidence, images)
+        if self._llm_if_budget() is not None and (evidence or images):
+            try:
+                found = self._llm_synthesis(resolution, evidence, images)
+            except BudgetExceededError:
+                log.info("LLM budget exceeded before synthesis; answering extractively")
+            except LLMError as e:
+                log.warning("LLM synthesis failed, answering extractively: %s", e)
+            else:
+                if found is not None:
+                    return found
+                log.warning("the LLM answer had no supported, cited sentence; answering offline")
+        text, citations = extractive_answer(
+            resolution.question,
+            evidence,
+            images,
+            cfg.text_embedder,
+            entity_names=entity_names,
+            prefer_kinds=("segment",) if "audio" in modalities else (),
+        )
+        report = check(text, cited(citations), cfg.text_embedder)
+        return _Synthesis(text, citations, "extractive", report)
+
+    def _llm_synthesis(
+        self, resolution: Resolution, evidence: Sequence[Hit], images: Sequence[Hit]
+    ) -> _Synthesis | None:
+        """The LLM answer, checked; synthesised again (once) with the judge's feedback when
+        its groundedness is below the threshold; unsupported sentences then removed."""
+        client = self._llm_if_budget()
+        assert client is not None
+        cited = _cited_text(evidence, images)
+        embedder = self.config.text_embedder
+        history = None
+        previous = resolution.previous
+        if previous is not None and resolution.method != "none":
+            history = f"User: {previous.standalone}\nAssistant: {(previous.answer or '')[:600]}"
+        question = resolution.question
+        text, citations, _ = llm_answer(client, question, evidence, images, history=history)
+        report = check(text, cited(citations), embedder, llm=self._llm_if_budget())
+        if report.score < RESYNTHESIS_THRESHOLD and self._llm_if_budget() is not None:
+            feedback = "these sentences are not supported by the evidence they cite: " + " | ".join(
+                s.sentence for s in report.unsupported
+            )
+            text, citations, _ = llm_answer(
+                client, question, evidence, images, feedback=feedback, history=history
+            )
+            report = check(text, cited(citations), embedder, llm=self._llm_if_budget())
+        if report.unsupported:
+            by_id = {h.id: h for h in [*evidence, *images]}
+            kept = remove_unsupported(answer_body(text), report)
+            text, citations = renumber(kept, [by_id[c.node_id] for c in citations])
+        if not text.strip() or not citations:
+            return None
+        return _Synthesis(text, citations, "llm", report)
+
+    # ----------------------------------------------------------------------------- trace
+    def _write_query(
+        self,
+        trace: TraceWriter,
+        resolution: Resolution,
+        turn: int,
+        planner: str,
+        exit_reason: str,
+        iterations: int,
+        query_class: str | None = None,
+    ) -> None:
+        trace.write_query(
+            self.query_id,
+            self.question,
+            user=self.access.user,
+            groups=self.access.groups,
+            planner=planner,
+            session_id=self.session_id,
+            turn=turn,
+            exit_reason=exit_reason,
+            iterations=iterations,
+            latency_ms=self._latency(),
+            cost=round(self.meter.spent_usd, 8),
+            query_class=query_class,
+        )
+
+    def _write_context(
+        self,
+        resolution: Resolution,
+        entity_ids: Sequence[str],
+        entity_names: Sequence[str],
+        groundedness: float | None,
+        answer_text: str,
+    ) -> None:
+        self.config.store.write(
+            "query_set_context",
+            {
+                "id": self.query_id,
+                "resolved_text": resolution.question,
+                "entity_ids": list(entity_ids),
+                "entity_names": list(entity_names),
+                "groundedness": groundedness,
+                "answer_entities": self._answer_entities(answer_text),
+            },
+        )
+
+    def _answer_entities(self, text: str, limit: int = 3) -> list[str]:
+        """Names of readable entities the answer's sentences name (for later follow-ups)."""
+        claims = " ".join(strip_citations(c) for c in claim_sentences(text))
+        if not claims:
+            return []
+        spans = analyse(claims).named_spans
+        return [e.name for e in self.resolver.resolve(spans)][:limit] if spans else []
+
+    def _latency(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000, 1)
+
+    def _finish(
+        self,
+        text: str,
+        citations: Sequence[Citation],
+        mode: str,
+        exit_reason: str,
+        iterations: int,
+        groundedness: float | None,
+        verdict: str,
+        resolution: Resolution,
+        planner: str,
+    ) -> Answer:
+        answer = Answer(
+            query_id=self.query_id,
+            answer=text,
+            citations=tuple(citations),
+            exit_reason=exit_reason,
+            iterations=iterations,
+            mode="llm" if mode == "llm" else "extractive",
+            cost=round(self.meter.spent_usd, 8),
+            latency_ms=self._latency(),
+            session_id=self.session_id,
+            groundedness=groundedness,
+            verdict=verdict,
+            resolved_question=resolution.question,
+            planner=planner,
+        )
+        self.emit(AnswerEvent(query_id=self.query_id, answer=answer))
+        self.emit(
+            CompleteEvent(
+                query_id=self.query_id,
+                exit_reason=exit_reason,
+                iterations=iterations,
+                cost=answer.cost,
+                latency_ms=answer.latency_ms,
+            )
+        )
+        return answer
+
+
+def _cited_text(
+    evidence: Sequence[Hit], images: Sequence[Hit]
+) -> Callable[[Sequence[Citation]], dict[int, str]]:
+    by_id = {h.id: h for h in [*evidence, *images]}
+
+    def cited(citations: Sequence[Citation]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for c in citations:
+            hit = by_id.get(c.node_id)
+            if hit is not None and hit.text:
+                out[c.marker] = hit.text
+        return out
+
+    return cited
+
+
+def _hit_of(c: Citation) -> Hit:
+    return Hit(
+        id=c.node_id,
+        kind=c.kind,
+        score=1.0,
+        text=c.excerpt,
+        document_id=c.document_id,
+        title=c.title,
+        uri=c.uri,
+        image_uri=c.image_uri,
+        page=c.page,
+        start_s=c.start_s,
+        end_s=c.end_s,
+    )

@@ -1,0 +1,283 @@
+"""The HTTP API over the same library calls as the CLI: one KnowledgeAgent per process,
+ingestion as background jobs on one writer thread, questions answered concurrently.
+
+Who asks is what the caller says (``user``, ``groups``), as with ``kgrag ask --user``: put the
+server behind a gateway that sets them, and configure a bearer token (``KGRAG_API_TOKEN``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kgrag import __version__
+from kgrag.config import Settings
+from kgrag.errors import KgragError, NotFoundError
+from kgrag.executor.trace import read_trace
+from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.errors import ApiError, error_body, error_code, status_of
+from kgrag.server.jobs import IngestJobs
+from kgrag.server.models import AskRequest, IngestRequest, JobView, answer_json
+from kgrag.server.security import GuardMiddleware, confine_paths
+
+if TYPE_CHECKING:
+    from kgrag.agent.agent import KnowledgeAgent
+
+log = logging.getLogger(__name__)
+
+#: Pages the API serves may load nothing from elsewhere.
+_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+
+class _Runtime:
+    """What the app holds while it runs."""
+
+    def __init__(self, settings: Settings, agent: KnowledgeAgent) -> None:
+        self.settings = settings
+        self.agent = agent
+        self.jobs = IngestJobs(self._ingest)
+
+    def _ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
+        # checked again right before reading: the files may have changed since the request
+        confine_paths(paths, acl, self.settings.ingest_roots)
+        return self.agent.ingest(paths, acl)
+
+
+def _groups(raw: str) -> list[str]:
+    return [g.strip() for g in raw.split(",") if g.strip()]
+
+
+def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = None) -> FastAPI:
+    """The FastAPI app. Without ``agent`` one is opened from ``settings`` at startup and closed
+    at shutdown; a given agent stays open (its owner closes it)."""
+    s = settings or Settings()
+    runtime: dict[str, _Runtime] = {}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        from kgrag.agent.agent import KnowledgeAgent
+
+        own = agent is None
+        opened: KnowledgeAgent = (
+            agent if agent is not None else await asyncio.to_thread(KnowledgeAgent.open, s)
+        )
+        runtime["rt"] = _Runtime(s, opened)
+        log.info("kgrag API ready on store %s", opened.store.uri)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(runtime["rt"].jobs.close)
+            if own:
+                opened.close()
+
+    app = FastAPI(
+        title="kgrag",
+        version=__version__,
+        description="A graph-database-backed multimodal knowledge agent: ingest, ask with "
+        "citations, and open the trace and audit of every answer.",
+        lifespan=lifespan,
+    )
+    token = s.api_token.get_secret_value() if s.api_token else None
+    app.add_middleware(GuardMiddleware, token=token or None, max_bytes=s.max_request_bytes)
+
+    def rt() -> _Runtime:
+        return runtime["rt"]
+
+    # -- errors ---------------------------------------------------------------------------------
+    @app.exception_handler(KgragError)
+    async def _kgrag_error(_: Request, exc: KgragError) -> JSONResponse:
+        return JSONResponse(error_body(error_code(exc), str(exc)), status_code=status_of(exc))
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(error_body(exc.error, exc.detail), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")}
+            for e in exc.errors()
+        ]
+        return JSONResponse(error_body("invalid_request", detail), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(error_body(code, exc.detail), status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return JSONResponse(
+            error_body("internal", f"{type(exc).__name__}; see the server log"), status_code=500
+        )
+
+    # -- routes ---------------------------------------------------------------------------------
+    @app.get("/healthz", tags=["service"])
+    def healthz() -> dict[str, Any]:
+        """Liveness: the agent is open."""
+        return {"status": "ok", "version": __version__, "store": rt().agent.store.uri}
+
+    @app.post("/ingest", status_code=202, response_model=JobView, tags=["ingest"])
+    def ingest(body: IngestRequest) -> JobView:
+        """Queue files, folders, globs or manifests on the server's disk (inside the ingest
+        roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``."""
+        paths = confine_paths(body.paths, body.acl, s.ingest_roots)
+        return rt().jobs.submit(paths, body.acl)
+
+    @app.get("/jobs/{job_id}", response_model=JobView, tags=["ingest"])
+    def job(job_id: str) -> JobView:
+        found = rt().jobs.get(job_id)
+        if found is None:
+            raise NotFoundError(f"no ingest job {job_id!r} (jobs are forgotten at restart)")
+        return found
+
+    @app.post("/ask", tags=["ask"])
+    def ask(body: AskRequest) -> JSONResponse:
+        """Answer with citations; the body is what ``kgrag ask --json`` prints."""
+        answer = rt().agent.ask(
+            body.question, session_id=body.session_id, user=body.user, groups=body.groups
+        )
+        return JSONResponse(
+            answer_json(answer),
+            headers={
+                "X-Kgrag-Query-Id": answer.query_id,
+                "X-Kgrag-Iterations": str(answer.iterations),
+                "X-Kgrag-Exit-Reason": answer.exit_reason,
+                "X-Kgrag-Cost": f"{answer.cost:.6f}",
+            },
+        )
+
+    @app.post("/ask/stream", tags=["ask"])
+    async def ask_stream(body: AskRequest) -> StreamingResponse:
+        """Server-sent events as the answer is built: ``plan``, one ``step`` per step, then
+        ``answer`` and ``complete`` (or ``error``)."""
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+        agent_ = rt().agent
+
+        def emit(event: str, data: Any) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, (event, data))
+
+        def on_plan(plan: Any) -> None:
+            emit("plan", plan.model_dump(mode="json"))
+
+        def on_step(step: Any, outcome: Any) -> None:
+            emit(
+                "step",
+                {
+                    "step_id": step.step_id,
+                    "type": step.type,
+                    "modality": step.modality,
+                    "status": outcome.status,
+                    "count": outcome.count,
+                    "duration_ms": outcome.duration_ms,
+                    "error": outcome.error,
+                },
+            )
+
+        def run() -> None:
+            try:
+                answer = agent_.ask(
+                    body.question,
+                    session_id=body.session_id,
+                    user=body.user,
+                    groups=body.groups,
+                    on_plan=on_plan,
+                    on_step=on_step,
+                )
+                emit("answer", answer_json(answer))
+                emit(
+                    "complete",
+                    {
+                        "query_id": answer.query_id,
+                        "exit_reason": answer.exit_reason,
+                        "iterations": answer.iterations,
+                        "cost": answer.cost,
+                    },
+                )
+            except KgragError as e:
+                emit("error", {**error_body(error_code(e), str(e)), "status": status_of(e)})
+            except Exception as e:
+                log.exception("streamed ask failed")
+                emit("error", {**error_body("internal", type(e).__name__), "status": 500})
+            finally:
+                loop.call_soon_threadsafe(events.put_nowait, None)
+
+        worker = loop.run_in_executor(None, run)
+
+        async def stream() -> AsyncIterator[str]:
+            while (item := await events.get()) is not None:
+                event, data = item
+                yield f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
+            await worker
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    ReaderUser = Query(None, description="who reads (must be the asker)")
+    ReaderGroups = Query("", description="comma-separated groups of the reader")
+
+    def readable_trace(query_id: str, user: str | None, groups: str) -> dict[str, Any]:
+        """The trace, when the reader holds every principal the asker held: a trace holds only
+        what its asker could read. Otherwise 404, as for an unknown id."""
+        store = rt().agent.store
+        rows = store.read("trace_read_query", {"id": query_id})
+        if rows:
+            asker, asker_groups = rows[0].get("user"), set(rows[0].get("groups") or ())
+            if (asker is not None and asker != user) or not asker_groups <= set(_groups(groups)):
+                rows = []
+        if not rows:
+            raise NotFoundError(f"no query {query_id!r} readable by this user")
+        return read_trace(store, query_id)
+
+    @app.get("/queries/{query_id}/trace", tags=["queries"])
+    def trace(
+        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+    ) -> dict[str, Any]:
+        """The reasoning of one answer (``kgrag trace --json``)."""
+        return readable_trace(query_id, user, groups)
+
+    @app.get("/queries/{query_id}/trace.html", response_class=HTMLResponse, tags=["queries"])
+    def trace_html(
+        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+    ) -> HTMLResponse:
+        """The trace viewer page (``kgrag trace --html``)."""
+        from kgrag.viewer import render_trace_html
+
+        page = render_trace_html(readable_trace(query_id, user, groups))
+        return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
+
+    @app.get("/queries/{query_id}/audit", tags=["queries"])
+    def audit(
+        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+    ) -> JSONResponse:
+        """The audit report (``kgrag audit --json``)."""
+        from kgrag.agent.audit import build_audit
+
+        readable_trace(query_id, user, groups)
+        return JSONResponse(build_audit(rt().agent.store, query_id).model_dump(mode="json"))
+
+    @app.get("/queries/{query_id}/audit.html", response_class=HTMLResponse, tags=["queries"])
+    def audit_html(
+        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+    ) -> HTMLResponse:
+        """The audit report as one self-contained page (``kgrag audit --html``)."""
+        from kgrag.agent.audit import build_audit
+
+        readable_trace(query_id, user, groups)
+        page = build_audit(rt().agent.store, query_id).to_html()
+        return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
+
+    return app

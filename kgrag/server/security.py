@@ -1,0 +1,143 @@
+"""What guards the HTTP API: an optional bearer token, a request body size limit (both as one
+ASGI middleware, before any body is read), and the ingest roots that confine POST /ingest."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kgrag.ingest.sources import expand_inputs
+from kgrag.server.errors import ApiError, error_body
+
+#: Paths anyone may GET without the token.
+OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class GuardMiddleware:
+    """401 without the configured bearer token; 413 when a body exceeds ``max_bytes``."""
+
+    def __init__(self, app: Any, *, token: str | None, max_bytes: int) -> None:
+        self.app = app
+        self.token = token
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.token and scope["path"] not in OPEN_PATHS:
+            given = headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.strip().encode(), self.token.encode()
+            ):
+                await _reply(
+                    send,
+                    401,
+                    error_body(
+                        "unauthorized", "send the API token as 'Authorization: Bearer TOKEN'"
+                    ),
+                    extra=[(b"www-authenticate", b"Bearer")],
+                )
+                return
+        declared = headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await _reply(send, 413, _too_large(int(declared), self.max_bytes))
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal seen
+            message: dict[str, Any] = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _reply(send, 413, _too_large(seen, self.max_bytes))
+
+
+def _too_large(size: int, limit: int) -> dict[str, Any]:
+    return error_body(
+        "request_too_large",
+        f"the request body has at least {size} bytes; this server accepts at most {limit} "
+        "(KGRAG_MAX_REQUEST_BYTES). Send paths on the server's disk to POST /ingest, not files.",
+    )
+
+
+async def _reply(
+    send: Any, status: int, body: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == r or path.is_relative_to(r) for r in roots)
+
+
+def confine_paths(paths: Sequence[str], acl: Sequence[str], roots: Sequence[Path]) -> list[str]:
+    """The absolute paths to ingest, or :class:`ApiError` 403 when any input, or any file it
+    expands to (folders, globs, manifests, symlinks followed), lies outside the ingest roots.
+    Relative paths are taken relative to the first root."""
+    if not roots:
+        raise ApiError(
+            403,
+            "ingest_disabled",
+            "this server has no ingest roots: start it with `kgrag serve --ingest-root DIR` "
+            "(or KGRAG_INGEST_ROOTS='[\"/dir\"]') to allow POST /ingest under DIR",
+        )
+    resolved_roots = [r.expanduser().resolve() for r in roots]
+    out = []
+    for raw in paths:
+        if "\x00" in raw:
+            raise ApiError(400, "invalid_path", "a path contains a NUL byte")
+        candidate = Path(raw)
+        if not candidate.is_absolute():
+            candidate = resolved_roots[0] / candidate
+        lexical = Path(os.path.normpath(candidate))
+        real = candidate.resolve()
+        if not (_inside(lexical, resolved_roots) and _inside(real, resolved_roots)):
+            raise ApiError(403, "path_outside_roots", f"{raw!r} is outside the ingest roots")
+        out.append(str(lexical))
+    expanded = expand_inputs(out, acl, root=resolved_roots[0])
+    for item in expanded.items:
+        if not _inside(item.path, resolved_roots):
+            raise ApiError(
+                403,
+                "path_outside_roots",
+                f"{str(item.path)!r} (reached through the inputs) is outside the ingest roots",
+            )
+    return out

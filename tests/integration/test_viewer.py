@@ -1,0 +1,199 @@
+"""The trace viewer, end to end: a real question on the embedded store with real embeddings,
+``kgrag trace --html`` and ``kgrag audit --html`` through the CLI, and the pages opened in
+headless Chromium (Debian's ``chromium``): the graph's nodes are drawn by the page's script,
+hostile document text cannot run, and a screenshot shows more than a blank page."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.config import Settings
+from kgrag.executor.trace import read_trace
+from kgrag.graph import open_store
+from kgrag.viewer import embed_json, layout_trace, render_trace_html
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+)
+HOSTILE = (
+    "</script><script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">"
+)
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
+    """A store with two documents (one with hostile text) and one answered question."""
+    root = tmp_path_factory.mktemp("viewer")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    (corpus / "roster.md").write_text(
+        "# Maintenance roster\n\nThe Feed Pump FP-2 is maintained by Grace Hopper, who also "
+        "keeps the spare seals.\n\nThe Pressure Valve PV-7 is maintained by Ada Lovelace.\n"
+    )
+    (corpus / "incidents.txt").write_text(
+        f"Incident log.\n\nOn 3 March the Feed Pump FP-2 lost pressure after a seal failed. "
+        f"Grace Hopper replaced the seal. {HOSTILE}\n"
+    )
+    uri = f"falkordb-lite:///{root}/kg.db"
+    with KnowledgeAgent.open(Settings(store=uri, data_dir=root / "data")) as agent:
+        report = agent.ingest([str(corpus)])
+        assert report.ingested == 2, report.failures
+        answer = agent.ask("Who maintains the Feed Pump FP-2?")
+    yield uri, answer.query_id, root
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _dump_dom(page: Path) -> str:
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_embedded_json_cannot_close_its_script_element() -> None:
+    text = embed_json({"t": "</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"t": "</script><!-- & \u2028"}
+
+
+def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[str, str, Path]) -> None:
+    uri, qid, _ = traced
+    with open_store(uri) as store:
+        trace = read_trace(store, qid)
+    layout = layout_trace(trace)
+    by_id = {n.id: n for n in layout.nodes}
+    assert by_id["query"].y < by_id["plan"].y
+    for step in trace["steps"]:
+        for dep in step["dependencies"]:
+            assert by_id[f"step:{dep}"].y < by_id[f"step:{step['step_id']}"].y
+    evidence = [n for n in layout.nodes if n.kind == "evidence"]
+    assert evidence and all(by_id["answer"].y > n.y for n in evidence)
+    assert {e.type for e in layout.edges} >= {"PLANNED", "HAS_STEP", "RETURNED", "CITES"}
+    # no two nodes overlap
+    boxes = [(n.x, n.y) for n in layout.nodes]
+    assert len(set(boxes)) == len(boxes)
+    assert all(0 <= n.x <= layout.width - layout.node_w for n in layout.nodes)
+
+
+def test_cli_trace_html_writes_a_self_contained_page(traced: tuple[str, str, Path]) -> None:
+    uri, qid, root = traced
+    page = root / "trace.html"
+    done = _cli("trace", qid, "--store", uri, "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert qid in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html), "loads something"
+    assert "</script><script>document.title" not in html
+    # exactly the two script elements of the page itself
+    assert html.count("<script") == 2
+
+
+@needs_chromium
+def test_chromium_draws_every_node_and_runs_no_document_text(
+    traced: tuple[str, str, Path],
+) -> None:
+    uri, qid, root = traced
+    with open_store(uri) as store:
+        trace = read_trace(store, qid)
+    page = root / "viewer.html"
+    page.write_text(render_trace_html(trace))
+    expected = len(layout_trace(trace).nodes)
+    dom = _dump_dom(page)
+    drawn = re.findall(r'<g class="node (\w+)', dom)
+    assert len(drawn) == expected
+    assert set(drawn) == {"query", "plan", "step", "evidence", "answer"}
+    assert f'data-rendered="{expected}"' in dom
+    assert dom.count('class="edge ') >= expected - 1
+    title = re.search(r"<title>(.*?)</title>", dom)
+    assert title is not None and title.group(1) == f"kgrag trace {qid}", "document text ran"
+    # the details panel shows the query from the start, as text
+    assert "Who maintains the Feed Pump FP-2?" in dom.split('id="details"')[1]
+
+
+@needs_chromium
+def test_screenshot_shows_the_graph(traced: tuple[str, str, Path]) -> None:
+    from PIL import Image
+
+    uri, qid, root = traced
+    page = root / "shot.html"
+    assert _cli("trace", qid, "--store", uri, "--html", str(page)).returncode == 0
+    png = root / "trace.png"
+    assert CHROMIUM is not None
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1400,900",
+            "--virtual-time-budget=3000",
+            f"--screenshot={png}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    image = Image.open(png).convert("RGB")
+    assert image.size == (1400, 900)
+    graph = image.crop((0, 100, 900, 900))  # left of the details panel, below the header
+    colours = graph.getcolors(maxcolors=1 << 20) or []
+    background = max(colours)[1]
+    drawn = sum(n for n, c in colours if c != background)
+    assert drawn > 0.03 * graph.width * graph.height, "the graph area is (nearly) blank"
+    # the node fills of the page are there: query blue, plan violet, evidence yellow
+    present = {c for _, c in colours}
+    assert {(0xDB, 0xE9, 0xFF), (0xE8, 0xE0, 0xFF), (0xFF, 0xF4, 0xD6)} <= present
+
+
+def test_cli_audit_json_and_html(traced: tuple[str, str, Path]) -> None:
+    uri, qid, root = traced
+    done = _cli("audit", qid, "--store", uri, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["query_id"] == qid
+    assert report["question"] == "Who maintains the Feed Pump FP-2?"
+    assert report["steps"] and all(s["reason"] for s in report["steps"])
+    assert report["sources"] and all(s["excerpt"] for s in report["sources"])
+    assert report["verification"]["citations_in_evidence"] == len(report["sources"])
+    page = root / "audit.html"
+    done = _cli("audit", qid, "--store", uri, "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert "<script" not in html and "&lt;/script&gt;&lt;script&gt;" in html
+    missing = _cli("audit", "q_doesnotexist", "--store", uri)
+    assert missing.returncode == 8 and "q_doesnotexist" in missing.stderr
