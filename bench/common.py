@@ -42,9 +42,7 @@ def load_corpus() -> list[dict[str, str]]:
 
 
 def load_questions() -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads(
-        require(MUSIQUE_QUESTIONS).read_text(encoding="utf-8")
-    )
+    data: list[dict[str, Any]] = json.loads(require(MUSIQUE_QUESTIONS).read_text(encoding="utf-8"))
     return data
 
 
@@ -102,7 +100,7 @@ def write_result(name: str, payload: dict[str, Any]) -> Path:
     """Write ``bench/results/NAME.json`` with the machine and time added."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"{name}.json"
-    doc = {"benchmark": name, "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    doc: dict[str, Any] = {"benchmark": name, "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     doc.update(payload)
     doc["machine"] = machine()
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

@@ -30,6 +30,8 @@ ASK_P50_GOAL_MS = 1000.0
 RECALL5_LIFT_GOAL = 1.15
 INGEST_OUTSIDE_GOAL = 0.15
 
+PHASES = ("execute", "synthesis", "trace", "other")  # of ask, as bench/e2e_latency.py times them
+
 
 def load(name: str) -> dict[str, Any] | None:
     path = RESULTS / f"{name}.json"
@@ -139,8 +141,11 @@ def vector_section(doc: dict[str, Any] | None) -> str:
     ]
     chosen = chosen_config(doc)
     if chosen:
-        parts += ["", f"Setting the figures stand on (fastest meeting recall at the largest size):"
-                  f" M {chosen[0]}, efConstruction {chosen[1]}, efRuntime {chosen[2]}."]
+        parts += [
+            "",
+            f"Setting the figures stand on (fastest meeting recall at the largest size):"
+            f" M {chosen[0]}, efConstruction {chosen[1]}, efRuntime {chosen[2]}.",
+        ]
     if doc.get("not_measured"):
         parts += ["", f"Not measured: {doc['not_measured']}"]
     parts += ["", _measured(doc)]
@@ -169,20 +174,35 @@ def plot_vector(doc: dict[str, Any] | None, plt: Any) -> str | None:
     sizes = [r["size"] for r in runs]
     ax.plot(sizes, [r["latency_ms"]["p50"] for r in runs], "o-", label="HNSW p50")
     ax.plot(sizes, [r["latency_ms"]["p95"] for r in runs], "o--", label="HNSW p95")
-    ax.plot([e["size"] for e in exact], [e["latency_ms"]["p50"] for e in exact], "s-",
-            label="exact numpy p50")
-    ax.plot([e["size"] for e in exact], [e["latency_ms"]["p95"] for e in exact], "s--",
-            label="exact numpy p95")
+    ax.plot(
+        [e["size"] for e in exact],
+        [e["latency_ms"]["p50"] for e in exact],
+        "s-",
+        label="exact numpy p50",
+    )
+    ax.plot(
+        [e["size"] for e in exact],
+        [e["latency_ms"]["p95"] for e in exact],
+        "s--",
+        label="exact numpy p95",
+    )
     ax.axhline(VECTOR_P50_GOAL_MS, color="grey", lw=0.8, ls=":", label="goal p50 20 ms")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("vectors in the index (MiniLM, 384-d)")
     ax.set_ylabel("latency per query (ms)")
-    ax.set_title(f"Vector search, embedded FalkorDB (M {chosen[0]}, efC {chosen[1]}, "
-                 f"efR {chosen[2]})", fontsize=10)
+    ax.set_title(
+        f"Vector search, embedded FalkorDB (M {chosen[0]}, efC {chosen[1]}, efR {chosen[2]})",
+        fontsize=10,
+    )
     for r in runs:
-        ax.annotate(f"recall {r['recall_at_10']:.3f}", (r["size"], r["latency_ms"]["p50"]),
-                    textcoords="offset points", xytext=(4, -12), fontsize=7)
+        ax.annotate(
+            f"recall {r['recall_at_10']:.3f}",
+            (r["size"], r["latency_ms"]["p50"]),
+            textcoords="offset points",
+            xytext=(4, -12),
+            fontsize=7,
+        )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, plt, "vector_search_latency.png")
@@ -204,9 +224,10 @@ def e2e_section(doc: dict[str, Any] | None) -> str:
                 r["questions"],
                 r["latency_ms"]["p50"],
                 r["latency_ms"]["p95"],
+                r.get("iterations_mean", "-"),
                 *(
                     f"{phases.get(p, {}).get('p50', 0):.0f} ({100 * share.get(p, 0):.0f}%)"
-                    for p in ("plan", "execute", "synthesis", "trace")
+                    for p in PHASES
                 ),
                 f"{100 * r['trace_share']:.1f}%",
             ]
@@ -222,17 +243,20 @@ def e2e_section(doc: dict[str, Any] | None) -> str:
                     "questions",
                     "ask p50 ms",
                     "ask p95 ms",
-                    "plan p50 ms (share)",
-                    "execute p50",
-                    "extractive answer p50",
+                    "iterations",
+                    "retrieval (executor) p50 ms (share)",
+                    "answer synthesis p50",
                     "trace writing p50",
+                    "other p50",
                     "trace share",
                 ],
                 rows,
             ),
             "",
             "Phase columns: p50 over questions of the time inside each phase, and its share of the"
-            " total `ask` time.",
+            " total `ask` time. Retrieval: `Executor.run`, every iteration of the retrieval loop."
+            " Answer synthesis: the extractive answer and its groundedness check. Other: analysis,"
+            " planning, judging, session memory.",
             "",
             _measured(doc),
         ]
@@ -258,9 +282,13 @@ def plot_e2e(doc: dict[str, Any] | None, plt: Any) -> str | None:
     x = [r["passages"] for r in runs]
     ax.plot(x, [r["latency_ms"]["p50"] for r in runs], "o-", label="ask p50")
     ax.plot(x, [r["latency_ms"]["p95"] for r in runs], "o--", label="ask p95")
-    for phase in ("execute", "synthesis", "trace"):
-        ax.plot(x, [r.get("phases_ms", {}).get(phase, {}).get("p50", 0) for r in runs], ".:",
-                label=f"{phase} p50")
+    for phase in PHASES:
+        ax.plot(
+            x,
+            [r.get("phases_ms", {}).get(phase, {}).get("p50", 0) for r in runs],
+            ".:",
+            label=f"{phase} p50",
+        )
     ax.axhline(ASK_P50_GOAL_MS, color="grey", lw=0.8, ls=":", label="goal p50 1 s")
     ax.set_xlabel("MuSiQue passages in the store")
     ax.set_ylabel("latency per question (ms)")
@@ -292,7 +320,8 @@ def retrieval_section(doc: dict[str, Any] | None) -> str:
             "",
             table(["retriever", "recall@2", "recall@5"], rows),
             "",
-            f"Latency per question: p50 {lat.get('p50', 0):.0f} ms, p95 {lat.get('p95', 0):.0f} ms.",
+            f"Latency per question: p50 {lat.get('p50', 0):.0f} ms, "
+            f"p95 {lat.get('p95', 0):.0f} ms.",
         ]
     )
 
@@ -429,14 +458,14 @@ def make_plots(results: dict[str, dict[str, Any] | None]) -> list[str]:
 def replace_section(text: str, name: str, body: str) -> str:
     """Replace what stands between ``<!-- BEGIN GENERATED: name -->`` and its END marker."""
     pattern = re.compile(
-        rf"(<!-- BEGIN GENERATED: {re.escape(name)} -->\n).*?(\n<!-- END GENERATED: "
+        rf"(<!-- BEGIN GENERATED: {re.escape(name)} -->\n).*?(<!-- END GENERATED: "
         rf"{re.escape(name)} -->)",
         re.DOTALL,
     )
     if not pattern.search(text):
         log.warning("BENCHMARKS.md has no generated section %r; left as is", name)
         return text
-    return pattern.sub(lambda m: m.group(1) + body.strip() + m.group(2), text)
+    return pattern.sub(lambda m: m.group(1) + body.strip() + "\n" + m.group(2), text)
 
 
 def render() -> Path:

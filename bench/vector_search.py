@@ -92,7 +92,7 @@ def text_pool() -> list[str]:
             if text and text not in seen:
                 seen.add(text)
                 pool.append(text)
-    random.Random(SEED).shuffle(pool)
+    random.Random(SEED).shuffle(pool)  # noqa: S311 - a fixed, reproducible order
     return pool
 
 
@@ -158,7 +158,9 @@ def pool_vectors(pool: Sequence[str], count: int) -> tuple[np.ndarray, float]:
 def query_vectors(pool: Sequence[str], count: int) -> tuple[np.ndarray, list[str], int]:
     """``count`` query embeddings: questions and sub-questions, then held-out windows."""
     questions = question_texts()[:count]
-    path = VEC_CACHE / f"questions-{hashlib.sha256(''.join(questions).encode()).hexdigest()[:12]}.npy"
+    path = (
+        VEC_CACHE / f"questions-{hashlib.sha256(''.join(questions).encode()).hexdigest()[:12]}.npy"
+    )
     if path.is_file():
         q = np.load(path)
     else:
@@ -264,7 +266,10 @@ def measure(
 ) -> tuple[list[float], list[float], list[float]]:
     """Per query: recall@10 and latency (ms) of ``vector_chunks``, and of the bare index call."""
     params = {"k": K, "admin": True, "principals": []}
-    bare = "CALL db.idx.vector.queryNodes('Chunk', 'embedding', $k, vecf32($vector)) YIELD node RETURN node.id AS id"
+    bare = (
+        "CALL db.idx.vector.queryNodes('Chunk', 'embedding', $k, vecf32($vector)) YIELD node "
+        "RETURN node.id AS id"
+    )
     for q in queries[:10]:  # warm-up
         store.read("vector_chunks", {**params, "vector": q.tolist()})
     recalls: list[float] = []
@@ -287,11 +292,13 @@ def run(sizes: Sequence[int], configs: Sequence[HnswConfig], n_queries: int) -> 
     pool = text_pool()
     largest = max(sizes)
     if HELD_OUT_WINDOWS + largest > len(pool):
-        raise SystemExit(f"the corpus gives {len(pool)} texts; at most {len(pool) - HELD_OUT_WINDOWS}")
+        raise SystemExit(
+            f"the corpus gives {len(pool)} texts; at most {len(pool) - HELD_OUT_WINDOWS}"
+        )
     all_vectors, embed_s = pool_vectors(pool, HELD_OUT_WINDOWS + largest)
     base_all = all_vectors[HELD_OUT_WINDOWS:]
     base_texts = pool[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + largest]
-    queries, kinds, n_questions = query_vectors(pool, n_queries)
+    queries, _kinds, n_questions = query_vectors(pool, n_queries)
     db_dir = VEC_CACHE / "db"
     runs: list[dict[str, Any]] = []
     exact_rows: list[dict[str, Any]] = []
@@ -312,7 +319,7 @@ def run(sizes: Sequence[int], configs: Sequence[HnswConfig], n_queries: int) -> 
             finally:
                 store.close()
             shutil.rmtree(db_dir, ignore_errors=True)
-            row = {
+            row: dict[str, Any] = {
                 "size": size,
                 "M": config.m,
                 "efConstruction": config.ef_construction,
@@ -342,7 +349,11 @@ def run(sizes: Sequence[int], configs: Sequence[HnswConfig], n_queries: int) -> 
             f"shuffled (seed {SEED}); {len(pool)} in the pool"
         ),
         "k": K,
-        "queries": {"count": len(queries), "questions": n_questions, "held_out_windows": len(queries) - n_questions},
+        "queries": {
+            "count": len(queries),
+            "questions": n_questions,
+            "held_out_windows": len(queries) - n_questions,
+        },
         "embedding_seconds_this_run": round(embed_s, 1),
         "exact": exact_rows,
         "runs": runs,

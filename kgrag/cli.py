@@ -185,7 +185,7 @@ def ask(
             }
         )
         return
-    out.print(answer.answer)
+    out.print(answer.answer, markup=False, highlight=False)
     out.print(f"\n[dim]query {answer.query_id} · kgrag trace {answer.query_id}[/dim]")
 
 
@@ -403,7 +403,10 @@ def eval_retrieval(
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        # without standalone mode click returns a typer.Exit's code instead of exiting with it
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except KgragError as e:
         if _state["debug"]:
             raise

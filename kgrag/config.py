@@ -53,10 +53,10 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)
     depicts_threshold: float = Field(
-        0.875,
+        0.939,
         ge=0,
         le=1,
-        description="image->entity DEPICTS score threshold; 0.875 is calibrated for the tiny CLIP "
+        description="image->entity DEPICTS score threshold; 0.939 is calibrated for the tiny CLIP "
         "(scripts/calibrate_depicts.py); recalibrate for another image model",
     )
     chunk_overlap_tokens: int = Field(32, ge=0)

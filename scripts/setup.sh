@@ -9,10 +9,12 @@ VENV=.venv
 STAMP=$VENV/.kgrag-setup-stamp
 inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json tools/cypher-lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
 
-# 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings.
+# 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings;
+#    chromium (headless) tests the HTML trace viewer.
 missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+command -v chromium >/dev/null || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -31,17 +31,17 @@ class EntityResolver:
             for i, r in found.items()
         ]
         for surface in surfaces:
-            words = re.findall(r"[A-Za-z0-9]+", surface)
+            words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", surface)}
             if not words or normalise_name(surface) in found or len(words) > 4:
                 continue
-            for r in self.store.read("fulltext_entities", {"query": " ".join(words), "k": 3}):
-                name_words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", r["name"] or "")}
-                if r["id"] not in found and {w.lower() for w in words} <= name_words:
-                    found[r["id"]] = r
-                    out.append(
-                        ResolvedEntity(id=r["id"], name=r["name"], score=0.8, surface=surface)
-                    )
-                    break
+            if any(words <= _words(r["name"]) for r in found.values()):
+                continue  # part of a name already found ("Feed Pump" of "Feed Pump FP-2")
+            rows = self.store.read("fulltext_entities", {"query": " ".join(sorted(words)), "k": 5})
+            matches = [r for r in rows if r["id"] not in found and words <= _words(r["name"])]
+            if matches:  # the closest name: the fewest words beyond the mention's
+                r = min(matches, key=lambda r: len(_words(r["name"]) - words))
+                found[r["id"]] = r
+                out.append(ResolvedEntity(id=r["id"], name=r["name"], score=0.8, surface=surface))
         if not out:
             return out
         readable = {
@@ -51,3 +51,7 @@ class EntityResolver:
             )
         }
         return [e for e in out if e.id in readable]
+
+
+def _words(name: str | None) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z0-9]+", name or "")}

@@ -62,7 +62,7 @@ def claim_sentences(answer: str) -> list[str]:
     body = answer.split("\nSources:\n", 1)[0]
     out: list[str] = []
     for line in body.splitlines():
-        line = line.strip().removeprefix("- ").strip()
+        line = re.sub(r"\s*\(Source:[^)]*\)", "", line).strip().removeprefix("- ").strip()
         if not line or line.startswith("![") or line.startswith("Extractive answer ("):
             continue
         out.extend(s for s in _split_keep_markers(line) if strip_citations(s))
@@ -74,7 +74,7 @@ def _split_keep_markers(line: str) -> list[str]:
     found = sentences(line, min_chars=1)
     merged: list[str] = []
     for s in found:
-        if merged and re.fullmatch(r"(\s*\[\d+\])+\s*(\(Source:[^)]*\))?\s*\.?", s):
+        if merged and re.fullmatch(r"(\s*\[\d+\])+\s*\.?", s):
             merged[-1] += " " + s
         else:
             merged.append(s)

@@ -39,12 +39,14 @@ _FORMATS: tuple[tuple[re.Pattern[str], Format], ...] = (
 )
 _REFORMAT = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+)?(?:give|show|put|format|make|write|turn|rewrite|"
-    r"present|list|summari[sz]e|shorten|say)\b.*\b(?:that|this|it|them|those|the (?:answer|above|"
-    r"same)|your answer)\b|^(?:as|in)\s+(?:a\s+)?(?:list|table|bullets?|one sentence)\b|"
-    r"^(?:shorter|briefly|in short)\b"
+    r"present|list|summari[sz]e|shorten|say)\s+(?:me\s+|us\s+)?(?:that|this|it|them|those|"
+    r"the (?:answer|above|same)|your answer)\b|^(?:as|in)\s+(?:a\s+)?(?:list|table|bullets?|"
+    r"one sentence)\b|^(?:shorter|briefly|in short)\b"
 )
 _ANAPHOR = re.compile(
-    r"\b(it|its|that|this|they|them|their|those|these|he|she|him|his|her)\b", re.I
+    r"\b(?:it|its|they|them|their|he|she|him|his|her)\b|"
+    r"\b(?:that|this|those|these)\b(?=\s*(?:[?.!,;]|$|as\b|one\b|again\b))",
+    re.I,
 )
 _MORE = re.compile(
     r"^(?:tell me more|more about|what else|and what about|what about|go on)\b", re.I
@@ -240,13 +242,13 @@ def is_follow_up(question: str) -> bool:
 def carry_entities(question: str, previous: Turn) -> str:
     """Offline rewrite: the previous turn's entities in place of the first pronoun ("what does
     it build?" -> "what does Feed Pump FP-2 build?"); without entities, its key terms."""
-    subject = " and ".join(previous.entity_names or previous.answer_entities[:2])
+    subject = " and ".join(previous.entity_names[:2] or previous.answer_entities[:2])
     if not subject:
         return f"{question.rstrip()} (follow-up to: {previous.standalone})"
     match = _ANAPHOR.search(question)
     if match is None:
         return f"{question.rstrip(' ?.!')} about {subject}?"
-    word = match.group(1).lower()
+    word = match.group(0).lower()
     replacement = f"{subject}'s" if word in _POSSESSIVE else subject
     return question[: match.start()] + replacement + question[match.end() :]
 

@@ -6,8 +6,8 @@ trace returned.
   chosen greedily as a chain: the first answers most of the question; each next one must cover a
   key term or entity of the question not covered yet, preferring sentences that share a term with
   what was already chosen (the bridge of a multi-hop question: the part the meeting named, then
-  who maintains that part), or continue the passage of a chosen sentence. Sentences with no
-  support from the question's key terms or entities are never chosen.
+  who maintains that part), or be the next sentence of a chosen one sharing a term with it.
+  Sentences with no support from the question's key terms or entities are never chosen.
 - With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
   markers that point at no evidence are dropped, the rest renumbered in order of appearance.
 
@@ -42,12 +42,18 @@ EXTRACTIVE_HEADER = (
 )
 NO_EVIDENCE = "I found no evidence you are allowed to read that answers this question."
 SOURCES_HEADER = "Sources:"
+#: A longer title (a text file's first line) is replaced by the file name in source labels.
+MAX_TITLE_CHARS = 60
 
 
 def source_label(hit: Hit | Citation) -> str:
     """ "(Source: file, p. 4)" / "(Source: file, 00:12–00:19)"."""
     node_id = hit.id if isinstance(hit, Hit) else hit.node_id
-    name = hit.title or (hit.uri.rsplit("/", 1)[-1] if hit.uri else node_id)
+    file_name = hit.uri.rsplit("/", 1)[-1] if hit.uri else None
+    title = re.sub(r"[()\[\]]", "", hit.title or "").strip()
+    name = (
+        title if title and len(title) <= MAX_TITLE_CHARS else (file_name or title[:60] or node_id)
+    )
     if hit.start_s is not None and hit.end_s is not None:
         return f"(Source: {name}, {_clock(hit.start_s)}–{_clock(hit.end_s)})"
     if hit.page is not None:
@@ -61,13 +67,14 @@ def _clock(seconds: float) -> str:
 
 
 def alt_text(hit: Hit | Citation) -> str:
-    """A non-empty alt text for an image: caption, else title, else file name, else "image"."""
+    """A non-empty alt text for an image: caption, else title, else file name, else "Image";
+    capitalised (a lowercase ``[word]`` is also what console markup takes for a style tag)."""
     caption = (hit.text if isinstance(hit, Hit) else hit.excerpt) or hit.title
     if not caption:
         uri = hit.image_uri or hit.uri
         caption = PurePath(uri).stem.replace("_", " ") if uri else ""
-    caption = re.sub(r"[\[\]\n]+", " ", caption or "").strip()
-    return caption or "image"
+    caption = re.sub(r"[_\[\]\n]+", " ", caption or "").strip()
+    return caption[:1].upper() + caption[1:] if caption else "Image"
 
 
 def image_markdown(hit: Hit | Citation, marker: int) -> str:
@@ -144,18 +151,24 @@ def select_sentences(
         lexical = len(c.terms & wanted) / (1 + len(wanted))
         return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
 
-    chosen = [max(supported, key=first_score)]
+    preferred = [i for i in supported if candidates[i].hit.kind in prefer_kinds]
+    chosen = [max(preferred or supported, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
-        passages = {(candidates[j].hit.id) for j in chosen}
+        follows = {(candidates[j].hit.id, candidates[j].position + 1): j for j in chosen}
         best_i, best_score = -1, -1.0
         for i, c in enumerate(candidates):
             if i in chosen:
                 continue
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
-            continues = c.hit.id in passages and bool(links) and len(c.terms) >= 3
+            before = follows.get((c.hit.id, c.position))
+            continues = (
+                before is not None
+                and bool(c.terms & candidates[before].terms)
+                and len(c.terms) >= 3
+            )
             if not new and not continues:
                 continue
             score = (

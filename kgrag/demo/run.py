@@ -33,7 +33,7 @@ def run_demo(workdir: Path, console: Console) -> None:
         for question in QUESTIONS:
             answer = agent.ask(question)
             console.rule(f"[bold]{question}")
-            console.print(answer.answer)
+            console.print(answer.answer, markup=False, highlight=False)
             console.print(
                 f"[dim]query {answer.query_id} · {len(answer.citations)} citations · "
                 f"{answer.latency_ms:.0f} ms · trace: kgrag trace {answer.query_id} "

@@ -164,7 +164,7 @@ def evaluate_retrieval(
 
 
 def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[QuestionResult, float]:
-    from kgrag.agent.agent import _final_evidence
+    from kgrag.agent.loop import final_evidence
     from kgrag.executor.handlers import ExecutionEnv
     from kgrag.executor.scheduler import Executor
     from kgrag.planner.models import Plan
@@ -173,7 +173,7 @@ def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[Questio
     t0 = time.perf_counter()
     plan, _analysis = agent.plan(q.question)
     outcomes = Executor(env).run(plan)
-    text_hits, _images = _final_evidence(plan, outcomes)
+    text_hits, _images = final_evidence(plan, outcomes)
     latency_ms = (time.perf_counter() - t0) * 1000
     t1 = time.perf_counter()
     dense_plan = Plan.parse(

@@ -42,6 +42,8 @@ class StepOutcome:
     error: str | None = None
     statements: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     duration_ms: float = 0.0
+    query: str | None = None
+    """The text a text vector search searched for (multi_hop re-queries with it)."""
 
     @property
     def count(self) -> int:
@@ -89,6 +91,7 @@ def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder
     if not query:
         return []
     if p.index == "chunk_embedding":
+        rec.outcome.query = query
         vector = rec.env.text_embedder.embed([query])[0]
         name, kind = "vector_chunks", None
     else:
@@ -117,10 +120,77 @@ def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) 
     return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
 
 
+#: Bridge retrieval: the entities of this many best seed chunks are the bridges ...
+BRIDGE_SEED_CHUNKS = 2
+#: ... at most this many of them, each re-queried once.
+MAX_BRIDGES = 32
+
+
 def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    """Expand from seed chunks/entities over MENTIONS/RELATED and rank the neighbourhood with
-    personalised PageRank (HippoRAG-style), returning the best readable chunks."""
+    """Multi-hop expansion from the seeds' results.
+
+    When a seed is a text vector search (its query is known), the expansion is *iterative bridge
+    retrieval*: the entities mentioned by its best chunks that the query does not already name
+    are the bridges to the next hop (MENTIONS), and for each bridge the vector index is searched
+    again with ``query + " " + bridge name``; every chunk keeps its best similarity, so the list
+    fuses with the first search by ``max``. ``hops`` counts passages in the chain: each hop after
+    the first is one more bridge round, seeded by the chunks the previous round found.
+
+    Otherwise (seeds are entities or graph results only) the neighbourhood over
+    MENTIONS/RELATED is ranked by personalised PageRank (HippoRAG-style).
+    """
     assert isinstance(step, MultiHopStep)
+    p = step.parameters
+    query = next((inputs[s].query for s in p.seeds_from if inputs[s].query), None)
+    if query is not None and "MENTIONS" in p.relationships:
+        return _bridge_hops(step, query, inputs, rec)
+    return _pagerank_hops(step, inputs, rec)
+
+
+def _bridge_hops(
+    step: MultiHopStep, query: str, inputs: Mapping[int, StepOutcome], rec: _Recorder
+) -> list[Hit]:
+    p = step.parameters
+    frontier = _dedupe(
+        h for s in p.seeds_from if inputs[s].query for h in inputs[s].result if h.kind == "chunk"
+    )
+    seen_chunks = {h.id for h in frontier}
+    used: set[str] = set()
+    best: dict[str, Hit] = {}
+    for _round in range(p.hops - 1):
+        rows = rec.read(
+            "bridge_entities",
+            {
+                "ids": [h.id for h in frontier[:BRIDGE_SEED_CHUNKS]],
+                "question": query,
+                "k": MAX_BRIDGES + len(used),
+            },
+        )
+        bridges = [r for r in rows if r["id"] not in used][:MAX_BRIDGES]
+        if not bridges:
+            break
+        used.update(r["id"] for r in bridges)
+        vectors = rec.env.text_embedder.embed([f"{query} {r['name']}" for r in bridges])
+        found: dict[str, Hit] = {}
+        for vector in vectors:
+            rows = rec.read("vector_chunks", {"vector": list(vector), "k": p.k * OVERFETCH})
+            for row in rows[: p.k]:
+                hit = Hit.from_row(row, None, step.step_id)
+                if hit.id not in found or hit.score > found[hit.id].score:
+                    found[hit.id] = hit
+        for hit in found.values():
+            if hit.id not in best or hit.score > best[hit.id].score:
+                best[hit.id] = hit
+        frontier = sorted(
+            (h for h in found.values() if h.id not in seen_chunks), key=lambda h: -h.score
+        )
+        seen_chunks.update(h.id for h in frontier)
+    return sorted(best.values(), key=lambda h: -h.score)[: p.k]
+
+
+def _pagerank_hops(
+    step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: _Recorder
+) -> list[Hit]:
     p = step.parameters
     seeds: dict[str, float] = {}
     kinds: dict[str, str] = {}

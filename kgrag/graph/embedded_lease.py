@@ -33,7 +33,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -131,6 +131,48 @@ class UseLock:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def job_lock_path(db: Path) -> Path:
+    """The ingestion-jobs lock file beside the database file."""
+    return db.with_name(db.name + ".ingest.lock")
+
+
+@contextlib.contextmanager
+def job_lock(
+    db: Path, recover: Callable[[], list[str]], timeout: float = 600.0
+) -> Iterator[list[str]]:
+    """Hold a shared lock on ``kg.db.ingest.lock`` for one ingestion job; run ``recover`` first,
+    under the exclusive lock, when no other job holds it (yielding what it removed), else skip
+    it. A job that starts while another recovers waits for it (at most ``timeout`` seconds)."""
+    fh = open(job_lock_path(db), "a+", encoding="utf-8")  # noqa: SIM115 - closed in finally
+    try:
+        recovered: list[str] = []
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            alone = True
+        except OSError:
+            alone = False
+        if alone:
+            recovered = recover()
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # others may start now
+        else:
+            log.info("another ingestion job runs on %s: leaving unfinished documents to it", db)
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    break
+                except OSError as e:
+                    if time.monotonic() >= deadline:
+                        raise StoreUnavailableError(
+                            f"another ingestion job on {db} has been recovering for over "
+                            f"{timeout:.0f} s; if it hangs, stop it and run the job again"
+                        ) from e
+                    time.sleep(0.05)
+        yield recovered
+    finally:
+        fh.close()
 
 
 def running_server_pid(db: Path) -> int | None:

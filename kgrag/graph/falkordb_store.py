@@ -7,6 +7,7 @@ import contextlib
 import logging
 import threading
 import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from kgrag.graph.embedded_lease import (
     UseLock,
     clear_stale_registry,
     disk_trouble,
+    job_lock,
     open_close_section,
     registry_path,
     running_server_pid,
@@ -172,6 +174,19 @@ class FalkorDBStore(GraphStore):
                 "the job again: writes are idempotent and interrupted documents are rewritten."
             )
         return StoreError(f"FalkorDB query failed ({first_line!r}...): {message}")
+
+    # -- jobs ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def ingest_job(self, recover: Callable[[], list[str]]) -> Iterator[list[str]]:
+        """As :meth:`GraphStore.ingest_job`; an embedded store also sees the ingestion jobs of
+        other processes, through ``kg.db.ingest.lock`` (exclusive while recovering, shared while
+        a job runs)."""
+        if self._db_path is None:
+            with super().ingest_job(recover) as recovered:
+                yield recovered
+            return
+        with job_lock(self._db_path, recover) as recovered:
+            yield recovered
 
     # -- schema -------------------------------------------------------------------------------
     def apply_schema_op(self, op: SchemaOp) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 from kgrag.errors import (
@@ -13,6 +15,7 @@ from kgrag.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from kgrag.graph.retry import NO_RETRY, RetryPolicy, call_with_retry, is_idempotent
 from kgrag.graph.schema import (
     FulltextIndex,
     PropertyIndex,
@@ -46,61 +49,138 @@ def overlays_for(version: tuple[int, int]) -> tuple[str, ...]:
 class Neo4jStore(GraphStore):
     dialect = "neo4j"
 
-    def __init__(self, uri: str, driver: Any, database: str | None, version: str) -> None:
+    def __init__(
+        self,
+        uri: str,
+        driver: Any,
+        database: str | None,
+        version: str,
+        *,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         super().__init__(uri, overlays=overlays_for(parse_version(version)))
         self._driver = driver
         self._database = database
         self._version = version
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
 
     @classmethod
-    def open(cls, uri: str, user: str, password: str, database: str | None = None) -> Neo4jStore:
+    def open(
+        cls,
+        uri: str,
+        user: str,
+        password: str,
+        database: str | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> Neo4jStore:
         try:
             import neo4j
         except ImportError as e:
             raise DependencyMissingError("neo4j", "neo4j") from e
-        try:
-            driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
-            driver.verify_connectivity()
-            records, _, _ = driver.execute_query(
-                "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
-                database_=database,
-                routing_=neo4j.RoutingControl.READ,
+        policy = retry or RetryPolicy()
+
+        def connect() -> tuple[Any, str]:
+            # The driver's own transaction retries are off: RetryPolicy decides what is repeated.
+            driver = neo4j.GraphDatabase.driver(
+                uri, auth=(user, password), max_transaction_retry_time=0
             )
+            try:
+                driver.verify_connectivity()
+                records, _, _ = driver.execute_query(
+                    "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                    database_=database,
+                    routing_=neo4j.RoutingControl.READ,
+                )
+            except BaseException:
+                driver.close()
+                raise
+            return driver, str(records[0]["v"]) if records else "5"
+
+        try:
+            driver, version = call_with_retry(connect, policy, _retryable, what="Neo4j connect")
         except Exception as e:
             raise StoreUnavailableError(
-                f"cannot connect to Neo4j at {uri} as {user!r}: {e}. Check the URI and "
-                "KGRAG_NEO4J_USER / KGRAG_NEO4J_PASSWORD."
+                f"cannot connect to Neo4j at {uri} as {user!r}: {e}{_notes(e)}. Check the URI, "
+                "that the server is running, and KGRAG_NEO4J_USER / KGRAG_NEO4J_PASSWORD."
             ) from e
-        version = str(records[0]["v"]) if records else "5"
         log.info("connected to Neo4j %s at %s", version, uri)
-        return cls(uri, driver, database, version)
+        return cls(uri, driver, database, version, retry=policy)
 
     def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
         import neo4j
 
         routing = neo4j.RoutingControl.READ if read_only else neo4j.RoutingControl.WRITE
-        try:
+        repeatable = read_only or is_idempotent(text)
+
+        def run() -> list[Any]:
             records, _, _ = self._driver.execute_query(
                 text, params, database_=self._database, routing_=routing
             )
-        except neo4j.exceptions.ServiceUnavailable as e:
-            raise StoreUnavailableError(f"Neo4j at {self.uri} is unavailable: {e}") from e
-        except neo4j.exceptions.Neo4jError as e:
-            raise StoreError(f"Neo4j query failed: {e.message or e}") from e
+            return list(records)
+
+        try:
+            records = call_with_retry(
+                run,
+                self.retry if repeatable else NO_RETRY,
+                _retryable,
+                what=f"Neo4j {'read' if read_only else 'write'}",
+                sleep=self._sleep,
+            )
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as e:
+            raise self._wrap(e, repeatable) from e
         return [_plain(r.data()) for r in records]
+
+    def _wrap(self, e: Exception, repeatable: bool) -> StoreError:
+        import neo4j
+
+        unsure = (
+            ""
+            if repeatable
+            else " This write is not idempotent and was not retried: check whether it was "
+            "applied before running it again."
+        )
+        if isinstance(e, (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)):
+            return StoreUnavailableError(
+                f"Neo4j at {self.uri} is unavailable: {e}{_notes(e)}. Check that the server is "
+                "running and reachable, then run the job again (kgrag's writes are idempotent "
+                f"MERGEs and interrupted documents are rewritten).{unsure}"
+            )
+        if isinstance(e, neo4j.exceptions.TransientError):
+            return StoreError(
+                f"Neo4j reported a transient error: {e.message or e}{_notes(e)}. The database is "
+                f"busy (locks, leader change); run the job again shortly.{unsure}"
+            )
+        if isinstance(e, neo4j.exceptions.Neo4jError):
+            return StoreError(f"Neo4j query failed: {e.message or e}")
+        return StoreUnavailableError(
+            f"the Neo4j driver failed talking to {self.uri}: {e}{_notes(e)}. Reopen the store."
+        )
 
     def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]:
         import neo4j
 
-        try:
+        def explain() -> Any:
             _, summary, _ = self._driver.execute_query(
                 "EXPLAIN " + text,
                 params,
                 database_=self._database,
                 routing_=neo4j.RoutingControl.READ,
             )
+            return summary
+
+        try:
+            summary = call_with_retry(
+                explain, self.retry, _retryable, what="Neo4j EXPLAIN", sleep=self._sleep
+            )
         except neo4j.exceptions.Neo4jError as e:
+            if _retryable(e):
+                raise self._wrap(e, True) from e
             raise QueryRefusedError(f"the query does not compile: {e.message or e}") from e
+        except neo4j.exceptions.DriverError as e:
+            raise self._wrap(e, True) from e
         if summary.query_type != "r":
             raise QueryRefusedError(
                 f"only read-only Cypher may run here; this query's type is {summary.query_type!r}"
@@ -142,6 +222,18 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _retryable(e: BaseException) -> bool:
+    """The driver's own classification: ServiceUnavailable, SessionExpired and most
+    TransientErrors are retryable; client errors (syntax, auth, constraints) are not."""
+    check = getattr(e, "is_retryable", None)
+    return bool(check()) if callable(check) else False
+
+
+def _notes(e: BaseException) -> str:
+    notes = getattr(e, "__notes__", None)
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _ident(name: str) -> str:

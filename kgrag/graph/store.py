@@ -7,9 +7,11 @@ parameters. Vector scores come back as a similarity in [0, 1], higher is better,
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from kgrag.graph import cypher
@@ -19,6 +21,10 @@ log = logging.getLogger(__name__)
 
 Row = dict[str, Any]
 Params = Mapping[str, Any]
+
+# Ingestion jobs running in this process, per store URI (see GraphStore.ingest_job).
+_LOCAL_JOBS: dict[str, int] = {}
+_LOCAL_JOBS_LOCK = threading.Lock()
 
 #: HNSW settings for the embedded engine; measured in bench/ (recall against exact search).
 HNSW_M = 32
@@ -75,6 +81,29 @@ class GraphStore(ABC):
         query type and READ routing; FalkorDB: GRAPH.RO_QUERY) is the guard, not a regex.
         """
         return self._execute_freeform_read(text, dict(params or {}))
+
+    # -- jobs ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def ingest_job(self, recover: Callable[[], list[str]]) -> Iterator[list[str]]:
+        """Run an ingestion job's body inside this context; it yields what ``recover`` removed.
+
+        ``recover`` (removing what crashed jobs left unfinished) runs only when no other
+        ingestion job is running on this store, and no job can start while it runs; otherwise it
+        is skipped (yields ``[]``), because the unfinished documents may be that job's work in
+        progress. This base version knows the jobs of this process only; the embedded store
+        also knows those of other processes (a lock file beside the database).
+        """
+        with _LOCAL_JOBS_LOCK:
+            alone = _LOCAL_JOBS.get(self.uri, 0) == 0
+            recovered = recover() if alone else []
+            _LOCAL_JOBS[self.uri] = _LOCAL_JOBS.get(self.uri, 0) + 1
+        if not alone:
+            log.info("another ingestion job runs on %s: unfinished documents left to it", self.uri)
+        try:
+            yield recovered
+        finally:
+            with _LOCAL_JOBS_LOCK:
+                _LOCAL_JOBS[self.uri] -= 1
 
     # -- schema -------------------------------------------------------------------------------
     @abstractmethod

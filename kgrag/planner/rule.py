@@ -5,10 +5,20 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
 2. an entity lookup (``graph_query`` entity_chunks) for the entities the question names;
 3. ``filter`` keeping close-enough vector hits, and a lexical fallback (``graph_query``
    chunks_fulltext) that runs only when nothing close enough was found;
-4. ``multi_hop`` expansion over MENTIONS/RELATED from those seeds, ranked by personalised PageRank;
+4. ``multi_hop`` from those seeds: bridge retrieval (the entities the best vector hits mention
+   and the question does not name lead to the next hop's passages, found by searching again with
+   the question plus each bridge's name); with entity seeds only, personalised PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
-6. ``aggregate`` (reciprocal-rank fusion) of every text list into the final evidence.
+6. ``aggregate`` of the similarity-scored text lists (first search, next hops, lexical fallback)
+   by best score into the final evidence: a passage found by either search keeps its best
+   similarity, so the first search's strong hits stay on top and the next hops fill the ranks
+   after them.
+
+Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
+first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
+the same lists, and PageRank over the rule-extracted entity graph, both scored below the first
+search alone, which is why the fusion is by score.
 """
 
 from __future__ import annotations
@@ -78,7 +88,6 @@ def rule_plan(
         why="dense search over text chunks and transcript segments",
     )
     seeds = [vec]
-    text_lists = []
     if entity_ids:
         ent = add(
             "graph_query",
@@ -86,9 +95,8 @@ def rule_plan(
             why="chunks that mention the entities named in the question",
         )
         seeds.append(ent)
-        text_lists.append(ent)
     if len(entity_ids) >= 2:
-        text_lists.append(
+        seeds.append(
             add(
                 "graph_query",
                 {
@@ -116,15 +124,16 @@ def rule_plan(
         "multi_hop",
         {"seeds_from": seeds, "hops": hops, "k": k},
         seeds,
-        why="expand over MENTIONS/RELATED and rank by personalised PageRank",
+        why="next hop: search again with the question plus each bridge entity the best hits "
+        "mention (PageRank over MENTIONS/RELATED when only entities seed it)",
     )
-    fused_sources = [vec, hop, *text_lists, lexical]
+    fused_sources = [vec, hop, lexical]
     add(
         "aggregate",
-        {"sources": fused_sources, "k": k, "method": "rrf"},
+        {"sources": fused_sources, "k": k, "method": "max"},
         fused_sources,
         condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
-        why="reciprocal-rank fusion of every text list",
+        why="every passage at its best similarity over the first search and the next hops",
     )
     if want_images:
         img = add(

@@ -110,7 +110,9 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
+            exc.status_code, "http_error"
+        )
         return JSONResponse(error_body(code, exc.detail), status_code=exc.status_code)
 
     @app.exception_handler(Exception)
@@ -158,8 +160,10 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
 
     @app.post("/ask/stream", tags=["ask"])
     async def ask_stream(body: AskRequest) -> StreamingResponse:
-        """Server-sent events as the answer is built: ``plan``, one ``step`` per step, then
-        ``answer`` and ``complete`` (or ``error``)."""
+        """Server-sent events as the answer is built (``KnowledgeAgent.stream``): ``rewrite``
+        for a resolved follow-up, then per iteration ``plan``, one ``step`` per step and
+        ``evaluation``; finally ``answer`` (the body of POST /ask) and ``complete``, or
+        ``error``."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
         agent_ = rt().agent
@@ -167,43 +171,15 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         def emit(event: str, data: Any) -> None:
             loop.call_soon_threadsafe(events.put_nowait, (event, data))
 
-        def on_plan(plan: Any) -> None:
-            emit("plan", plan.model_dump(mode="json"))
-
-        def on_step(step: Any, outcome: Any) -> None:
-            emit(
-                "step",
-                {
-                    "step_id": step.step_id,
-                    "type": step.type,
-                    "modality": step.modality,
-                    "status": outcome.status,
-                    "count": outcome.count,
-                    "duration_ms": outcome.duration_ms,
-                    "error": outcome.error,
-                },
-            )
-
         def run() -> None:
             try:
-                answer = agent_.ask(
-                    body.question,
-                    session_id=body.session_id,
-                    user=body.user,
-                    groups=body.groups,
-                    on_plan=on_plan,
-                    on_step=on_step,
-                )
-                emit("answer", answer_json(answer))
-                emit(
-                    "complete",
-                    {
-                        "query_id": answer.query_id,
-                        "exit_reason": answer.exit_reason,
-                        "iterations": answer.iterations,
-                        "cost": answer.cost,
-                    },
-                )
+                for event in agent_.stream(
+                    body.question, session_id=body.session_id, user=body.user, groups=body.groups
+                ):
+                    if event.kind == "answer":
+                        emit("answer", answer_json(event.answer))
+                    else:
+                        emit(event.kind, event.model_dump(mode="json"))
             except KgragError as e:
                 emit("error", {**error_body(error_code(e), str(e)), "status": status_of(e)})
             except Exception as e:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
 from kgrag.ingest.sources import expand_inputs
 from kgrag.server.errors import ApiError, error_body
 
@@ -17,8 +19,12 @@ from kgrag.server.errors import ApiError, error_body
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(StarletteHTTPException):
+    """Raised from ``receive``: FastAPI passes HTTP exceptions of body parsing through."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(413, _too_large(size, limit)["detail"])
+        self.size = size
 
 
 class GuardMiddleware:
@@ -62,7 +68,7 @@ class GuardMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise _TooLarge(seen, self.max_bytes)
             return message
 
         async def tracking_send(message: dict[str, Any]) -> None:

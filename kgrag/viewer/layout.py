@@ -18,6 +18,7 @@ NODE_H = 48
 GAP_X = 28
 GAP_Y = 74
 MARGIN = 24
+SIDE_LANE = 60  # room on the right for the Query -> Answer edge
 
 
 class _Frozen(BaseModel):
@@ -200,12 +201,12 @@ def _place(nodes: dict[str, dict[str, Any]], edges: list[ViewEdge]) -> TraceLayo
             for i, nid in enumerate(members):
                 pos[nid] = float(i)
     widest = max(len(v) for v in layers.values())
-    width = 2 * MARGIN + widest * NODE_W + (widest - 1) * GAP_X
+    width = 2 * MARGIN + widest * NODE_W + (widest - 1) * GAP_X + SIDE_LANE
     placed = []
     for row, layer in enumerate(order):
         members = layers[layer]
         span = len(members) * NODE_W + (len(members) - 1) * GAP_X
-        left = (width - span) / 2
+        left = (width - SIDE_LANE - span) / 2
         for i, nid in enumerate(members):
             placed.append(
                 ViewNode(

@@ -29,7 +29,8 @@
     viewBox: "0 0 " + layout.width + " " + layout.height });
   var defs = el("defs", {}, svg);
   var marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5,
-    markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
+    markerWidth: 8, markerHeight: 8, markerUnits: "userSpaceOnUse",
+    orient: "auto-start-reverse" }, defs);
   el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#9aa3b2" }, marker);
   var edgeLayer = el("g", { "class": "edges" }, svg);
   var nodeLayer = el("g", { "class": "nodes" }, svg);
@@ -42,10 +43,15 @@
     var x2 = b.x + W / 2, y2 = down ? b.y : b.y + H;
     if (a.y === b.y) { y1 = a.y + H / 2; y2 = b.y + H / 2; x1 = a.x + W; x2 = b.x; }
     var my = (y1 + y2) / 2;
+    var d = "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2;
+    if (e.type === "ANSWERED_BY") {
+      // query to answer spans every layer: route it along the right-hand side
+      var side = layout.width - 8;
+      x1 = a.x + W; y1 = a.y + H / 2; x2 = b.x + W; y2 = b.y + H / 2; my = (y1 + y2) / 2;
+      d = "M" + x1 + "," + y1 + " C" + side + "," + y1 + " " + side + "," + y2 + " " + x2 + "," + y2;
+    }
     var path = el("path", { "class": "edge " + e.type, "marker-end": "url(#arrow)",
-      "data-s": e.source, "data-t": e.target,
-      d: "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2 },
-      edgeLayer);
+      "data-s": e.source, "data-t": e.target, d: d }, edgeLayer);
     var title = el("title", {}, path);
     title.textContent = e.type + (e.label ? " " + e.label : "");
     if (e.label) {
@@ -161,6 +167,12 @@
       });
     }
   }
-  select("query");
+  // a link to viewer.html#step:3 opens with that node's details
+  function fromHash() {
+    var wanted = decodeURIComponent(location.hash.replace(/^#/, ""));
+    select(byId[wanted] ? wanted : "query");
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
   document.body.setAttribute("data-rendered", String(layout.nodes.length));
 })();

@@ -62,7 +62,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _dump_dom(page: Path) -> str:
+def _dump_dom(page: Path, fragment: str = "") -> str:
     assert CHROMIUM is not None
     done = subprocess.run(
         [
@@ -72,7 +72,7 @@ def _dump_dom(page: Path) -> str:
             "--disable-gpu",
             "--virtual-time-budget=3000",
             "--dump-dom",
-            page.as_uri(),
+            page.as_uri() + (f"#{fragment}" if fragment else ""),
         ],
         capture_output=True,
         text=True,
@@ -141,6 +141,24 @@ def test_chromium_draws_every_node_and_runs_no_document_text(
     assert title is not None and title.group(1) == f"kgrag trace {qid}", "document text ran"
     # the details panel shows the query from the start, as text
     assert "Who maintains the Feed Pump FP-2?" in dom.split('id="details"')[1]
+
+
+@needs_chromium
+def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[str, str, Path]) -> None:
+    uri, qid, root = traced
+    with open_store(uri) as store:
+        trace = read_trace(store, qid)
+    step = next(s for s in trace["steps"] if s["status"] == "ok" and s["cypher"])
+    page = root / "step.html"
+    page.write_text(render_trace_html(trace))
+    dom = _dump_dom(page, fragment=f"step:{step['step_id']}")
+    details = dom.split('id="details"')[1]
+    assert f"Step {step['step_id']}: {step['type']}" in details
+    assert "<h3>Cypher</h3>" in details and "MATCH" in details
+    assert "<h3>parameters</h3>" in details
+    assert f"returned evidence ({len(step['returned'])})" in details
+    assert step["returned"][0]["id"] in details
+    assert re.search(r'<g class="node step selected" data-id="step:' + str(step["step_id"]), dom)
 
 
 @needs_chromium

@@ -124,3 +124,28 @@ def test_two_stores_in_one_folder_keep_separate_append_only_files(tmp_path: Path
         two.close()
     assert _holder_ids(tmp_path / "one.db") == ["holder_one"]
     assert _holder_ids(tmp_path / "two.db") == ["holder_two"]
+
+
+def test_unfinished_documents_are_recovered_only_by_a_job_running_alone(tmp_path: Path) -> None:
+    db = tmp_path / "kg.db"
+    calls: list[str] = []
+
+    def recover() -> list[str]:
+        calls.append("recover")
+        return ["doc_left_by_a_crash"]
+
+    other = worker("ingest-slot", str(db))  # a job in another process
+    assert read_event(other)["recovered"] == ["recovered-by-worker"]
+    s = open_store(f"falkordb-lite:///{db}")
+    t = open_store(f"falkordb-lite:///{db}")
+    try:
+        with s.ingest_job(recover) as recovered:
+            assert recovered == [] and calls == []  # the other process's job may own them
+        assert finish(other)[0] == 0
+        with s.ingest_job(recover) as recovered:
+            assert recovered == ["doc_left_by_a_crash"] and calls == ["recover"]
+            with t.ingest_job(recover) as nested:  # a second job in this process
+                assert nested == [] and calls == ["recover"]
+    finally:
+        s.close()
+        t.close()

@@ -75,6 +75,17 @@ def cmd_open_lock(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ingest_slot(args: argparse.Namespace) -> int:
+    store = open_store(f"falkordb-lite:///{args.db}")
+    try:
+        with store.ingest_job(lambda: ["recovered-by-worker"]) as recovered:
+            emit(pid=os.getpid(), recovered=recovered)
+            sys.stdin.read()
+    finally:
+        store.close()
+    return 0
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from kgrag.config import Settings
     from kgrag.graph.spaces import EmbeddingSpace, ensure_space
@@ -143,6 +154,8 @@ def main() -> int:
     hold.add_argument("tag")
     lock = sub.add_parser("open-lock")
     lock.add_argument("db")
+    slot = sub.add_parser("ingest-slot")
+    slot.add_argument("db")
     ingest = sub.add_parser("ingest")
     ingest.add_argument("db")
     ingest.add_argument("corpus")
@@ -150,7 +163,12 @@ def main() -> int:
     ingest.add_argument("--fail-embed-call", type=int, default=0)
     ingest.add_argument("--kill-server-at-write", type=int, default=0)
     args = parser.parse_args()
-    commands = {"hold": cmd_hold, "open-lock": cmd_open_lock, "ingest": cmd_ingest}
+    commands = {
+        "hold": cmd_hold,
+        "open-lock": cmd_open_lock,
+        "ingest-slot": cmd_ingest_slot,
+        "ingest": cmd_ingest,
+    }
     return int(commands[args.command](args))
 
 

@@ -1,0 +1,223 @@
+"""Bounded HTTP load on a real ``kgrag serve`` on 127.0.0.1: many concurrent ``POST /ask``, and a
+``kgrag ingest`` of more files in another process while the questions run (the embedded store is
+shared by both processes). Prints and writes requests per second and latency percentiles.
+
+    python bench/load_http.py                        # 240 requests, 16 at a time, 120 s at most
+    python bench/load_http.py --requests 60 --concurrency 8 --max-seconds 60
+
+Everything stays on this machine: the server listens on 127.0.0.1 only, the request loop is
+bounded in count and in time, and the server is stopped at the end whatever happens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+KGRAG = str(Path(sys.executable).with_name("kgrag"))
+
+QUESTIONS = [
+    "Who inspected the Feed Pump FP-2?",
+    "What did Ada Lovelace agree to replace?",
+    "Which parts were inspected in Cambridge?",
+    "What happened to the Valve V-7?",
+    "Who worked with Alan Turing in Manchester?",
+    "What wear did the Boiler B-1 show?",
+]
+_PEOPLE = ["Ada Lovelace", "Charles Babbage", "Grace Hopper", "Alan Turing", "Edsger Dijkstra"]
+_PLACES = ["London", "Cambridge", "Arlington", "Manchester", "Eindhoven"]
+_PARTS = ["Feed Pump FP-2", "Valve V-7", "Boiler B-1", "Turbine T-3", "Condenser C-9"]
+
+
+def write_corpus(folder: Path, start: int, count: int) -> None:
+    """Small maintenance reports naming people, places and parts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(start, start + count):
+        lines = [f"Maintenance report {i}", ""]
+        for j in range(4):
+            who, other = _PEOPLE[(i + j) % 5], _PEOPLE[(i + 2 * j + 1) % 5]
+            where, part = _PLACES[(i * 3 + j) % 5], _PARTS[(i + j * 2) % 5]
+            lines += [
+                f"On day {j + 1} of report {i}, {who} inspected the {part} in {where} with "
+                f"{other}; {who} agreed with {other} to replace it (wear {i * 10 + j}).",
+                "",
+            ]
+        (folder / f"report_{i:03d}.txt").write_text("\n".join(lines), encoding="utf-8")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    env["TRANSFORMERS_OFFLINE"] = "1"
+    env.pop("KGRAG_API_TOKEN", None)
+    return env
+
+
+def _post(url: str, body: dict[str, Any], timeout: float) -> tuple[int, float]:
+    data = json.dumps(body).encode()
+    req = urllib.request.Request(  # noqa: S310 - http://127.0.0.1 only
+        url, data=data, headers={"content-type": "application/json"}, method="POST"
+    )
+    t0 = time.perf_counter()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
+            resp.read()
+            status = int(resp.status)
+    except urllib.error.HTTPError as e:
+        status = int(e.code)
+    except (urllib.error.URLError, TimeoutError, ConnectionError):
+        status = 0
+    return status, (time.perf_counter() - t0) * 1000
+
+
+def wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"kgrag serve exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"kgrag serve did not answer /healthz within {timeout} s")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return round(ordered[k], 1)
+
+
+def run_load(
+    base: str, requests: int, concurrency: int, max_seconds: float, timeout: float
+) -> dict[str, Any]:
+    """``requests`` POST /ask, ``concurrency`` at a time, none started after ``max_seconds``."""
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    lock = threading.Lock()
+    started = time.perf_counter()
+    stop_at = started + max_seconds
+
+    def one(n: int) -> None:
+        if time.perf_counter() > stop_at:
+            return
+        body = {"question": QUESTIONS[n % len(QUESTIONS)], "user": f"load{n % concurrency}"}
+        status, ms = _post(base + "/ask", body, timeout)
+        with lock:
+            statuses[status] = statuses.get(status, 0) + 1
+            if status == 200:
+                latencies.append(ms)
+
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        list(pool.map(one, range(requests)))
+    seconds = time.perf_counter() - started
+    done = sum(statuses.values())
+    return {
+        "requests": done,
+        "ok": statuses.get(200, 0),
+        "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "concurrency": concurrency,
+        "seconds": round(seconds, 2),
+        "requests_per_s": round(done / seconds, 2) if seconds else 0.0,
+        "latency_ms": {
+            "p50": percentile(latencies, 50),
+            "p95": percentile(latencies, 95),
+            "max": round(max(latencies), 1) if latencies else 0.0,
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=240)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--max-seconds", type=float, default=120.0)
+    parser.add_argument("--documents", type=int, default=24)
+    parser.add_argument("--no-ingest-during-load", action="store_true")
+    parser.add_argument("--write", action="store_true", help="write bench/results/load_http.json")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="kgrag-load-") as tmp:
+        work = Path(tmp)
+        store = f"falkordb-lite:///{work}/kg.db"
+        write_corpus(work / "corpus", 0, args.documents)
+        write_corpus(work / "more", args.documents, max(2, args.documents // 3))
+        subprocess.run(
+            [KGRAG, "--quiet", "ingest", str(work / "corpus"), "--store", store, "--json"],
+            check=True,
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            cwd=work,
+            timeout=600,
+        )
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen(
+            [KGRAG, "serve", "--host", "127.0.0.1", "--port", str(port), "--store", store],
+            env=_env(),
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        ingest: subprocess.Popen[bytes] | None = None
+        try:
+            wait_healthy(base, server, timeout=180)
+            _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=120)  # warm the models
+            if not args.no_ingest_during_load:
+                ingest = subprocess.Popen(
+                    [KGRAG, "--quiet", "ingest", str(work / "more"), "--store", store, "--json"],
+                    env=_env(),
+                    cwd=work,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            result = run_load(base, args.requests, args.concurrency, args.max_seconds, 120.0)
+            if ingest is not None:
+                out, _ = ingest.communicate(timeout=600)
+                result["ingest_during_load"] = {
+                    "exit_code": ingest.returncode,
+                    "report": json.loads(out) if out.strip().startswith(b"{") else None,
+                }
+            result["server_alive"] = server.poll() is None
+        finally:
+            for proc in (ingest, server):
+                if proc is not None and proc.poll() is None:
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+        result["documents"] = args.documents
+    if args.write:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "load_http.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""``make bench``: run every benchmark, collect ``bench/results/*.json``, render BENCHMARKS.md and
+the plots.
+
+Each step runs as its own process (one model load each, no state shared) with OMP_NUM_THREADS=1.
+A step whose script or command is not there is skipped with a note; a step that fails is reported
+and the others still run; the report is rendered from whatever results exist.
+
+    python bench/run.py                               # everything
+    python bench/run.py --only vector_search,report   # some steps
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import CACHE, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
+
+BENCH = Path(__file__).resolve().parent
+PY = sys.executable
+KGRAG = str(Path(PY).with_name("kgrag"))
+EVAL_STORE = CACHE / "eval" / "kg.db"
+
+#: HNSW settings measured at every size (M:efConstruction:efRuntime); see BENCHMARKS.md.
+VECTOR_CONFIGS = "32:200:200"
+
+
+@dataclass
+class Step:
+    name: str
+    argv: list[str]
+    needs: list[Path] = field(default_factory=list)
+    stdout_to: Path | None = None  # for commands that print their JSON instead of writing it
+
+
+def steps(reuse_eval_store: bool) -> list[Step]:
+    data = [MUSIQUE_CORPUS, MUSIQUE_QUESTIONS]
+    eval_argv = [
+        KGRAG,
+        "eval",
+        "retrieval",
+        "--questions",
+        str(MUSIQUE_QUESTIONS),
+        "--corpus",
+        str(MUSIQUE_CORPUS),
+        "--store",
+        f"falkordb-lite://{EVAL_STORE}",
+        "--json",
+    ]
+    e2e_argv = [PY, str(BENCH / "e2e_latency.py")]
+    if reuse_eval_store:
+        e2e_argv += ["--reuse-store", f"falkordb-lite://{EVAL_STORE}"]
+    return [
+        Step("retrieval", eval_argv, [*data, Path(KGRAG)], RESULTS / "retrieval.json"),
+        Step(
+            "vector_search",
+            [
+                PY,
+                str(BENCH / "vector_search.py"),
+                "--sizes",
+                "1000,10000,100000",
+                "--configs",
+                VECTOR_CONFIGS,
+            ],
+            [*data, BENCH / "vector_search.py"],
+        ),
+        Step(
+            "ingest_throughput",
+            [PY, str(BENCH / "ingest_throughput.py")],
+            [*data, BENCH / "ingest_throughput.py"],
+        ),
+        Step("e2e_latency", e2e_argv, [*data, BENCH / "e2e_latency.py"]),
+        Step(
+            "trace_overhead",
+            [PY, str(BENCH / "trace_overhead.py")],
+            [BENCH / "trace_overhead.py"],
+        ),
+        Step("report", [PY, str(BENCH / "report.py")], [BENCH / "report.py"]),
+    ]
+
+
+def _eval_available() -> bool:
+    if not Path(KGRAG).is_file():
+        return False
+    probe = subprocess.run(
+        [KGRAG, "eval", "retrieval", "--help"], capture_output=True, text=True, check=False
+    )
+    return probe.returncode == 0
+
+
+def run_step(step: Step, env: dict[str, str]) -> str:
+    missing = [str(p) for p in step.needs if not p.exists()]
+    if missing:
+        return f"skipped: {', '.join(missing)} not found"
+    if step.name == "retrieval" and not _eval_available():
+        return "skipped: `kgrag eval retrieval` is not available"
+    print(f"\n== {step.name}: {' '.join(step.argv)}", flush=True)
+    started = time.perf_counter()
+    if step.stdout_to is not None:
+        step.stdout_to.parent.mkdir(parents=True, exist_ok=True)
+        captured = subprocess.run(
+            step.argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        )
+        sys.stderr.write(captured.stderr[-4000:])
+        code = captured.returncode
+        if code == 0:
+            try:
+                payload = json.loads(captured.stdout)
+            except json.JSONDecodeError:
+                return "failed: the command did not print one JSON object"
+            payload.setdefault("measured_at", time.strftime("%Y-%m-%d %H:%M:%S %Z"))
+            step.stdout_to.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    else:
+        code = subprocess.run(step.argv, cwd=ROOT, env=env, check=False).returncode
+    seconds = time.perf_counter() - started
+    if code != 0:
+        return f"failed (exit {code}) after {seconds:.0f} s"
+    return f"ok in {seconds:.0f} s"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated step names")
+    parser.add_argument("--skip", default="", help="comma-separated step names")
+    args = parser.parse_args(argv)
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    only = {s for s in args.only.split(",") if s}
+    skip = {s for s in args.skip.split(",") if s}
+    outcomes: list[tuple[str, str]] = []
+    for index in range(len(steps(False))):
+        # the end-to-end step reuses the store `kgrag eval retrieval` built, when it ran now
+        reuse = any(n == "retrieval" and o.startswith("ok") for n, o in outcomes)
+        step = steps(reuse)[index]
+        if (only and step.name not in only) or step.name in skip:
+            continue
+        outcomes.append((step.name, run_step(step, env)))
+    print("\n== summary")
+    for name, outcome in outcomes:
+        print(f"{name:>18}: {outcome}")
+    failed = [n for n, o in outcomes if o.startswith("failed")]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

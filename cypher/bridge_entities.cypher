@@ -1,0 +1,10 @@
+// Bridges of multi-hop retrieval: entities mentioned by the given readable chunks (best first)
+// whose names the question does not contain, most specific to the best-ranked chunk first.
+UNWIND range(0, size($ids) - 1) AS rank
+MATCH (c:Chunk {id: $ids[rank]})-[:PART_OF]->(d:Document)
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+MATCH (c)-[m:MENTIONS]->(e:Entity)
+WHERE NOT toLower($question) CONTAINS toLower(e.name)
+RETURN e.id AS id, e.name AS name, min(rank) AS rank, sum(m.count) AS mentions
+ORDER BY rank, mentions DESC, id
+LIMIT $k

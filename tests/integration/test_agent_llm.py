@@ -1,0 +1,216 @@
+"""The agent's LLM paths against a real local HTTP server speaking the OpenAI wire format
+(tests/support/openai_server.py) with the real ``openai`` client: synthesis with numbered
+citations (markers that point at no evidence dropped), the LLM judge driving a refinement, the
+groundedness judge removing unsupported sentences and triggering a second synthesis, the LLM
+rewrite of a follow-up, the per-query budget (``budget_exceeded``), cost on the Query node."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.config import Settings
+from kgrag.executor.hits import AccessContext
+from kgrag.executor.trace import read_trace
+from kgrag.graph import open_store
+from kgrag.graph.store import GraphStore
+from kgrag.llm import LLMClient
+from kgrag.modalities import factory
+from kgrag.modalities.base import TextEmbedder
+from kgrag.tools import ToolContext, default_registry
+from tests.support.openai_server import LocalOpenAIServer
+
+ROSTER = (
+    "The Pressure Valve PV-7 is maintained by Ada Lovelace. She inspects it every Monday.\n\n"
+    "The Feed Pump FP-2 is maintained by Grace Hopper, who keeps the spare seals.\n"
+)
+QUESTION = "Who maintains the Pressure Valve PV-7?"
+PLAN = {
+    "plan": [
+        {
+            "step_id": 1,
+            "type": "vector_search",
+            "parameters": {"query": QUESTION, "index": "chunk_embedding", "k": 5},
+        }
+    ],
+    "traceability": True,
+}
+
+
+@dataclass
+class Script:
+    """Answers each kind of request the agent makes, recognised by its structured-output name."""
+
+    verdicts: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"decision": "SATISFIED", "reason": "answered"}]
+    )
+    answers: list[str] = field(
+        default_factory=lambda: [
+            "The Pressure Valve PV-7 is maintained by Ada Lovelace {ada}. "
+            "She inspects it every Monday {ada}. Nobody else touches it [99]."
+        ]
+    )
+    checks: list[list[bool] | None] = field(default_factory=list)
+    rewrite: str = ""
+    seen: list[str] = field(default_factory=list)
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        prompt = body["messages"][-1]["content"]
+        self.seen.append(name or "answer")
+        if name == "plan":
+            return json.dumps(PLAN)
+        if name == "_LlmVerdict":
+            return json.dumps(self.verdicts.pop(0) if len(self.verdicts) > 1 else self.verdicts[0])
+        if name == "_LlmChecks":
+            n = len(re.findall(r"(?m)^\d+\. ", prompt.split("Sentences:", 1)[1]))
+            given = self.checks.pop(0) if self.checks else None
+            return json.dumps({"supported": given if given is not None else [True] * n})
+        if name == "_Rewrite":
+            return json.dumps({"standalone_question": self.rewrite})
+        if name is None and "Evidence:" in prompt:
+            numbers = {
+                int(m.group(1)) for m in re.finditer(r"(?m)^\[(\d+)\] .*Ada Lovelace", prompt)
+            }
+            text = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+            return text.format(ada=f"[{min(numbers)}]" if numbers else "")
+        return "generated text"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> TextEmbedder:
+    return factory.text_embedder(Settings())
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
+    folder = tmp_path_factory.mktemp("agent-llm")
+    (folder / "roster.md").write_text(ROSTER, encoding="utf-8")
+    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+    assert KnowledgeAgent(s, embedder).ingest([str(folder / "roster.md")]).ingested == 1
+    yield s
+    s.close()
+
+
+def _agent(
+    store: GraphStore,
+    embedder: TextEmbedder,
+    server: LocalOpenAIServer,
+    script: Script,
+    budget: float | None = None,
+) -> KnowledgeAgent:
+    server.chat_handler = script
+    client = LLMClient("gpt-4o-mini", base_url=server.base_url, api_key="test", max_retries=0)
+    return KnowledgeAgent(store, embedder, llm=client, llm_budget_usd=budget)
+
+
+def test_llm_synthesis_cites_only_evidence_the_trace_returned(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script()
+    answer = _agent(store, embedder, openai_server, script).ask(QUESTION)
+    assert answer.mode == "llm" and answer.planner == "llm"
+    assert "Ada Lovelace" in answer.answer and "[99]" not in answer.answer
+    assert {int(m) for m in re.findall(r"\[(\d+)\]", answer.answer)} == {1}
+    assert [c.marker for c in answer.citations] == [1]
+    returned = {r["id"] for s in read_trace(store, answer.query_id)["steps"] for r in s["returned"]}
+    assert {c.node_id for c in answer.citations} <= returned
+    assert "Sources:\n[1] (Source: roster.md)" in answer.answer
+    assert script.seen == ["plan", "_LlmVerdict", "answer", "_LlmChecks"]
+    assert answer.cost > 0 and answer.exit_reason == "satisfied"
+    row = store.read_freeform(
+        "MATCH (q:Query {id: $id})-[:ANSWERED_BY]->(a:Answer) "
+        "RETURN q.cost AS cost, a.groundedness AS g, a.mode AS mode",
+        {"id": answer.query_id},
+    )[0]
+    assert row["cost"] == pytest.approx(answer.cost) and row["mode"] == "llm"
+    assert row["g"] == answer.groundedness == 1.0
+
+
+def test_llm_judge_refines_then_is_satisfied(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script(
+        verdicts=[
+            {"decision": "REFINE", "reason": "no schedule", "next_query": "Ada Lovelace Monday"},
+            {"decision": "SATISFIED", "reason": "answered"},
+        ]
+    )
+    events: list[Any] = []
+    answer = _agent(store, embedder, openai_server, script).ask(QUESTION, on_event=events.append)
+    assert (answer.exit_reason, answer.iterations) == ("satisfied", 2)
+    plans = [e for e in events if e.kind == "plan"]
+    assert [p.query for p in plans] == [QUESTION, "Ada Lovelace Monday"]
+    judged = [e for e in events if e.kind == "evaluation"]
+    assert [(e.decision, e.judge) for e in judged] == [("REFINE", "llm"), ("SATISFIED", "llm")]
+
+
+def test_unsupported_sentences_resynthesise_then_are_removed(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script(
+        answers=[
+            "Grace Hopper maintains it {ada}. It was built in Paris {ada}. It is blue {ada}.",
+            "The Pressure Valve PV-7 is maintained by Ada Lovelace {ada}. "
+            "It is painted gold {ada}.",
+        ],
+        checks=[[False, False, True], [True, False]],
+    )
+    answer = _agent(store, embedder, openai_server, script).ask(QUESTION)
+    assert script.seen.count("answer") == 2  # groundedness 1/3 < threshold: synthesised again
+    assert "Ada Lovelace" in answer.answer and "gold" not in answer.answer
+    assert (answer.groundedness, answer.verdict) == (0.5, "partially_grounded")
+    stored = store.read("trace_read_query", {"id": answer.query_id})[0]
+    assert stored["groundedness"] == 0.5 and stored["verdict"] == "partially_grounded"
+
+
+def test_follow_up_is_rewritten_by_the_llm(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script(rewrite="When does Ada Lovelace inspect the Pressure Valve PV-7?")
+    agent = _agent(store, embedder, openai_server, script)
+    agent.ask(QUESTION, session_id="llm-s", user="ada")
+    events: list[Any] = []
+    follow = agent.ask(
+        "when does she do it?", session_id="llm-s", user="ada", on_event=events.append
+    )
+    assert follow.resolved_question == script.rewrite
+    rewrite = [e for e in events if e.kind == "rewrite"]
+    assert rewrite and rewrite[0].method == "llm" and rewrite[0].rewritten == script.rewrite
+    assert "_Rewrite" in script.seen
+
+
+def test_budget_exceeded_stops_the_loop_and_answers_offline(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script()
+    answer = _agent(store, embedder, openai_server, script, budget=1e-7).ask(QUESTION)
+    assert answer.exit_reason == "budget_exceeded"
+    assert answer.mode == "extractive" and "Ada Lovelace" in answer.answer
+    assert script.seen == ["plan"]  # every later call was refused before it was sent
+    assert answer.cost > 1e-7
+    row = store.read_freeform(
+        "MATCH (q:Query {id: $id}) RETURN q.cost AS cost, q.exit_reason AS r",
+        {"id": answer.query_id},
+    )[0]
+    assert row["r"] == "budget_exceeded" and row["cost"] == pytest.approx(answer.cost)
+
+
+def test_llm_generate_tool_is_offered_with_a_client(
+    store: GraphStore, openai_server: LocalOpenAIServer
+) -> None:
+    openai_server.chat_handler = Script()
+    client = LLMClient("gpt-4o-mini", base_url=openai_server.base_url, api_key="test")
+    tools = default_registry().bind(ToolContext(store=store, access=AccessContext(), llm=client))
+    hits = tools["llm_generate"]({"prompt": "Say something."})
+    assert [h.text for h in hits] == ["generated text"]
+    assert client.meter.calls == 1

@@ -1,0 +1,153 @@
+"""Bad input, each a real bad file: reported by path with a reason, the job goes on with the
+good files, `kgrag ingest` exits 2 printing the failures with --json, and nothing already stored
+changes (a stored file later replaced by a corrupt version keeps its stored version)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+
+from kgrag.graph import open_store
+from tests.integration.ingest_media import (
+    KGRAG,
+    REPO,
+    drawing,
+    needs_media_tools,
+    orphans,
+    rows,
+    snapshot,
+    speech,
+)
+
+pytestmark = needs_media_tools
+LIMIT = 20_000  # KGRAG_MAX_FILE_BYTES for these jobs
+
+
+def run(db: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "KGRAG_STORE": f"falkordb-lite:///{db}",
+        "KGRAG_MAX_FILE_BYTES": str(LIMIT),
+        "OMP_NUM_THREADS": "1",
+    }
+    return subprocess.run(
+        [*KGRAG, "ingest", *map(str, paths), "--json"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (file, a word its reason must contain)."""
+    folder.mkdir()
+    png = drawing(folder / "source.png", "red", "circle").read_bytes()
+    (folder / "source.png").unlink()
+    corrupt = folder / "corrupt.png"
+    corrupt.write_bytes(png[: len(png) // 3])
+    flac = speech(folder / "source.flac", "this recording will be cut short")
+    truncated = folder / "truncated.flac"
+    truncated.write_bytes(flac.read_bytes()[:2048])
+    flac.unlink()
+    empty = folder / "empty.txt"
+    empty.write_bytes(b"")
+    unsupported = folder / "data.xyz"
+    unsupported.write_text("some data", "utf-8")
+    big = folder / "big.txt"
+    big.write_text("Large file. " * (LIMIT // 10), "utf-8")
+    latin1 = folder / "latin1.txt"
+    latin1.write_bytes("Café Müller in Köln, façade rénovée.".encode("latin-1"))
+    silent = folder / "no-samples.wav"
+    with wave.open(str(silent), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(b"")
+    return {
+        "corrupt image": (corrupt, "image"),
+        "truncated audio": (truncated, "truncated"),
+        "empty file": (empty, "empty"),
+        "unsupported type": (unsupported, "unsupported"),
+        "over the size limit": (big, "limit"),
+        "not UTF-8": (latin1, "UTF-8"),
+        "zero-length audio": (silent, "zero length"),
+    }
+
+
+def test_bad_files_fail_alone_and_change_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "db" / "kg.db"
+    good = tmp_path / "good"
+    good.mkdir()
+    note = good / "note.txt"
+    note.write_text("Grace Hopper wrote the first compiler at Remington Rand.", "utf-8")
+    picture = drawing(good / "picture.png", "blue", "square")
+    first = run(db, note, picture)
+    assert first.returncode == 0, first.stderr[-3000:]
+    with open_store(f"falkordb-lite:///{db}") as store:
+        before = snapshot(store)
+        stored_ids = {d for d, _ in before["documents"]}
+
+    bad = bad_files(tmp_path / "bad")
+    picture.write_bytes(picture.read_bytes()[:200])  # the stored picture, now corrupt
+    extra = good / "extra.md"
+    extra.write_text("# Extra\n\nAlan Turing visited Manchester.\n", "utf-8")
+    done = run(db, *(p for p, _ in bad.values()), picture, extra)
+    assert done.returncode == 2, (done.stdout, done.stderr[-3000:])
+    report = json.loads(done.stdout)
+    assert report["ingested"] == 1  # extra.md: the job went on
+    reasons = {f["path"]: f["reason"] for f in report["failures"]}
+    assert report["failed"] == len(reasons) == len(bad) + 1, reasons
+    for label, (path, word) in bad.items():
+        shown = [p for p in reasons if Path(p).name == path.name]
+        assert shown, (label, reasons)
+        assert word.lower() in reasons[shown[0]].lower(), (label, reasons[shown[0]])
+    assert any(Path(p).name == "picture.png" for p in reasons)
+
+    with open_store(f"falkordb-lite:///{db}") as store:
+        after = snapshot(store)
+        new = {d for d, _ in after["documents"]} - stored_ids
+        assert stored_ids <= {d for d, _ in after["documents"]}  # nothing stored was removed
+        assert len(new) == 1  # only extra.md
+        (new_id,) = new
+        added = rows(
+            store,
+            "MATCH (x)-[:PART_OF]->(:Document {id: $id}) RETURN count(x) AS n",
+            id=new_id,
+        )[0]["n"]
+        assert after["labels"]["Document"] == before["labels"]["Document"] + 1
+        assert after["labels"]["Chunk"] == before["labels"]["Chunk"] + added
+        assert after["labels"]["Image"] == before["labels"]["Image"]  # the stored picture kept
+        assert set(before["entities"]) <= set(after["entities"])
+        assert orphans(store)["unfinished"] == 0
+
+    # a job of bad files only: exit 2, and the graph is exactly as it was
+    with open_store(f"falkordb-lite:///{db}") as store:
+        before = snapshot(store)
+    again = run(db, *(p for p, _ in bad.values()))
+    assert again.returncode == 2
+    assert json.loads(again.stdout)["failed"] == len(bad)
+    with open_store(f"falkordb-lite:///{db}") as store:
+        assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("suffix", [".txt"])
+def test_non_utf8_text_is_refused_with_the_fix(tmp_path: Path, suffix: str) -> None:
+    """Decision: non-UTF-8 text fails (no guessed code page: a wrong guess silently corrupts
+    names, and so entities); the reason says where and how to convert the file."""
+    from kgrag.errors import IngestError
+    from kgrag.ingest.parsers import parse
+    from kgrag.ingest.sources import expand_inputs
+
+    path = tmp_path / f"latin1{suffix}"
+    path.write_bytes("Café Müller".encode("latin-1"))
+    (item,) = expand_inputs([str(path)]).items
+    with pytest.raises(IngestError) as info:
+        parse(item, LIMIT)
+    assert "UTF-8" in info.value.reason and "iconv" in info.value.reason

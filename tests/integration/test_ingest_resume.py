@@ -1,0 +1,213 @@
+"""A `kgrag ingest` job killed with SIGKILL mid-way and started again ends with exactly the graph
+of an uninterrupted run into a fresh store: same document and entity ids, same node and
+relationship counts per label and type, no document left unfinished."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from kgrag.graph import open_store
+from tests.integration.ingest_media import KGRAG, REPO, orphans, snapshot
+
+FILES = 30
+PEOPLE = (
+    "Ada Lovelace",
+    "Charles Babbage",
+    "Grace Hopper",
+    "Alan Turing",
+    "Howard Aiken",
+    "John von Neumann",
+)
+PLACES = ("London", "Cambridge", "Princeton", "Manchester", "Harvard University")
+MACHINES = ("Analytical Engine", "Harvard Mark I", "Feed Pump FP-2", "Pressure Valve PV-7")
+
+
+def write_corpus(folder: Path) -> None:
+    folder.mkdir()
+    for i in range(FILES):
+        person = PEOPLE[i % len(PEOPLE)]
+        other = PEOPLE[(i * 5 + 1) % len(PEOPLE)]
+        place = PLACES[i % len(PLACES)]
+        machine = MACHINES[i % len(MACHINES)]
+        surname = person.split()[-1]
+        sentences = [
+            f"Report {i}: {person} travelled to {place} to study the {machine}.",
+            f"In {place}, {surname} met {other} and they discussed the {machine} for hours.",
+            f"The notes of {other} say that {surname} returned the following week.",
+        ]
+        body = " ".join(sentences * 6)  # a few chunks per file: each job takes a while
+        (folder / f"report_{i:02d}.txt").write_text(body + "\n", encoding="utf-8")
+
+
+def env_for(db: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "KGRAG_STORE": f"falkordb-lite:///{db}",
+        "KGRAG_BATCH_SIZE": "3",  # small batches: documents complete one after another
+        "OMP_NUM_THREADS": "1",
+    }
+
+
+def ingest(folder: Path, db: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [*KGRAG, "ingest", str(folder), "--json"],
+        env=env_for(db),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def ingest_and_kill(folder: Path, db: Path, after_documents: int) -> int:
+    """Start the job, SIGKILL it (and the embedded server it started) once ``after_documents``
+    documents are complete; returns how many were reported complete."""
+    proc = subprocess.Popen(
+        [*KGRAG, "--debug", "ingest", str(folder), "--json"],
+        env=env_for(db),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    complete = 0
+    deadline = time.monotonic() + 300
+    assert proc.stderr is not None
+    try:
+        for line in proc.stderr:
+            if "kgrag.ingest.writer" in line and " complete (" in line:
+                complete += 1
+                if complete >= after_documents:
+                    break
+            assert time.monotonic() < deadline, "the job did not progress"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    return complete
+
+
+def test_killed_job_resumes_to_the_graph_of_an_uninterrupted_run(tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    write_corpus(folder)
+    resumed_db = tmp_path / "resumed" / "kg.db"
+    fresh_db = tmp_path / "fresh" / "kg.db"
+
+    seen = ingest_and_kill(folder, resumed_db, after_documents=8)
+    assert seen == 8
+    with open_store(f"falkordb-lite:///{resumed_db}") as store:
+        partial = snapshot(store)
+    complete = [d for d, status in partial["documents"] if status == "complete"]
+    assert 0 < len(complete) < FILES, partial["documents"]
+
+    second = ingest(folder, resumed_db)
+    assert second["failed"] == 0
+    assert second["skipped"] == len(complete)
+    assert second["ingested"] == FILES - len(complete)
+
+    first_time = ingest(folder, fresh_db)
+    assert (first_time["ingested"], first_time["skipped"]) == (FILES, 0)
+
+    with (
+        open_store(f"falkordb-lite:///{resumed_db}") as resumed,
+        open_store(f"falkordb-lite:///{fresh_db}") as fresh,
+    ):
+        a, b = snapshot(resumed), snapshot(fresh)
+        assert a["documents"] == b["documents"]
+        assert len(a["documents"]) == FILES
+        assert {s for _, s in a["documents"]} == {"complete"}
+        assert a["entities"] == b["entities"]
+        assert a["labels"] == b["labels"]
+        assert a["relationships"] == b["relationships"]
+        related = (
+            "MATCH (x:Entity)-[r:RELATED]->(y:Entity) "
+            "RETURN x.id AS a, y.id AS b, r.weight AS w ORDER BY a, b"
+        )
+        mentions = (
+            "MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity) "
+            "RETURN c.id AS c, e.id AS e, m.count AS n ORDER BY c, e"
+        )
+        names = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name ORDER BY id"
+        for query in (related, mentions, names):
+            assert resumed.read_freeform(query) == fresh.read_freeform(query)
+        assert (
+            orphans(resumed)
+            == orphans(fresh)
+            == {
+                "chunks": 0,
+                "images": 0,
+                "entities": 0,
+                "unfinished": 0,
+                "related_zero": 0,
+            }
+        )
+
+
+def test_leftovers_of_a_killed_job_are_removed_before_the_next_job(tmp_path: Path) -> None:
+    """What a kill leaves, written with the writer's own statements: a document half written, one
+    half deleted, their chunks and entities only they mention, an entity nothing mentions; the
+    next job removes them all."""
+    db = tmp_path / "kg.db"
+    with open_store(f"falkordb-lite:///{db}") as store:
+        for n, status in enumerate(("ingesting", "deleting")):
+            doc = f"doc_{status}"
+            store.write(
+                "document_begin",
+                {
+                    "id": doc,
+                    "uri": str(tmp_path / f"gone{n}.txt"),
+                    "sha256": str(n) * 64,
+                    "modality": "text",
+                    "mime": "text/plain",
+                    "title": "gone",
+                    "bytes": 10,
+                    "acl": ["*"],
+                    "tags": [],
+                    "ingested_at": "2026-01-01T00:00:00+00:00",
+                    "language": None,
+                    "summary": None,
+                },
+            )
+            if status == "deleting":
+                store.write("document_mark_deleting", {"id": doc})
+            chunk = {"id": f"{doc}:c0", "text": "x", "position": 0, "page": None}
+            store.write_rows(
+                "chunk_upsert",
+                [{**chunk, "start_s": None, "end_s": None, "embedding": [0.1] * 384}],
+                params={"document_id": doc},
+            )
+            entity = {"id": f"zed {status}", "name": "Zed", "name_rank": 1, "type": "PERSON"}
+            store.write_rows("entity_upsert", [entity])
+            store.write_rows(
+                "mention_upsert", [{"chunk_id": f"{doc}:c0", "entity_id": entity["id"], "count": 1}]
+            )
+        lonely = {"id": "never mentioned", "name": "Never", "name_rank": 1, "type": "OTHER"}
+        store.write_rows("entity_upsert", [lonely])
+        assert orphans(store)["unfinished"] == 2
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Grace Hopper worked at Harvard University.", "utf-8")
+    result = ingest(folder, db)
+    assert (result["ingested"], result["failed"]) == (1, 0)
+    with open_store(f"falkordb-lite:///{db}") as store:
+        snap = snapshot(store)
+        assert len(snap["documents"]) == 1
+        assert not {"doc_ingesting", "doc_deleting"} & {d for d, _ in snap["documents"]}
+        assert not {"zed ingesting", "zed deleting", "never mentioned"} & set(snap["entities"])
+        assert "grace hopper" in snap["entities"]
+        assert orphans(store) == {
+            "chunks": 0,
+            "images": 0,
+            "entities": 0,
+            "unfinished": 0,
+            "related_zero": 0,
+        }

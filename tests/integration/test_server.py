@@ -1,0 +1,294 @@
+"""The HTTP API against a real server: ``kgrag serve`` in a subprocess on a free port of
+127.0.0.1, the embedded store, real embeddings. Ingestion through POST /ingest and job polling,
+asking (plain and as server-sent events), trace and audit, the bearer token, the body limit,
+paths outside the ingest roots, and the ACL rule (users read only documents whose acl holds
+their id or one of their groups, or public ones)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+TOKEN = "test-token-7f3a"
+LIMIT = 4096
+
+
+@dataclass
+class Server:
+    base: str
+    root: Path
+    outside: Path
+    public_doc: str
+    secret_doc: str
+
+    def client(self, token: str | None = TOKEN) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base, headers=headers, timeout=120)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.get(f"/jobs/{job_id}").json()
+        if job["status"] in ("done", "failed"):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not finish in {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("server")
+    root = tmp / "docs"
+    (root / "public").mkdir(parents=True)
+    (root / "team").mkdir()
+    outside = tmp / "outside"
+    outside.mkdir()
+    (root / "public" / "roster.md").write_text(
+        "# Maintenance roster\n\nThe Feed Pump FP-2 is maintained by Grace Hopper, who also "
+        "keeps the spare seals.\n"
+    )
+    (root / "team" / "cooling.md").write_text(
+        "# Cooling notes\n\nThe Cooling Fan CF-9 is maintained by Hedy Lamarr. "
+        "Its secret code word is heliotrope.\n"
+    )
+    (outside / "private.md").write_text("# Private\n\nNothing for the server to read.\n")
+    (root / "public" / "link.md").symlink_to(outside / "private.md")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "KGRAG_API_TOKEN": TOKEN,
+        "KGRAG_MAX_REQUEST_BYTES": str(LIMIT),
+        "KGRAG_DATA_DIR": str(tmp / "data"),
+        "OMP_NUM_THREADS": "1",
+    }
+    log = (tmp / "server.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgrag.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--store",
+            f"falkordb-lite:///{tmp}/kg.db",
+            "--ingest-root",
+            str(root),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError((tmp / "server.log").read_text()[-3000:])
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("server did not start: " + (tmp / "server.log").read_text())
+            time.sleep(0.3)
+        srv = Server(base, root, outside, "", "")
+        with srv.client() as c:
+            # two jobs queued back to back: the single writer runs them one after the other
+            public = c.post("/ingest", json={"paths": ["public/roster.md"]})
+            secret = c.post("/ingest", json={"paths": [str(root / "team")], "acl": ["team-a"]})
+            assert public.status_code == secret.status_code == 202, public.text + secret.text
+            jobs = [_wait_job(c, r.json()["id"]) for r in (public, secret)]
+        for job in jobs:
+            assert job["status"] == "done", job
+            assert job["report"]["ingested"] == 1 and job["report"]["failed"] == 0, job
+        assert jobs[0]["finished_at"] <= jobs[1]["started_at"]
+        srv.public_doc = jobs[0]["report"]["document_ids"][0]
+        srv.secret_doc = jobs[1]["report"]["document_ids"][0]
+        yield srv
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_health_and_openapi_are_open_everything_else_needs_the_token(server: Server) -> None:
+    with server.client(token=None) as anon:
+        assert anon.get("/healthz").json()["status"] == "ok"
+        spec = anon.get("/openapi.json").json()
+        for path in (
+            "/ingest",
+            "/jobs/{job_id}",
+            "/ask",
+            "/ask/stream",
+            "/queries/{query_id}/audit",
+        ):
+            assert path in spec["paths"]
+        r = anon.post("/ask", json={"question": "Who maintains the Feed Pump FP-2?"})
+        assert r.status_code == 401
+        assert r.json()["error"] == "unauthorized" and r.headers["www-authenticate"] == "Bearer"
+        assert anon.get("/jobs/job_x").status_code == 401
+    with server.client(token="wrong") as bad:
+        assert bad.post("/ask", json={"question": "x"}).status_code == 401
+
+
+def test_oversized_body_is_refused_with_413(server: Server) -> None:
+    with server.client() as c:
+        r = c.post("/ask", json={"question": "pump " * LIMIT})
+        assert r.status_code == 413
+        body = r.json()
+        assert body["error"] == "request_too_large" and str(LIMIT) in body["detail"]
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: the streamed body is counted
+            yield b'{"question": "'
+            for _ in range(10):
+                yield b"x" * 1000
+            yield b'"}'
+
+        r = c.post("/ask", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"] == "request_too_large"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../outside/private.md",
+        "public/../../outside/private.md",
+        "/etc/passwd",
+        "public/link.md",  # a symlink inside the root to a file outside
+        "public",  # a folder holding that symlink
+    ],
+)
+def test_paths_outside_the_ingest_roots_are_refused(server: Server, path: str) -> None:
+    with server.client() as c:
+        r = c.post("/ingest", json={"paths": [path]})
+    assert r.status_code == 403, r.text
+    assert r.json()["error"] == "path_outside_roots"
+
+
+def test_errors_are_json_with_meaningful_statuses(server: Server) -> None:
+    with server.client() as c:
+        r = c.get("/jobs/job_unknown")
+        assert r.status_code == 404 and r.json()["error"] == "not_found"
+        r = c.post("/ask", json={"question": ""})
+        assert r.status_code == 422 and r.json()["error"] == "invalid_request"
+        r = c.post("/ask", json={"question": "x", "unexpected": 1})
+        assert r.status_code == 422
+        r = c.get("/queries/q_missing/trace")
+        assert r.status_code == 404 and "q_missing" in r.json()["detail"]
+
+
+def test_ask_returns_the_cli_json_and_headers_then_trace_and_audit(server: Server) -> None:
+    with server.client() as c:
+        r = c.post("/ask", json={"question": "Who maintains the Feed Pump FP-2?", "user": "bob"})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert {"query_id", "answer", "citations", "exit_reason", "iterations", "cost"} <= set(body)
+        assert "Grace Hopper" in body["answer"]
+        assert r.headers["x-kgrag-iterations"] == str(body["iterations"])
+        assert r.headers["x-kgrag-exit-reason"] == body["exit_reason"]
+        assert float(r.headers["x-kgrag-cost"]) == pytest.approx(body["cost"])
+        assert {c["document_id"] for c in body["citations"]} == {server.public_doc}
+        qid = body["query_id"]
+
+        trace = c.get(f"/queries/{qid}/trace", params={"user": "bob"}).json()
+        assert trace["query"]["id"] == qid and trace["steps"]
+        audit = c.get(f"/queries/{qid}/audit", params={"user": "bob"}).json()
+        assert audit["query_id"] == qid and audit["question"].startswith("Who maintains")
+        assert audit["sources"][0]["document_id"] == server.public_doc
+        assert all(s["duration_ms"] is not None for s in audit["steps"])
+        page = c.get(f"/queries/{qid}/audit.html", params={"user": "bob"})
+        assert page.headers["content-type"].startswith("text/html")
+        assert "default-src 'none'" in page.headers["content-security-policy"]
+        assert "Grace Hopper" in page.text and "<script" not in page.text
+        viewer = c.get(f"/queries/{qid}/trace.html", params={"user": "bob"})
+        assert viewer.status_code == 200 and 'id="kgrag-data"' in viewer.text
+        # another user does not see bob's query
+        assert c.get(f"/queries/{qid}/audit", params={"user": "eve"}).status_code == 404
+
+
+def test_acl_a_user_reads_only_public_documents_and_those_of_their_groups(server: Server) -> None:
+    question = {"question": "Who maintains the Cooling Fan CF-9?"}
+    with server.client() as c:
+        outsider = c.post("/ask", json={**question, "user": "eve"}).json()
+        member = c.post("/ask", json={**question, "user": "ada", "groups": ["team-a"]}).json()
+        assert server.secret_doc not in {x["document_id"] for x in outsider["citations"]}
+        assert "heliotrope" not in outsider["answer"] and "Hedy" not in outsider["answer"]
+        assert server.secret_doc in {x["document_id"] for x in member["citations"]}
+        assert "Hedy Lamarr" in member["answer"]
+        for qid, user in ((outsider["query_id"], "eve"),):
+            for kind in ("trace", "audit", "audit.html", "trace.html"):
+                text = c.get(f"/queries/{qid}/{kind}", params={"user": user}).text
+                assert server.secret_doc not in text and "heliotrope" not in text
+        # the member's query, which holds the secret document, needs the member's groups
+        qid = member["query_id"]
+        assert c.get(f"/queries/{qid}/audit", params={"user": "ada"}).status_code == 404
+        ok = c.get(f"/queries/{qid}/audit", params={"user": "ada", "groups": "team-a"})
+        assert ok.status_code == 200 and server.secret_doc in ok.text
+
+
+def test_ask_stream_sends_plan_steps_answer_complete_in_order(server: Server) -> None:
+    events: list[tuple[str, dict[str, Any]]] = []
+    with (
+        server.client() as c,
+        c.stream("POST", "/ask/stream", json={"question": "What did Grace Hopper keep?"}) as r,
+    ):
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                assert event is not None
+                events.append((event, json.loads(line.removeprefix("data: "))))
+    names = [e for e, _ in events]
+    assert names[0] == "plan", names
+    assert names[-2:] == ["answer", "complete"], names
+    assert set(names[:-2]) <= {"plan", "step", "evaluation"}, names
+    # each iteration: its plan, then one step event per planned step, then its evaluation
+    plans = [d for e, d in events if e == "plan"]
+    steps = [d for e, d in events if e == "step"]
+    assert len(steps) == sum(len(p["plan"]["plan"]) for p in plans)
+    for e, d in events:
+        if e == "step":
+            planned = {
+                st["step_id"]
+                for p in plans
+                if p["iteration"] == d["iteration"]
+                for st in p["plan"]["plan"]
+            }
+            assert d["step_id"] in planned
+    assert names.count("evaluation") == len(plans)
+    answer, complete = events[-2][1], events[-1][1]
+    assert answer["query_id"] == complete["query_id"] and answer["citations"]
+    assert {"query_id", "answer", "citations", "exit_reason", "iterations", "cost"} <= set(answer)
+    assert (complete["exit_reason"], complete["iterations"]) == (
+        answer["exit_reason"],
+        answer["iterations"],
+    )

@@ -1,0 +1,173 @@
+"""The Neo4j backend's retry policy, at the driver boundary: a fake driver raising the real
+driver's exception classes (their own ``is_retryable()`` classification), and the real driver
+against a closed port. The Neo4j contract tests need a server and skip here."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+neo4j = pytest.importorskip("neo4j")
+
+from neo4j.exceptions import (  # noqa: E402
+    ClientError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from kgrag.errors import StoreError, StoreUnavailableError  # noqa: E402
+from kgrag.graph import cypher  # noqa: E402
+from kgrag.graph.neo4j_store import Neo4jStore  # noqa: E402
+from kgrag.graph.retry import RetryPolicy, is_idempotent  # noqa: E402
+
+pytestmark = pytest.mark.reliability
+
+FAST = RetryPolicy(attempts=4, initial_delay_s=0.1, multiplier=2.0, max_delay_s=0.3, jitter=0)
+
+
+class Record:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def data(self) -> dict[str, Any]:
+        return self._data
+
+
+class FakeDriver:
+    """Stands in for ``neo4j.Driver.execute_query``: raises the scripted errors, then answers."""
+
+    def __init__(self, errors: list[Exception]) -> None:
+        self.errors = list(errors)
+        self.calls: list[tuple[str, Any]] = []
+
+    def execute_query(self, text: str, params: Any = None, **kw: Any) -> Any:
+        self.calls.append((text, kw.get("routing_")))
+        if self.errors:
+            raise self.errors.pop(0)
+        return [Record({"n": 1})], None, None
+
+    def close(self) -> None:
+        pass
+
+
+def _store(
+    errors: list[Exception], policy: RetryPolicy = FAST
+) -> tuple[Neo4jStore, FakeDriver, list[float]]:
+    driver = FakeDriver(errors)
+    slept: list[float] = []
+    store = Neo4jStore(
+        "neo4j://fake:7687", driver, None, "5.26.0", retry=policy, sleep=slept.append
+    )
+    return store, driver, slept
+
+
+def _transient(code: str = "Neo.TransientError.Transaction.DeadlockDetected") -> Neo4jError:
+    return Neo4jError._hydrate_neo4j(code=code, message="deadlock detected")
+
+
+def test_reads_are_retried_with_exponential_backoff_until_they_answer() -> None:
+    store, driver, slept = _store([ServiceUnavailable("dropped"), SessionExpired("expired")])
+    assert store.read("stats_labels") == [{"n": 1}]
+    assert len(driver.calls) == 3
+    assert slept == [0.1, 0.2]
+    assert {routing for _, routing in driver.calls} == {neo4j.RoutingControl.READ}
+
+
+def test_backoff_is_capped_and_the_error_says_what_to_do_when_attempts_run_out() -> None:
+    store, driver, slept = _store([ServiceUnavailable("connection dropped")] * 10)
+    with pytest.raises(StoreUnavailableError) as e:
+        store.read("stats_labels")
+    assert len(driver.calls) == FAST.attempts
+    assert slept == [0.1, 0.2, 0.3]
+    message = str(e.value)
+    assert "neo4j://fake:7687" in message and "gave up after 4 attempt(s)" in message
+    assert "run the job again" in message
+    assert isinstance(e.value.__cause__, ServiceUnavailable)
+
+
+def test_idempotent_merge_writes_are_retried_on_transient_errors() -> None:
+    assert is_idempotent(cypher.load("chunk_upsert"))
+    store, driver, slept = _store([_transient()])
+    store.write_rows("entity_upsert", [{"id": "a", "name": "A", "type": "OTHER"}])
+    assert len(driver.calls) == 2 and slept == [0.1]
+    assert driver.calls[0][1] == neo4j.RoutingControl.WRITE
+
+
+def test_a_write_that_is_not_idempotent_is_never_repeated() -> None:
+    store, driver, slept = _store([ServiceUnavailable("dropped after commit was sent")])
+    with pytest.raises(StoreUnavailableError) as e:
+        store._execute("CREATE (n:Step {id: $id})", {"id": "s"}, read_only=False)
+    assert len(driver.calls) == 1 and slept == []
+    assert "not idempotent and was not retried" in str(e.value)
+
+
+def test_errors_the_driver_calls_permanent_are_not_retried() -> None:
+    syntax = Neo4jError._hydrate_neo4j(code="Neo.ClientError.Statement.SyntaxError", message="bad")
+    terminated = _transient("Neo.TransientError.Transaction.Terminated")
+    assert isinstance(syntax, ClientError) and not terminated.is_retryable()
+    for error in (syntax, terminated):
+        store, driver, slept = _store([error])
+        with pytest.raises(StoreError):
+            store.read("stats_labels")
+        assert len(driver.calls) == 1 and slept == []
+
+
+def test_persistent_transient_errors_end_as_a_store_error_naming_the_cause() -> None:
+    store, _, _ = _store([_transient()] * 10)
+    with pytest.raises(StoreError) as e:
+        store.read("stats_labels")
+    assert not isinstance(e.value, StoreUnavailableError)
+    assert "transient" in str(e.value) and "deadlock detected" in str(e.value)
+    assert isinstance(e.value.__cause__, TransientError)
+
+
+def test_every_statement_in_the_corpus_is_idempotent_so_each_may_be_retried() -> None:
+    names = [*cypher.names(), *cypher.names("templates")]
+    assert len(names) > 30
+    assert [n for n in names if not is_idempotent(cypher.load(n))] == []
+
+
+def test_idempotence_check_recognises_creates_and_increments() -> None:
+    assert not is_idempotent("CREATE (n:Step {id: $id})")
+    assert not is_idempotent("MATCH (a {id: $a}) CREATE (a)-[:NEXT]->(b)")
+    assert not is_idempotent("MATCH (r) SET r.weight = r.weight + 1")
+    assert not is_idempotent("MATCH (r) SET r.weight = coalesce(r.weight, 0) + $w")
+    assert is_idempotent("MERGE (m:Migration {name: $n}) ON CREATE SET m.applied_at = $t")
+    assert is_idempotent("CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)")
+    assert is_idempotent("CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (n:Chunk) ON n.e")
+    assert is_idempotent("MATCH (a), (b) MERGE (a)-[r:RELATED]-(b) SET r.weight = $w")
+
+
+def test_jittered_delays_stay_within_the_policy() -> None:
+    policy = RetryPolicy(attempts=6, initial_delay_s=0.2, multiplier=2, max_delay_s=1.0, jitter=0.5)
+    delays = list(policy.delays(random.Random(7)))
+    caps = [0.2, 0.4, 0.8, 1.0, 1.0]
+    assert len(delays) == 5
+    assert all(c * 0.5 <= d <= c for d, c in zip(delays, caps, strict=True))
+
+
+def test_real_driver_against_a_closed_port_gives_up_with_a_clear_error() -> None:
+    policy = RetryPolicy(attempts=3, initial_delay_s=0.05, max_delay_s=0.1)
+    with pytest.raises(StoreUnavailableError) as e:
+        Neo4jStore.open("bolt://127.0.0.1:1", "neo4j", "secret", retry=policy)
+    message = str(e.value)
+    assert "bolt://127.0.0.1:1" in message and "gave up after 3 attempt(s)" in message
+    assert "secret" not in message
+
+
+def test_ingest_job_recovers_only_when_no_other_job_of_this_process_runs() -> None:
+    store, _, _ = _store([])
+    calls: list[int] = []
+
+    def recover() -> list[str]:
+        calls.append(1)
+        return ["left"]
+
+    with store.ingest_job(recover) as first, store.ingest_job(recover) as second:
+        assert first == ["left"] and second == [] and len(calls) == 1
+    with store.ingest_job(recover) as third:
+        assert third == ["left"] and len(calls) == 2
