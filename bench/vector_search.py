@@ -288,7 +288,18 @@ def measure(
     return recalls, ms, bare_ms
 
 
-def run(sizes: Sequence[int], configs: Sequence[HnswConfig], n_queries: int) -> dict[str, Any]:
+def run(
+    sizes: Sequence[int],
+    configs: Sequence[HnswConfig],
+    n_queries: int,
+    sweep: dict[int, list[HnswConfig]] | None = None,
+) -> dict[str, Any]:
+    """Measure every config at every size, plus the ``sweep`` configs at their sizes."""
+    plan: dict[int, list[HnswConfig]] = {size: list(configs) for size in sizes}
+    for size, extra in (sweep or {}).items():
+        plan.setdefault(size, [])
+        plan[size] += [c for c in extra if c not in plan[size]]
+    sizes = sorted(plan)
     pool = text_pool()
     largest = max(sizes)
     if HELD_OUT_WINDOWS + largest > len(pool):
@@ -307,7 +318,7 @@ def run(sizes: Sequence[int], configs: Sequence[HnswConfig], n_queries: int) -> 
         truth, exact_ms = exact_topk(base, queries)
         exact_rows.append({"size": size, "latency_ms": latency_summary(exact_ms)})
         log.info("size %d: exact p50 %.2f ms", size, exact_rows[-1]["latency_ms"]["p50"])
-        for config in configs:
+        for config in plan[size]:
             shutil.rmtree(db_dir, ignore_errors=True)
             graph = f"vec_{size}_{config.m}_{config.ef_construction}_{config.ef_runtime}"
             store = open_bench_store(db_dir / "vec.db", graph)
@@ -373,6 +384,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         default="32:200:200",
         help="HNSW settings M:efConstruction:efRuntime, comma-separated",
     )
+    parser.add_argument(
+        "--sweep",
+        default="",
+        help="more settings at one size, e.g. 10000=16:200:100,64:200:200",
+    )
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--out", default="vector_search")
     parser.add_argument(
@@ -386,7 +402,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.prepare:
         pool_vectors(text_pool(), HELD_OUT_WINDOWS + max(sizes))
         return
-    result = run(sizes, configs, args.queries)
+    sweep: dict[int, list[HnswConfig]] = {}
+    if args.sweep:
+        size_text, _, config_text = args.sweep.partition("=")
+        sweep[int(size_text)] = [HnswConfig.parse(c) for c in config_text.split(",") if c]
+    result = run(sizes, configs, args.queries, sweep)
     print(write_result(args.out, result))
 
 

@@ -1,7 +1,7 @@
 // Write a batch of text chunks of one document (idempotent).
 UNWIND $rows AS row
-MATCH (d:Document {id: $document_id})
+MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk {id: row.id})
 SET c.text = row.text, c.position = row.position, c.page = row.page, c.start_s = row.start_s,
-    c.end_s = row.end_s, c.document_id = $document_id, c.embedding = row.embedding
+    c.end_s = row.end_s, c.document_id = d.id, c.embedding = row.embedding
 MERGE (c)-[:PART_OF]->(d)

@@ -1,6 +1,7 @@
-// Complete images nearest to an entity name's CLIP text vector (links earlier images to new
-// entities); the caller keeps those above the DEPICTS threshold.
-CALL db.index.vector.queryNodes('image_embedding', $k, $vector) YIELD node, score
+// For each entity name's CLIP text vector, the nearest images of complete documents (links
+// earlier images to entities named only now); the caller keeps those above the threshold.
+UNWIND $rows AS row
+CALL db.index.vector.queryNodes('image_embedding', $k, row.vector) YIELD node, score
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete'
-RETURN node.id AS id, score
+RETURN row.id AS entity_id, node.id AS image_id, score

@@ -1,7 +1,7 @@
 // Write a batch of timed transcript segments of one recording (idempotent).
 UNWIND $rows AS row
-MATCH (d:Document {id: $document_id})
+MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk:Segment {id: row.id})
 SET c.text = row.text, c.position = row.position, c.start_s = row.start_s, c.end_s = row.end_s,
-    c.language = row.language, c.document_id = $document_id, c.embedding = row.embedding
+    c.language = row.language, c.document_id = d.id, c.embedding = row.embedding
 MERGE (c)-[:PART_OF]->(d)

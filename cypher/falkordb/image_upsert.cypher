@@ -1,7 +1,7 @@
 // Write a batch of images of one document (idempotent).
 UNWIND $rows AS row
-MATCH (d:Document {id: $document_id})
+MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (i:Image {id: row.id})
 SET i.uri = row.uri, i.width = row.width, i.height = row.height, i.page = row.page,
-    i.caption = row.caption, i.document_id = $document_id, i.embedding = vecf32(row.embedding)
+    i.caption = row.caption, i.document_id = d.id, i.embedding = vecf32(row.embedding)
 MERGE (i)-[:PART_OF]->(d)

@@ -264,7 +264,7 @@ def reformat_answer(
     if llm is not None:
         from kgrag.llm import ChatMessage, LLMError
 
-        numbered = [_hit(c) for c in sorted(citations, key=lambda c: c.marker)]
+        numbered = [citation_hit(c) for c in sorted(citations, key=lambda c: c.marker)]
         body = (previous.answer or "").split("\nSources:\n", 1)[0]
         prompt = (
             f"Rewrite this answer as {_DESCRIBE[kind]}. Keep every citation marker [n] with the "
@@ -318,7 +318,8 @@ def _markers(text: str) -> list[str]:
     return [f"[{m}]" for m in re.findall(r"\[(\d+)\]", text)] if text else []
 
 
-def _hit(c: Citation) -> Hit:
+def citation_hit(c: Citation) -> Hit:
+    """The evidence a citation names, as a hit (to cite it again)."""
     return Hit(
         id=c.node_id,
         kind=c.kind,

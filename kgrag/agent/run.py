@@ -22,7 +22,7 @@ from kgrag.agent.groundedness import (
     remove_unsupported,
 )
 from kgrag.agent.loop import LoopResult, RetrievalLoop
-from kgrag.agent.memory import Resolution, SessionMemory, reformat_answer
+from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, merge_iterations
 from kgrag.agent.synthesis import answer_body, extractive_answer, llm_answer, renumber
 from kgrag.agent.text import strip_citations
@@ -123,7 +123,7 @@ class QuestionRun:
         mode = "llm" if self.meter.calls else "extractive"
         trace = TraceWriter(self.config.store)
         self._write_query(trace, resolution, turn, "memory", "satisfied", 0)
-        hits = {c.node_id: _hit_of(c) for c in cited}
+        hits = {c.node_id: citation_hit(c) for c in cited}
         trace.write_answer(
             self.query_id,
             f"{self.query_id}:answer",
@@ -373,6 +373,11 @@ class QuestionRun:
                 "entity_names": list(entity_names),
                 "groundedness": groundedness,
                 "answer_entities": self._answer_entities(answer_text),
+                "reuses": (
+                    resolution.previous.query_id
+                    if resolution.reformat and resolution.previous
+                    else None
+                ),
             },
         )
 
@@ -441,19 +446,3 @@ def _cited_text(
         return out
 
     return cited
-
-
-def _hit_of(c: Citation) -> Hit:
-    return Hit(
-        id=c.node_id,
-        kind=c.kind,
-        score=1.0,
-        text=c.excerpt,
-        document_id=c.document_id,
-        title=c.title,
-        uri=c.uri,
-        image_uri=c.image_uri,
-        page=c.page,
-        start_s=c.start_s,
-        end_s=c.end_s,
-    )

@@ -120,7 +120,7 @@ def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) 
     return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
 
 
-#: Bridge retrieval: the entities of this many best seed chunks are the bridges ...
+#: Bridge retrieval: the entities of this many best seed chunks are the first bridges ...
 BRIDGE_SEED_CHUNKS = 2
 #: ... at most this many of them, each re-queried once.
 MAX_BRIDGES = 32
@@ -151,20 +151,20 @@ def _bridge_hops(
     step: MultiHopStep, query: str, inputs: Mapping[int, StepOutcome], rec: _Recorder
 ) -> list[Hit]:
     p = step.parameters
-    frontier = _dedupe(
+    seeds = _dedupe(
         h for s in p.seeds_from if inputs[s].query for h in inputs[s].result if h.kind == "chunk"
     )
-    seen_chunks = {h.id for h in frontier}
+    # what the searches so far gave each chunk (below the seed list: its lowest score)
+    floor = min((h.score for h in seeds), default=0.0)
+    best: dict[str, Hit] = {h.id: h for h in seeds}
+    frontier = seeds[:BRIDGE_SEED_CHUNKS]
+    sources = {h.id for h in frontier}
     used: set[str] = set()
-    best: dict[str, Hit] = {}
+    found_any: dict[str, Hit] = {}
     for _round in range(p.hops - 1):
         rows = rec.read(
             "bridge_entities",
-            {
-                "ids": [h.id for h in frontier[:BRIDGE_SEED_CHUNKS]],
-                "question": query,
-                "k": MAX_BRIDGES + len(used),
-            },
+            {"ids": [h.id for h in frontier], "question": query, "k": MAX_BRIDGES + len(used)},
         )
         bridges = [r for r in rows if r["id"] not in used][:MAX_BRIDGES]
         if not bridges:
@@ -178,14 +178,20 @@ def _bridge_hops(
                 hit = Hit.from_row(row, None, step.step_id)
                 if hit.id not in found or hit.score > found[hit.id].score:
                     found[hit.id] = hit
+        # the chain goes on from the passage this round brought in: the largest gain
+        gain = {
+            i: h.score - (best[i].score if i in best else floor)
+            for i, h in found.items()
+            if i not in sources
+        }
+        frontier = [found[i] for i in sorted(gain, key=lambda i: -gain[i])][:1]
+        sources.update(h.id for h in frontier)
         for hit in found.values():
+            if hit.id not in found_any or hit.score > found_any[hit.id].score:
+                found_any[hit.id] = hit
             if hit.id not in best or hit.score > best[hit.id].score:
                 best[hit.id] = hit
-        frontier = sorted(
-            (h for h in found.values() if h.id not in seen_chunks), key=lambda h: -h.score
-        )
-        seen_chunks.update(h.id for h in frontier)
-    return sorted(best.values(), key=lambda h: -h.score)[: p.k]
+    return sorted(found_any.values(), key=lambda h: -h.score)[: p.k]
 
 
 def _pagerank_hops(

@@ -217,6 +217,8 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 "exit_reason",
                 "iterations",
                 "latency_ms",
+                "cost",
+                "query_class",
             )
         },
         "plan": {

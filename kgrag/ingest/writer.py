@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import defaultdict
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
 
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityRecord, display_rank
-from kgrag.ingest.records import DocumentBundle
+from kgrag.ingest.records import DocumentBundle, ImageRecord
 from kgrag.modalities.base import ImageEmbedder
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
@@ -35,73 +35,92 @@ class GraphWriter:
         self.image_embedder = image_embedder
         self.depicts_threshold = depicts_threshold
         self.batch_size = batch_size
-        self.inference_seconds: dict[str, float] = defaultdict(float)
-        """Model time spent inside the writer (CLIP text embeddings of entity names), by stage."""
+        self.inference: list[tuple[float, float]] = []
+        """(start, end) ``perf_counter`` times of model calls made here (CLIP entity names)."""
 
     def write(self, bundle: DocumentBundle) -> None:
+        self.write_many([bundle])
+
+    def write_many(self, bundles: Sequence[DocumentBundle]) -> None:
+        """Write a batch of documents: each is begun, then every part of the batch is written in
+        a few batched statements, then each is completed. Until its last statement a document
+        is ``ingesting`` (invisible to readers); a killed job's leftovers go in :meth:`recover`."""
+        if not bundles:
+            return
         s, b = self.store, self.batch_size
-        s.write(
-            "document_begin",
-            {
-                "id": bundle.id,
-                "uri": bundle.uri,
-                "sha256": bundle.sha256,
-                "modality": bundle.modality,
-                "mime": bundle.mime,
-                "title": bundle.title,
-                "bytes": bundle.bytes,
-                "acl": list(bundle.acl),
-                "tags": list(bundle.tags),
-                "ingested_at": datetime.now(UTC).isoformat(),
-                "language": bundle.language,
-                "summary": bundle.summary,
-            },
-        )
-        chunk_rows = [
-            {
-                "id": c.id,
-                "text": c.text,
-                "position": c.position,
-                "page": c.page,
-                "start_s": c.start_s,
-                "end_s": c.end_s,
-                "embedding": list(c.embedding),
-                "language": bundle.language,
-            }
-            for c in bundle.chunks
-        ]
-        if not bundle.segments:
-            for row in chunk_rows:
-                row.pop("language")
-        s.write_rows(
-            "segment_upsert" if bundle.segments else "chunk_upsert",
-            chunk_rows,
-            batch_size=b,
-            params={"document_id": bundle.id},
-        )
-        ordered = sorted(bundle.chunks, key=lambda c: c.position)
-        s.write_rows(
-            "chunk_link_next",
-            [{"a": x.id, "b": y.id} for x, y in pairwise(ordered)],
-            batch_size=b,
-        )
-        ex = bundle.extraction
-        s.write_rows("entity_upsert", [_entity_row(e) for e in ex.entities], batch_size=b)
+        now = datetime.now(UTC).isoformat()
+        for bundle in bundles:
+            s.write(
+                "document_begin",
+                {
+                    "id": bundle.id,
+                    "uri": bundle.uri,
+                    "sha256": bundle.sha256,
+                    "modality": bundle.modality,
+                    "mime": bundle.mime,
+                    "title": bundle.title,
+                    "bytes": bundle.bytes,
+                    "acl": list(bundle.acl),
+                    "tags": list(bundle.tags),
+                    "ingested_at": now,
+                    "language": bundle.language,
+                    "summary": bundle.summary,
+                },
+            )
+        for segments in (False, True):
+            rows = [
+                {
+                    "id": c.id,
+                    "document_id": bundle.id,
+                    "text": c.text,
+                    "position": c.position,
+                    "page": c.page,
+                    "start_s": c.start_s,
+                    "end_s": c.end_s,
+                    "embedding": list(c.embedding),
+                    **({"language": bundle.language} if segments else {}),
+                }
+                for bundle in bundles
+                if bundle.segments == segments
+                for c in bundle.chunks
+            ]
+            s.write_rows(
+                "segment_upsert" if segments else "chunk_upsert",
+                rows,
+                batch_size=b,
+                params={"document_id": None},
+            )
+        next_rows = []
+        for bundle in bundles:
+            ordered = sorted(bundle.chunks, key=lambda c: c.position)
+            next_rows += [{"a": x.id, "b": y.id} for x, y in pairwise(ordered)]
+        s.write_rows("chunk_link_next", next_rows, batch_size=b)
+        entities = {e.id: e for bundle in bundles for e in bundle.extraction.entities}
+        s.write_rows("entity_upsert", [_entity_row(e) for e in entities.values()], batch_size=b)
         s.write_rows(
             "mention_upsert",
             [
                 {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
-                for m in ex.mentions
+                for bundle in bundles
+                for m in bundle.extraction.mentions
             ],
             batch_size=b,
         )
-        self._recompute_related([{"a": r.source_id, "b": r.target_id} for r in ex.relations])
-        self._embed_entity_names([e.id for e in ex.entities])
+        self._recompute_related(
+            [
+                {"a": r.source_id, "b": r.target_id}
+                for bundle in bundles
+                for r in bundle.extraction.relations
+            ]
+        )
+        self._embed_entity_names(list(entities))
+        images = [(bundle, i) for bundle in bundles for i in bundle.images]
         s.write_rows(
             "image_upsert",
             [
                 {
                     "id": i.id,
+                    "document_id": bundle.id,
                     "uri": i.uri,
                     "width": i.width,
                     "height": i.height,
@@ -109,27 +128,32 @@ class GraphWriter:
                     "caption": i.caption,
                     "embedding": list(i.embedding),
                 }
-                for i in bundle.images
+                for bundle, i in images
             ],
             batch_size=b,
-            params={"document_id": bundle.id},
+            params={"document_id": None},
         )
         s.write_rows(
             "image_link_near",
-            [{"image_id": i.id, "chunk_id": c} for i in bundle.images for c in i.near_chunk_ids],
+            [{"image_id": i.id, "chunk_id": c} for _, i in images for c in i.near_chunk_ids],
             batch_size=b,
         )
-        self._link_depicts(bundle)
-        s.write(
-            "document_complete",
-            {"id": bundle.id, "chunk_count": len(bundle.chunks), "image_count": len(bundle.images)},
-        )
-        log.info(
-            "document %s complete (%d chunks, %d images)",
-            bundle.id,
-            len(bundle.chunks),
-            len(bundle.images),
-        )
+        self._link_depicts([i for _, i in images])
+        for bundle in bundles:
+            s.write(
+                "document_complete",
+                {
+                    "id": bundle.id,
+                    "chunk_count": len(bundle.chunks),
+                    "image_count": len(bundle.images),
+                },
+            )
+            log.info(
+                "document %s complete (%d chunks, %d images)",
+                bundle.id,
+                len(bundle.chunks),
+                len(bundle.images),
+            )
 
     def delete(self, document_id: str) -> None:
         """Remove a document and what only it supported (orphaned entities, stale RELATED).
@@ -177,7 +201,7 @@ class GraphWriter:
             return
         t0 = time.perf_counter()
         vectors = self.image_embedder.embed_texts([r["name"] for r in missing])
-        self.inference_seconds["embed_entity_names"] += time.perf_counter() - t0
+        self.inference.append((t0, time.perf_counter()))
         self.store.write_rows(
             "entity_set_clip",
             [
@@ -187,19 +211,24 @@ class GraphWriter:
             batch_size=self.batch_size,
         )
         # images stored earlier may depict an entity named only now
-        rows = []
-        for r, v in zip(missing, vectors, strict=True):
-            hits = self.store.read("images_near_clip", {"vector": v, "k": 10})
-            rows += [
-                {"image_id": h["id"], "entity_id": r["id"], "score": h["score"]}
+        hits = self.store.read(
+            "images_near_clip",
+            {"rows": [{"id": r["id"], "vector": v} for r, v in zip(missing, vectors, strict=True)],
+             "k": 10},
+        )
+        self.store.write_rows(
+            "image_link_depicts",
+            [
+                {"image_id": h["image_id"], "entity_id": h["entity_id"], "score": h["score"]}
                 for h in hits
                 if h["score"] >= self.depicts_threshold
-            ]
-        self.store.write_rows("image_link_depicts", rows, batch_size=self.batch_size)
+            ],
+            batch_size=self.batch_size,
+        )
 
-    def _link_depicts(self, bundle: DocumentBundle) -> None:
+    def _link_depicts(self, images: Sequence[ImageRecord]) -> None:
         rows = []
-        for image in bundle.images:
+        for image in images:
             hits = self.store.read("vector_entity_clip", {"vector": list(image.embedding), "k": 5})
             rows += [
                 {"image_id": image.id, "entity_id": h["id"], "score": h["score"]}

@@ -6,12 +6,12 @@ itself refuses unless it is read-only (``GraphStore.read_freeform``)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from kgrag.errors import QueryRefusedError
-from kgrag.executor.hits import Hit
+from kgrag.executor.hits import Hit, HitKind
 from kgrag.graph import cypher
 from kgrag.tools.registry import Tool, ToolContext
 
@@ -68,12 +68,13 @@ def _run(args: CypherTemplateArgs, ctx: ToolContext) -> list[Hit]:
             f"known: {', '.join(templates())}"
         )
     rows = ctx.store.read(f"templates/{args.template}", params)
-    return [Hit.from_row(r) if "id" in r else _row_hit(i, r) for i, r in enumerate(rows)]
+    return [_row_hit(i, r) for i, r in enumerate(rows)]
 
 
 def _row_hit(index: int, row: dict[str, Any]) -> Hit:
-    """A row that is not a node: its JSON as the text of a ``document`` hit."""
-    if "id" in row and isinstance(row["id"], str) and "kind" in row:
+    """A node row (``id`` and a known ``kind``) as its hit; any other row as a ``document`` hit
+    whose text is the row's JSON."""
+    if isinstance(row.get("id"), str) and row.get("kind") in get_args(HitKind):
         return Hit.from_row(row)
     return Hit(
         id=f"tool:cypher:{index}",

@@ -168,6 +168,12 @@ def test_session_follow_ups_and_reformat_without_retrieval(
     assert [c.node_id for c in listed.citations] == [c.node_id for c in follow.citations]
     assert "builds pressure for the filter beds" in listed.answer
     assert listed.answer.splitlines()[2].startswith("- ")
+    reused = store.read_freeform(
+        "MATCH (q:Query {id: $id}) RETURN q.reuses AS reuses", {"id": listed.query_id}
+    )
+    assert reused == [{"reuses": follow.query_id}]  # the trace whose evidence it cites
+    cited = read_trace(store, listed.query_id)["answer"]["citations"]
+    assert {c["node_id"] for c in cited} <= _returned_ids(store, follow.query_id)
     turns = store.read_freeform(
         "MATCH (:Session {id: $s})-[t:HAS_TURN]->(q:Query) RETURN t.n AS n, q.id AS id ORDER BY n",
         {"s": "s-mem"},
@@ -190,3 +196,20 @@ def test_tell_me_more_carries_the_entities_of_the_previous_answer(agent: Knowled
         more.resolved_question
     )
     assert "PV-7" in more.answer
+
+
+def test_noisy_evidence_is_filtered_to_supporting_documents(
+    agent: KnowledgeAgent, store: GraphStore
+) -> None:
+    events: list[object] = []
+    answer = agent.ask("Where is the parking?", on_event=events.append)
+    decisions = [
+        getattr(e, "decision", None) for e in events if getattr(e, "kind", "") == "evaluation"
+    ]
+    assert decisions == ["FILTER", "SATISFIED"]
+    assert (answer.exit_reason, answer.iterations) == ("satisfied", 2)
+    assert {c.uri.rsplit("/", 1)[-1] for c in answer.citations if c.uri} == {"canteen.txt"}
+    steps = read_trace(store, answer.query_id)["steps"]
+    filters = [s for s in steps if s["type"] == "filter" and s["parameters"].get("document_ids")]
+    assert len(filters) == 1 and filters[0]["status"] == "ok"
+    assert all(r["id"] in _returned_ids(store, answer.query_id) for r in filters[0]["returned"])

@@ -16,6 +16,7 @@ from kgrag.executor.scheduler import Executor
 from kgrag.graph import open_store
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
+from kgrag.planner.rule import rule_plan
 
 # Each file's first line is its title (the passage's main entity). Distractors share the
 # questions' wording (painters, birthplaces, harbours) so that plain vector search prefers them
@@ -31,8 +32,6 @@ CORPUS = {
     "known for harbour scenes and was born to a family of sailors.",
     "tomas_brenn.txt": "Tomas Brenn\nTomas Brenn, a landscape painter, was born in the town of "
     "Graz, the birthplace of several painters of his generation.",
-    "anna_lisk.txt": "Anna Lisk\nAnna Lisk was a painter born in a harbour town; her birthplace "
-    "is remembered for the painters it produced.",
     "harbour_paintings.txt": "Harbour paintings\nHarbour paintings by painters of the 1880s "
     "show quiet harbours, boats and the towns where the painters were born.",
     "evening_boats.txt": "Evening Boats\nEvening Boats is a painting of a quiet harbour by a "
@@ -83,8 +82,13 @@ def _dense(agent: KnowledgeAgent, question: str, n: int) -> list[str]:
     return _titles(Executor(_env(agent)).run(plan)[1].result, n)
 
 
-def _kgrag(agent: KnowledgeAgent, question: str, n: int) -> tuple[list[str], Plan, list[str]]:
-    plan, _analysis = agent.plan(question)
+def _kgrag(
+    agent: KnowledgeAgent, question: str, n: int, hops: int
+) -> tuple[list[str], Plan, list[str]]:
+    """The rule plan the agent makes (2 hops by default), through the executor."""
+    default, analysis = agent.plan(question)
+    entity_ids = [e.id for e in analysis.entity_mentions]
+    plan = default if hops == 2 else rule_plan(question, entity_ids=entity_ids, hops=hops)
     outcomes = Executor(_env(agent)).run(plan)
     text, _images = final_evidence(plan, outcomes)
     hop = next(s for s in plan.plan if s.type == "multi_hop")
@@ -94,21 +98,21 @@ def _kgrag(agent: KnowledgeAgent, question: str, n: int) -> tuple[list[str], Pla
 
 
 @pytest.mark.parametrize(
-    ("question", "gold"),
-    [(TWO_HOP, TWO_HOP_GOLD), (THREE_HOP, THREE_HOP_GOLD)],
+    ("question", "gold", "hops"),
+    [(TWO_HOP, TWO_HOP_GOLD, 2), (THREE_HOP, THREE_HOP_GOLD, 3)],
     ids=["2hop", "3hop"],
 )
 def test_every_hop_is_retrieved_where_vector_search_misses_one(
-    agent: KnowledgeAgent, question: str, gold: set[str]
+    agent: KnowledgeAgent, question: str, gold: set[str], hops: int
 ) -> None:
     n = 5  # recall@5, the benchmark's cut-off
     dense = _dense(agent, question, n)
-    found, plan, statements = _kgrag(agent, question, n)
+    found, plan, statements = _kgrag(agent, question, n, hops)
     assert not gold <= set(dense), f"plain vector search already finds every hop: {dense}"
     assert "Mirela Vastok" not in dense  # the bridge passage is the hop it misses
     assert gold <= set(found), f"kgrag top {n}: {found}"
     # the passage vector search did rank first stays on top
     assert found[0] == dense[0]
     # the hop was found through the graph: the bridge entities were read by Cypher
-    assert any("MENTIONS" in s for s in statements)
+    assert sum("MENTIONS" in s for s in statements) == hops - 1  # one bridge round per hop
     assert [s.type for s in plan.plan][:1] == ["vector_search"]

@@ -1,0 +1,165 @@
+"""Ingestion throughput per modality and the share of wall time spent outside model inference.
+
+Text: the MuSiQue passages (``../shared/data/musique_corpus.json``, 1,890 ``{title, text}``),
+turned into documents by the evaluation's own :func:`kgrag.eval.retrieval.corpus_documents` and
+ingested into a fresh embedded store with MiniLM (and the tiny CLIP for entity names, as the CLI
+does). Images: new drawings through the tiny CLIP. Audio: espeak-ng speech through faster-whisper
+tiny.en (beam 5). Prints figures as JSON; asserts nothing::
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/ingest_throughput.py [--limit N] [--skip-media]
+
+"Inference" is the time inside embedder, CLIP and transcriber calls (``IngestReport.
+inference_seconds``); the rest of the wall time (parsing, chunking, entity rules, graph writes
+that do not overlap inference, bookkeeping) is the overhead the goal bounds at 15%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "data" / "musique_corpus.json"
+SENTENCES = (
+    "the feed pump was replaced on monday morning",
+    "the pressure valve was opened slowly by the crew",
+    "please close the valve before the test begins",
+    "the engine was started again after lunch",
+)
+
+
+def _figures(report: Any, items: int) -> dict[str, Any]:
+    wall = report.seconds
+    return {
+        "items": items,
+        "ingested": report.ingested,
+        "failed": report.failed,
+        "wall_s": wall,
+        "items_per_s": round(items / wall, 2) if wall else None,
+        "inference_s": report.inference_seconds,
+        "outside_inference_share": round(1 - report.inference_seconds / wall, 3) if wall else None,
+        "stage_seconds": report.stage_seconds,
+    }
+
+
+def _agent(db: Path, image_dir: Path) -> Any:
+    from kgrag.agent.agent import KnowledgeAgent
+    from kgrag.config import Settings
+    from kgrag.graph import open_store
+    from kgrag.ingest.pipeline import IngestOptions
+    from kgrag.modalities import factory
+    from kgrag.modalities.audio import auto_transcriber
+    from kgrag.modalities.clip import tiny_clip_embedder
+
+    clip = tiny_clip_embedder()
+    whisper: list[Any] = []
+
+    def transcriber() -> Any:
+        if not whisper:
+            whisper.append(auto_transcriber("auto", cpu_threads=1))
+        return whisper[0]
+
+    return KnowledgeAgent(
+        open_store(f"falkordb-lite:///{db}"),
+        factory.text_embedder(Settings()),
+        image_embedder=lambda: clip,
+        transcriber=transcriber,
+        ingest_options=IngestOptions(image_dir=image_dir),
+    )
+
+
+def bench_text(tmp: Path, limit: int | None) -> dict[str, Any]:
+    from kgrag.eval.datasets import Dataset, corpus_fingerprint, parse_corpus
+    from kgrag.eval.retrieval import corpus_documents
+
+    passages = parse_corpus(json.loads(CORPUS.read_text(encoding="utf-8")))[:limit]
+    dataset = Dataset(
+        format="musique",
+        questions=(),
+        passages=passages,
+        fingerprint=corpus_fingerprint(passages),
+    )
+    docs = corpus_documents(dataset)
+    with _agent(tmp / "text" / "kg.db", tmp / "images") as agent:
+        report = agent.ingestor().ingest_documents(docs)
+    return _figures(report, len(docs))
+
+
+def bench_images(tmp: Path, count: int) -> dict[str, Any]:
+    from kgrag.demo.shapes import COLOURS, SHAPES, draw_shape
+
+    folder = tmp / "drawings"
+    folder.mkdir()
+    rng = random.Random(77)
+    for i in range(count):
+        colour, shape = COLOURS[i % len(COLOURS)], SHAPES[(i // len(COLOURS)) % len(SHAPES)]
+        draw_shape(colour, shape, rng).save(folder / f"{i:03d}-{colour}-{shape}.png")
+    with _agent(tmp / "img" / "kg.db", tmp / "images") as agent:
+        report = agent.ingest([str(folder)])
+    return _figures(report, count)
+
+
+def bench_audio(tmp: Path) -> dict[str, Any]:
+    folder = tmp / "speech"
+    folder.mkdir()
+    seconds = 0.0
+    for i, text in enumerate(SENTENCES):
+        wav = folder / f"{i}.wav"
+        subprocess.run(["espeak-ng", "-s", "150", "-w", str(wav), text], check=True)
+        out = subprocess.run(
+            ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", wav],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        seconds += float(out.stdout)
+    with _agent(tmp / "audio" / "kg.db", tmp / "images") as agent:
+        agent.ingest([str(folder / "0.wav")])  # load the model outside the measured job
+        started = time.perf_counter()
+        report = agent.ingest([str(folder)])
+        wall = time.perf_counter() - started
+    figures = _figures(report, len(SENTENCES) - 1)
+    figures["audio_seconds"] = round(seconds, 2)
+    figures["audio_seconds_per_s"] = round(seconds / wall, 2)
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=None, help="first N passages only")
+    parser.add_argument("--images", type=int, default=60)
+    parser.add_argument("--skip-media", action="store_true", help="text only")
+    args = parser.parse_args()
+    if not CORPUS.is_file():
+        sys.stderr.write(f"missing {CORPUS}\n")
+        return 1
+    import torch
+
+    torch.set_num_threads(1)
+    out: dict[str, Any] = {}
+    tmp = Path(tempfile.mkdtemp(prefix="kgrag-bench-"))
+    try:
+        out["text"] = bench_text(tmp, args.limit)
+        if not args.skip_media:
+            out["images"] = bench_images(tmp, args.images)
+            if shutil.which("espeak-ng") and shutil.which("ffprobe"):
+                out["audio"] = bench_audio(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
