@@ -294,6 +294,7 @@ def plot_e2e(doc: dict[str, Any] | None, plt: Any) -> str | None:
     ax.set_ylabel("latency per question (ms)")
     ax.set_title("ask, offline (rule planner, extractive answer)", fontsize=10)
     ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0, right=max(x) * 1.05)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, plt, "ask_latency.png")
@@ -309,21 +310,40 @@ def retrieval_section(doc: dict[str, Any] | None) -> str:
             "--corpus ../shared/data/musique_corpus.json --json > bench/results/retrieval.json`._"
         )
     rows = [
-        [name, 100 * doc[name].get("recall@2", 0), 100 * doc[name].get("recall@5", 0)]
+        [
+            name,
+            f"{100 * doc[name].get('recall@2', 0):.1f}",
+            f"{100 * doc[name].get('recall@5', 0):.1f}",
+        ]
         for name in ("kgrag", "dense")
         if isinstance(doc.get(name), dict)
     ]
     lat = doc.get("latency_ms", {})
-    return "\n".join(
-        [
-            f"{doc.get('questions', '?')} questions, {doc.get('passages', '?')} passages.",
+    dense = doc.get("dense_latency_ms", {})
+    lines = [
+        f"{doc.get('questions', '?')} questions, {doc.get('passages', '?')} passages, "
+        f"{doc.get('embedder', 'the default embedder')}.",
+        "",
+        table(["retriever", "recall@2", "recall@5"], rows),
+        "",
+        f"Latency per question (kgrag: plan, retrieval loop): p50 {lat.get('p50', 0):.0f} ms, "
+        f"p95 {lat.get('p95', 0):.0f} ms"
+        + (
+            f"; dense only: p50 {dense.get('p50', 0):.0f} ms, p95 {dense.get('p95', 0):.0f} ms."
+            if dense
+            else "."
+        ),
+    ]
+    ingest = doc.get("ingest", {})
+    if ingest.get("seconds"):
+        stages = ", ".join(f"{k} {v:.0f} s" for k, v in ingest.get("stage_seconds", {}).items())
+        lines += [
             "",
-            table(["retriever", "recall@2", "recall@5"], rows),
-            "",
-            f"Latency per question: p50 {lat.get('p50', 0):.0f} ms, "
-            f"p95 {lat.get('p95', 0):.0f} ms.",
+            f"Ingestion in that run: {ingest.get('ingested', 0)} passages in "
+            f"{ingest['seconds']:.0f} s ({stages}).",
         ]
-    )
+    lines += ["", f"_Measured {doc.get('measured_at', '?')}._"]
+    return "\n".join(lines)
 
 
 def retrieval_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:

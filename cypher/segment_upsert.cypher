@@ -1,4 +1,5 @@
-// Write a batch of timed transcript segments of one recording (idempotent).
+// Write a batch of timed transcript segments (idempotent); each row names its document_id, or
+// $document_id names one for all.
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk:Segment {id: row.id})

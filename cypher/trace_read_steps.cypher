@@ -7,6 +7,6 @@ RETURN s.step_id AS step_id, s.type AS type, s.modality AS modality, s.status AS
        s.error AS error, s.dependencies AS dependencies, s.cypher AS cypher,
        s.parameters AS parameters, s.cypher_parameters AS cypher_parameters,
        s.condition AS condition, s.duration_ms AS duration_ms, s.result_count AS result_count,
-       s.explanation AS explanation,
-       collect({id: n.id, kind: labels(n)[0], rank: r.rank, score: r.score, text: n.text}) AS returned
+       s.explanation AS explanation, s.details AS details,
+       collect({id: n.id, kind: labels(n)[0], rank: r.rank, score: r.score, text: coalesce(n.text, n.summary, n.title, n.name)}) AS returned
 ORDER BY step_id

@@ -62,6 +62,9 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = Field(32, ge=0)
     batch_size: int = Field(256, gt=0)
     workers: int = Field(1, gt=0)
+    rerank_rules: Path | None = Field(
+        None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
+    )
 
     data_dir: Path = Path("./kgrag-data")
 

@@ -1,4 +1,5 @@
-// Write a batch of images of one document (idempotent).
+// Write a batch of images (idempotent); each row names its document_id, or $document_id names
+// one for all.
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (i:Image {id: row.id})

@@ -13,7 +13,9 @@ import networkx as nx
 import numpy as np
 
 from kgrag.errors import ExecutionError, QueryRefusedError
+from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.metadata_rerank import RuleBook, with_metadata_rules
 from kgrag.graph import cypher
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder
@@ -44,6 +46,8 @@ class StepOutcome:
     duration_ms: float = 0.0
     query: str | None = None
     """The text a text vector search searched for (multi_hop re-queries with it)."""
+    details: dict[str, Any] = field(default_factory=dict)
+    """What a handler wants in the trace beyond its hits (rerank factors, matched metadata)."""
 
     @property
     def count(self) -> int:
@@ -58,6 +62,7 @@ class ExecutionEnv:
     image_embedder: Callable[[], ImageEmbedder] | None = None
     tools: Mapping[str, Callable[[dict[str, Any]], list[Hit]]] = field(default_factory=dict)
     llm: Callable[[str, Sequence[Hit], int], str] | None = None
+    rerank_rules: RuleBook | None = None  # metadata-aware rerank rule sets (Settings.rerank_rules)
 
 
 class _Recorder:
@@ -134,7 +139,8 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
     are the bridges to the next hop (MENTIONS), and for each bridge the vector index is searched
     again with ``query + " " + bridge name``; every chunk keeps its best similarity, so the list
     fuses with the first search by ``max``. ``hops`` counts passages in the chain: each hop after
-    the first is one more bridge round, seeded by the chunks the previous round found.
+    the first is one more bridge round, from the passage the previous round brought in (the
+    largest gain over what the searches before had given it).
 
     Otherwise (seeds are entities or graph results only) the neighbourhood over
     MENTIONS/RELATED is ranked by personalised PageRank (HippoRAG-style).
@@ -377,8 +383,9 @@ _HANDLERS: dict[str, Callable[[Step, Mapping[int, StepOutcome], _Recorder], list
     "graph_query": _graph_query,
     "multi_hop": _multi_hop,
     "filter": _filter,
-    "rerank": _rerank,
+    "rerank": with_metadata_rules(_rerank),
     "aggregate": _aggregate,
     "llm_call": _llm_call,
     "tool_call": _tool_call,
+    **DOCUMENT_HANDLERS,
 }

@@ -19,6 +19,7 @@ _RETURNED = {
     "segment": "trace_returned_chunks",
     "image": "trace_returned_images",
     "entity": "trace_returned_entities",
+    "document": "trace_returned_documents",
 }
 
 
@@ -116,6 +117,7 @@ class TraceWriter:
                     "result_count": out.count,
                     "explanation": step.trace.explanation,
                     "dependencies": list(step.dependencies),
+                    "details": json.dumps(out.details) if out.details else None,
                 }
             )
         s.write_rows("trace_steps", rows, params={"plan_id": plan_id, "query_id": query_id})
@@ -177,6 +179,8 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
     steps = []
     for r in store.read("trace_read_steps", {"id": query_id}):
         returned = [x for x in r["returned"] if x.get("id") is not None]
+        details = json.loads(r["details"]) if r.get("details") else {}
+        factors = {h["id"]: h for h in details.get("rerank", {}).get("hits", [])}
         steps.append(
             {
                 "step_id": r["step_id"],
@@ -192,6 +196,7 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 "duration_ms": r["duration_ms"],
                 "result_count": r["result_count"],
                 "explanation": r["explanation"],
+                "details": details,
                 "returned": [
                     {
                         "id": x["id"],
@@ -199,6 +204,11 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                         "rank": x["rank"],
                         "score": x["score"],
                         "text": (x.get("text") or "")[:200] or None,
+                        **(
+                            {"factors": _factors(factors[x["id"]])}
+                            if x["id"] in factors
+                            else {}
+                        ),
                     }
                     for x in sorted(returned, key=lambda x: x["rank"] or 0)
                 ],
@@ -236,3 +246,9 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
             "citations": citations,
         },
     }
+
+
+def _factors(scored: dict[str, Any]) -> dict[str, Any]:
+    """One reranked hit's factor contributions (what the rerank rules added, and why)."""
+    keys = ("retrieval", "authority", "recency", "source", "score", "why")
+    return {k: scored[k] for k in keys if k in scored}

@@ -154,8 +154,8 @@ class FalkorDBStore(GraphStore):
         if any(s in message for s in _DISK_ERRORS):
             return StoreError(
                 f"FalkorDB ({self.uri}) cannot write to disk: {message}. Free disk space (or lift "
-                "the file size limit), reopen the store and run the job again: writes are "
-                "idempotent and interrupted documents are rewritten."
+                "the file size limit) and run the job again; the server resumes writing by "
+                "itself. Writes are idempotent and interrupted documents are rewritten."
             )
         if isinstance(e, (ConnectionError, OSError)) or any(
             s in type(e).__name__ for s in ("Connection", "Timeout")

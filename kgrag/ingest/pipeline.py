@@ -32,6 +32,7 @@ from kgrag.ingest.records import (
     stored_acl,
 )
 from kgrag.ingest.sources import expand_inputs
+from kgrag.ingest.summaries import Summariser
 from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
@@ -60,14 +61,11 @@ class IngestReport(BaseModel):
     """Time per stage: parse, chunk, transcribe, embed_text, embed_image, entities, write (on the
     writer thread, overlapping the model stages) and embed_entity_names (CLIP, inside write)."""
     inference_seconds: float = 0.0
-    """Time spent in model calls (text and image embedders, transcriber, CLIP entity names)."""
+    """Wall time during which a model call ran (text and image embedders, transcriber, CLIP
+    entity names; calls overlapping on the model and writer threads count once)."""
     document_ids: list[str] = []
     recovered: list[str] = []
     """Documents an interrupted job had left unfinished, removed before this job ran."""
-
-
-#: Stages whose time is model inference (the rest is overhead: parsing, chunking, rules, writes).
-INFERENCE_STAGES = ("transcribe", "embed_text", "embed_image", "embed_entity_names")
 
 
 class ProgressEvent(BaseModel):
@@ -109,6 +107,7 @@ class Ingestor:
         transcriber: Callable[[], Transcriber] | None = None,
         options: IngestOptions | None = None,
         progress: ProgressCallback | None = None,
+        summariser: Summariser | None = None,
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
@@ -119,15 +118,17 @@ class Ingestor:
         self._transcriber: Transcriber | None = None
         self.options = options or IngestOptions()
         self.progress = progress or (lambda _e: None)
+        self.summariser = summariser or Summariser(text_embedder)  # with an LLM: Summariser(e, llm)
         self._timing: dict[str, float] = defaultdict(float)
         self._totals: dict[str, int] = {}
+        self._intervals: list[tuple[float, float]] = []  # (start, end) of each model call
         self._done: dict[str, int] = defaultdict(int)
 
     # -- public -------------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[str], acl: Sequence[str] = ()) -> IngestReport:
         """Ingest files, folders, globs and JSONL manifests."""
         started = time.perf_counter()
-        self._timing = defaultdict(float)
+        self._timing, self._intervals = defaultdict(float), []
         report = IngestReport(recovered=GraphWriter(self.store).recover())
         expanded = expand_inputs(paths, acl)
         for rejected in expanded.rejected:
@@ -142,7 +143,7 @@ class Ingestor:
     def ingest_documents(self, documents: Sequence[ParsedDocument]) -> IngestReport:
         """Ingest documents parsed elsewhere (for example a benchmark corpus)."""
         started = time.perf_counter()
-        self._timing = defaultdict(float)
+        self._timing, self._intervals = defaultdict(float), []
         report = IngestReport(recovered=GraphWriter(self.store).recover())
         self._ingest_parsed(list(documents), report)
         return self._finish(report, started)
@@ -151,9 +152,7 @@ class Ingestor:
         report.failed = len(report.failures)
         report.seconds = round(time.perf_counter() - started, 3)
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
-        report.inference_seconds = round(
-            sum(v for k, v in self._timing.items() if k in INFERENCE_STAGES), 3
-        )
+        report.inference_seconds = round(_union_seconds(self._intervals), 3)
         log.info(
             "ingested %d, skipped %d, failed %d in %.1f s (%s)",
             report.ingested,
@@ -237,8 +236,13 @@ class Ingestor:
             if pending is not None:
                 done += self._collect(pending, report)
                 self.progress(ProgressEvent(stage="write", done=done, total=total))
-        for stage, seconds in writer.inference_seconds.items():
-            self._timing[stage] += seconds
+        self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
+        self._intervals += writer.inference
+
+    def _model_time(self, stage: str, started: float) -> None:
+        ended = time.perf_counter()
+        self._timing[stage] += ended - started
+        self._intervals.append((started, ended))
 
     def _advance(self, stage: str, n: int = 1, path: str | None = None) -> None:
         self._done[stage] += n
@@ -256,9 +260,9 @@ class Ingestor:
         self, writer: GraphWriter, bundles: list[DocumentBundle], replaced: dict[str, list[str]]
     ) -> list[str]:
         t0 = time.perf_counter()
+        writer.write_many(bundles)
         written = []
         for bundle in bundles:
-            writer.write(bundle)
             for old in replaced.get(bundle.id, []):
                 writer.delete(old)
             written.append(bundle.id)
@@ -294,7 +298,7 @@ class Ingestor:
         texts = [c["text"] for did in pieces for c in pieces[did]]
         t0 = time.perf_counter()
         vectors = self.text_embedder.embed(texts) if texts else []
-        self._timing["embed_text"] += time.perf_counter() - t0
+        self._model_time("embed_text", t0)
         self._advance("embed_text", len(pieces))
         it = iter(vectors)
         built: list[tuple[ParsedDocument, str, tuple[ChunkRecord, ...], tuple[ImageRecord, ...]]]
@@ -331,7 +335,7 @@ class Ingestor:
                 tags=doc.source.tags,
                 language=languages[did],
                 segments=doc.source.modality == "audio",
-                summary=_extractive_summary(chunks),
+                summary=self.summariser.summarise(doc.title, doc.source.modality, chunks, images),
                 chunks=chunks,
                 images=images,
                 extraction=per_doc.get(did, ExtractionResult()),
@@ -357,7 +361,7 @@ class Ingestor:
         try:
             transcript = self._transcriber_model().transcribe(doc.source.path)
         finally:
-            self._timing["transcribe"] += time.perf_counter() - t0
+            self._model_time("transcribe", t0)
             self._advance("transcribe", path=str(doc.source.path))
         segments = [s for s in transcript.segments if s.text.strip()]
         if not segments:
@@ -392,7 +396,7 @@ class Ingestor:
         try:
             vectors = self._image_embedder().embed_images(paths)
         finally:
-            self._timing["embed_image"] += time.perf_counter() - t0
+            self._model_time("embed_image", t0)
             self._advance("embed_image", len(doc.images), path=str(doc.source.path))
         records = []
         for n, (image, path, vector) in enumerate(zip(doc.images, paths, vectors, strict=True)):
@@ -427,6 +431,16 @@ class Ingestor:
         return self._transcriber
 
 
+def _union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
+    """Length of the union of time intervals (model calls on two threads may overlap)."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(intervals):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total
+
+
 def _reason(e: KgragError) -> str:
     return e.reason if isinstance(e, IngestError) else str(e)
 
@@ -441,11 +455,3 @@ def _save_png(data: bytes, target: Path, source: Path) -> None:
             img.convert("RGB").save(target, format="PNG")
     except (UnidentifiedImageError, OSError) as e:
         raise IngestError(str(source), f"an embedded image could not be decoded: {e}") from e
-
-
-def _extractive_summary(chunks: Sequence[ChunkRecord], limit: int = 400) -> str | None:
-    """The opening of the document (offline summary); an LLM summary replaces it when configured."""
-    if not chunks:
-        return None
-    text = " ".join(c.text for c in sorted(chunks, key=lambda c: c.position)[:2])
-    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit)] + " …"

@@ -213,8 +213,12 @@ class GraphWriter:
         # images stored earlier may depict an entity named only now
         hits = self.store.read(
             "images_near_clip",
-            {"rows": [{"id": r["id"], "vector": v} for r, v in zip(missing, vectors, strict=True)],
-             "k": 10},
+            {
+                "rows": [
+                    {"id": r["id"], "vector": v} for r, v in zip(missing, vectors, strict=True)
+                ],
+                "k": 10,
+            },
         )
         self.store.write_rows(
             "image_link_depicts",

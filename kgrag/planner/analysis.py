@@ -27,6 +27,7 @@ __all__ = [
     "ResolvedEntity",
     "analyse",
     "mention_candidates",
+    "named_document_types",
 ]
 
 logger = logging.getLogger(__name__)
@@ -176,7 +177,8 @@ _LISTING = re.compile(
     r"\b(?:all|every) " + _DOC_NOUNS + r" (?:that|which|about|mentioning|on|with)\b"
 )
 _METADATA_DIRECT = re.compile(
-    r"\b(?:of type|file ?types?|mime ?type|pdfs|\.pdf|recordings (?:from|made|dated)|"
+    r"\b(?:of type|file ?types?|mime ?type|pdfs|\.pdf|recordings (?:from|made|dated)|tagged|"
+    r"with (?:the )?tags?|"
     r"(?:uploaded|ingested|added|created|modified|dated|recorded|written|published) "
     r"(?:in|on|before|after|since|between|during|last|this)|"
     r"(?:larger|bigger|smaller) than|(?:last|this) (?:week|month|year)'?s? " + _DOC_NOUNS + r")\b"
@@ -294,9 +296,7 @@ def analyse(
     document_types: tuple[DocumentType, ...] = ()
     if query_class is QueryClass.METADATA_SEARCH:
         years = tuple(dict.fromkeys(int(y) for y in _YEAR.findall(lowered)))
-        document_types = tuple(
-            dict.fromkeys(kind for pattern, kind in _DOC_TYPES if pattern.search(lowered))
-        )
+        document_types = named_document_types(lowered)
 
     analysis = QueryAnalysis(
         text=text,
@@ -321,6 +321,12 @@ def analyse(
         len(analysis.entity_mentions),
     )
     return analysis
+
+
+def named_document_types(text: str) -> tuple[DocumentType, ...]:
+    """The document types a question names ("pdfs", "recordings", "pictures"), in a fixed order."""
+    lowered = text.lower()
+    return tuple(dict.fromkeys(kind for pattern, kind in _DOC_TYPES if pattern.search(lowered)))
 
 
 def mention_candidates(question: str) -> tuple[str, ...]:

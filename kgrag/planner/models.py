@@ -38,13 +38,22 @@ __all__ = [
     "MAX_PLAN_STEPS",
     "AggregateParams",
     "AggregateStep",
+    "CompareParams",
+    "CompareStep",
+    "DocumentModality",
+    "DocumentSummaryParams",
+    "DocumentSummaryStep",
     "FilterParams",
     "FilterStep",
     "GraphQueryParams",
     "GraphQueryStep",
     "HopRelationship",
+    "ListDocumentsParams",
+    "ListDocumentsStep",
     "LlmCallParams",
     "LlmCallStep",
+    "MetadataSearchParams",
+    "MetadataSearchStep",
     "Modality",
     "MultiHopParams",
     "MultiHopStep",
@@ -79,6 +88,10 @@ StepType = Literal[
     "aggregate",
     "llm_call",
     "tool_call",
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
 ]
 _STEP_TYPES = frozenset(get_args(StepType))
 
@@ -87,6 +100,10 @@ _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _SNAKE_NAME = r"^[a-z][a-z0-9_]*$"
 Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
 ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
+DocumentModality = Literal["text", "pdf", "image", "audio"]
+"""A document's type as stored on ``Document.modality``."""
+_DATE = r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$"
+Term = Annotated[str, Field(min_length=1, max_length=100)]
 
 
 def _unique(ids: tuple[int, ...]) -> tuple[int, ...]:
@@ -195,6 +212,9 @@ class RerankParams(_Params):
     query: str = Field(min_length=1)
     k: int = Field(default=10, ge=1, le=200)
     method: Literal["embedding", "lexical"] = "embedding"
+    rules: str | None = Field(default=None, pattern=_SNAKE_NAME, max_length=64)
+    """A rule set of the metadata-aware rerank rule file (``Settings.rerank_rules``): the score
+    is then combined with the hits' document metadata (authority, recency, source priority)."""
 
     def reads(self) -> frozenset[int]:
         return frozenset(self.sources)
@@ -242,6 +262,56 @@ class ToolCallParams(_Params):
 
     def reads(self) -> frozenset[int]:
         return frozenset(self.inputs.values())
+
+
+class ListDocumentsParams(_Params):
+    """Readable documents about ``about`` (terms, lowercased) or mentioning ``entity_ids``,
+    matched on document metadata only: title, tags, summary, names of mentioned entities."""
+
+    about: tuple[Term, ...] = Field(min_length=1, max_length=20)
+    entity_ids: tuple[Term, ...] = ()
+    k: int = Field(default=20, ge=1, le=200)
+
+
+class DocumentSummaryParams(_Params):
+    """The stored summary of the readable document that ``target`` (a title or a description)
+    names best."""
+
+    target: str = Field(min_length=1, max_length=300)
+    k: int = Field(default=1, ge=1, le=10)
+
+
+class MetadataSearchParams(_Params):
+    """Readable documents by metadata: types, tags (every one given), a date range on the
+    document's date (a ``date:YYYY-MM-DD`` tag, else when it was ingested); ``about`` optionally
+    narrows to documents whose metadata matches those terms."""
+
+    modalities: tuple[DocumentModality, ...] | None = Field(default=None, min_length=1)
+    tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
+    date_from: str | None = Field(default=None, pattern=_DATE)
+    date_to: str | None = Field(default=None, pattern=_DATE)
+    """Inclusive, at its own precision: ``2023`` ends with the last day of 2023."""
+    about: tuple[Term, ...] = ()
+    k: int = Field(default=50, ge=1, le=500)
+
+    @model_validator(mode="after")
+    def _some_filter(self) -> MetadataSearchParams:
+        if not (self.modalities or self.tags or self.date_from or self.date_to or self.about):
+            raise ValueError("give at least one of modalities, tags, date_from, date_to, about")
+        return self
+
+
+class CompareParams(_Params):
+    """Two to four entities or documents side by side: for each side its entity profile (the
+    readable passages that mention it most) or, for a document, its summary."""
+
+    sides: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = Field(
+        min_length=2, max_length=4
+    )
+    entity_ids: tuple[Term, ...] = ()
+    """Entity ids the sides were resolved to (optional; names are matched too)."""
+    k: int = Field(default=3, ge=1, le=20)
+    """Passages per side."""
 
 
 # --------------------------------------------------------------------------- steps
@@ -314,6 +384,26 @@ class ToolCallStep(_StepBase):
     parameters: ToolCallParams
 
 
+class ListDocumentsStep(_StepBase):
+    type: Literal["list_documents"]
+    parameters: ListDocumentsParams
+
+
+class DocumentSummaryStep(_StepBase):
+    type: Literal["document_summary"]
+    parameters: DocumentSummaryParams
+
+
+class MetadataSearchStep(_StepBase):
+    type: Literal["metadata_search"]
+    parameters: MetadataSearchParams
+
+
+class CompareStep(_StepBase):
+    type: Literal["compare"]
+    parameters: CompareParams
+
+
 Step = Annotated[
     VectorSearchStep
     | GraphQueryStep
@@ -322,7 +412,11 @@ Step = Annotated[
     | RerankStep
     | AggregateStep
     | LlmCallStep
-    | ToolCallStep,
+    | ToolCallStep
+    | ListDocumentsStep
+    | DocumentSummaryStep
+    | MetadataSearchStep
+    | CompareStep,
     Field(discriminator="type"),
 ]
 

@@ -77,6 +77,8 @@ class Script:
             return json.dumps({"supported": given if given is not None else [True] * n})
         if name == "_Rewrite":
             return json.dumps({"standalone_question": self.rewrite})
+        if name is None and prompt.startswith("Rewrite this answer as a bulleted"):
+            return "- The Pressure Valve PV-7 is maintained by Ada Lovelace [1]\n- Also [7]"
         if name is None and "Evidence:" in prompt:
             numbers = {
                 int(m.group(1)) for m in re.finditer(r"(?m)^\[(\d+)\] .*Ada Lovelace", prompt)
@@ -187,6 +189,22 @@ def test_follow_up_is_rewritten_by_the_llm(
     rewrite = [e for e in events if e.kind == "rewrite"]
     assert rewrite and rewrite[0].method == "llm" and rewrite[0].rewritten == script.rewrite
     assert "_Rewrite" in script.seen
+
+
+def test_reformat_request_reuses_the_answer_through_the_llm(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script()
+    agent = _agent(store, embedder, openai_server, script)
+    first = agent.ask(QUESTION, session_id="llm-list", user="ada")
+    calls_before = len(script.seen)
+    listed = agent.ask("give me that as a list", session_id="llm-list", user="ada")
+    assert (listed.iterations, listed.mode, listed.planner) == (0, "llm", "memory")
+    assert listed.answer.startswith("- The Pressure Valve PV-7 is maintained by Ada Lovelace [1]")
+    assert "[7]" not in listed.answer and "Sources:\n[1] (Source: roster.md)" in listed.answer
+    assert [c.node_id for c in listed.citations] == [c.node_id for c in first.citations]
+    assert script.seen[calls_before:] == ["answer"]  # one reformat call, no retrieval
+    assert listed.cost > 0
 
 
 def test_budget_exceeded_stops_the_loop_and_answers_offline(

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgrag.cli import app
+from kgrag.eval.datasets import EvalError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTIONS = DATA / "musique_dev.json"
@@ -97,4 +98,5 @@ def test_eval_cli_refuses_a_store_of_another_corpus(
         ["eval", "retrieval", "--questions", str(q_path), "--corpus", str(c_path), "--store", uri],
     )
     assert result.exit_code != 0
-    assert "not passages of this corpus" in result.output
+    assert isinstance(result.exception, EvalError)  # `kgrag` prints it as one line, exit 1
+    assert "not passages of this corpus" in str(result.exception)

@@ -203,3 +203,49 @@ def test_disk_full_during_ingestion_then_rerun_equals_clean_run(
         _assert_equal_to_clean(snapshot(store), clean_run)
     finally:
         store.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    """A 64 KiB tmpfs (a real full disk: ENOSPC); skips where mounting is not permitted."""
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {made.stderr.strip()}")
+
+    def grow() -> None:
+        subprocess.run(["mount", "-o", "remount,size=64m", str(mount)], check=True)
+
+    yield mount, grow
+    if subprocess.run(["umount", str(mount)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_full_disk_refuses_writes_clearly_and_recovers_once_space_is_freed(
+    small_disk: Any, minilm: TextEmbedder, corpus: Path, clean_run: GraphSnapshot
+) -> None:
+    folder, grow = small_disk
+    store = open_text_store(folder / "kg.db", minilm)
+    try:
+        with pytest.raises(StoreError) as e:
+            ingest(store, minilm, [str(corpus)])
+        message = str(e.value)
+        assert "cannot write to disk" in message and "Free disk space" in message, message
+        grow()  # space is freed; Redis retries its append-only file by itself
+        report = ingest(store, minilm, [str(corpus)])  # the same store, no reopen
+        assert report.failed == 0, report.failures
+        _assert_equal_to_clean(snapshot(store), clean_run)
+    finally:
+        store.close()
+    store = open_text_store(folder / "kg.db", minilm)  # and it all survives a restart
+    try:
+        _assert_equal_to_clean(snapshot(store), clean_run)
+    finally:
+        store.close()

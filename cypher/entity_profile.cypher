@@ -1,0 +1,14 @@
+// An entity's side of a comparison, from readable evidence only: the chunks that mention it most,
+// with their documents, and the entities those chunks also mention.
+MATCH (e:Entity)
+WHERE e.id IN $ids OR toLower(e.name) IN $names
+MATCH (e)<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+OPTIONAL MATCH (c)-[:MENTIONS]->(o:Entity)
+WHERE o.id <> e.id
+WITH e, m, c, d, collect(DISTINCT o.name) AS others
+ORDER BY m.count DESC, c.id
+RETURN e.id AS entity_id, e.name AS name, e.type AS type,
+       collect({id: c.id, text: c.text, document_id: d.id, title: d.title, uri: d.uri,
+                page: c.page, start_s: c.start_s, end_s: c.end_s, count: m.count,
+                others: others})[0..$k] AS mentions

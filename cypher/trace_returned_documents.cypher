@@ -1,0 +1,6 @@
+// Link a step to the documents it returned (document tools), with rank and score.
+UNWIND $rows AS row
+MATCH (s:Step {id: row.step})
+MATCH (n:Document {id: row.id})
+MERGE (s)-[r:RETURNED]->(n)
+SET r.rank = row.rank, r.score = row.score

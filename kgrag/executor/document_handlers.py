@@ -1,0 +1,191 @@
+"""Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``
+and ``compare``. They answer from document metadata (title, tags, type, dates, the summary
+computed at ingestion, the names of the entities a document mentions) and from entity profiles:
+no vector index and no full-text search over chunks. Every read carries the caller's principals
+(the recorder adds them), so a document the caller may not read is never listed or summarised.
+
+Handlers return typed hits; what they matched is put in ``outcome.details`` for the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kgrag.executor.hits import Hit
+from kgrag.ingest.entities import normalise_name
+from kgrag.planner.document_plans import document_terms
+from kgrag.planner.models import (
+    CompareStep,
+    DocumentSummaryStep,
+    ListDocumentsStep,
+    MetadataSearchStep,
+    Step,
+)
+
+if TYPE_CHECKING:
+    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+
+__all__ = ["DOCUMENT_HANDLERS", "metadata_score"]
+
+#: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
+OVERFETCH = 4
+
+
+class _Reader(Protocol):
+    env: ExecutionEnv
+    outcome: StepOutcome
+
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+
+def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
+    """How well a document's metadata matches the terms, in [0, 1]: title counts most, then tags,
+    entity names and the summary, then the path."""
+    raw = (
+        3.0 * int(row.get("title_hits") or 0)
+        + 2.0 * int(row.get("tag_hits") or 0)
+        + 1.5 * min(len(row.get("entities") or ()), max(1, n_terms))
+        + 1.0 * int(row.get("summary_hits") or 0)
+        + 0.5 * int(row.get("uri_hits") or 0)
+    )
+    return round(raw / (8.0 * max(1, n_terms)), 6)
+
+
+def _about(
+    rec: _Reader, terms: Sequence[str], entity_ids: Sequence[str], k: int
+) -> list[tuple[float, dict[str, Any]]]:
+    """Readable documents whose metadata matches, best first (ties: by uri)."""
+    terms = [t.lower() for t in terms]
+    rows = rec.read(
+        "documents_about", {"terms": terms, "entity_ids": list(entity_ids), "k": k * OVERFETCH}
+    )
+    scored = [(metadata_score(r, len(terms)), r) for r in rows]
+    scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
+    return scored[:k]
+
+
+def _document_hit(row: Mapping[str, Any], score: float, step_id: int) -> Hit:
+    return Hit.from_row({**row, "score": score}, "document", step_id)
+
+
+def _matched(row: Mapping[str, Any], score: float) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "title": row.get("title"),
+        "score": score,
+        "title_hits": row.get("title_hits"),
+        "tag_hits": row.get("tag_hits"),
+        "summary_hits": row.get("summary_hits"),
+        "entities": list(row.get("entities") or ()),
+    }
+
+
+def _list_documents(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+    assert isinstance(step, ListDocumentsStep)
+    p = step.parameters
+    found = _about(rec, p.about, p.entity_ids, p.k)
+    rec.outcome.details["matched"] = [_matched(r, s) for s, r in found]
+    return [_document_hit(r, s, step.step_id) for s, r in found]
+
+
+def _document_summary(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+    assert isinstance(step, DocumentSummaryStep)
+    p = step.parameters
+    terms = document_terms(p.target) or (p.target.lower(),)
+    found = _about(rec, terms, (), p.k)
+    rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
+    hits = []
+    for score, row in found:
+        summary = row.get("text") or f"{row.get('title')}: no summary was stored at ingestion."
+        hits.append(_document_hit({**row, "text": summary}, score, step.step_id))
+    return hits
+
+
+def _metadata_search(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+    assert isinstance(step, MetadataSearchStep)
+    p = step.parameters
+    rows = rec.read(
+        "documents_by_metadata",
+        {
+            "modalities": list(p.modalities) if p.modalities else None,
+            "tags": [t.lower() for t in p.tags] if p.tags else None,
+            "date_from": p.date_from,
+            "date_to": p.date_to,
+            "k": p.k if not p.about else p.k * OVERFETCH,
+        },
+    )
+    if p.about:
+        relevant = {r["id"]: s for s, r in _about(rec, p.about, (), p.k * OVERFETCH)}
+        rows = [r for r in rows if r["id"] in relevant]
+    rec.outcome.details["filters"] = p.model_dump(mode="json", exclude={"k"})
+    return [_document_hit(r, 1.0, step.step_id) for r in rows[: p.k]]
+
+
+def _compare(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+    """Each side as an entity (its profile from the passages that mention it most) or, when no
+    entity of that name is readable, as a document (its summary). Sides interleave."""
+    assert isinstance(step, CompareStep)
+    p = step.parameters
+    columns: list[list[Hit]] = []
+    sides: list[dict[str, Any]] = []
+    for side in p.sides:
+        ids = [normalise_name(side), *(i for i in p.entity_ids if i == normalise_name(side))]
+        rows = rec.read(
+            "entity_profile", {"ids": list(dict.fromkeys(ids)), "names": [side.lower()], "k": p.k}
+        )
+        if rows:
+            row = max(rows, key=lambda r: len(r["mentions"]))
+            column = _entity_side(row, p.k, step.step_id)
+            sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
+        else:
+            found = _about(rec, document_terms(side) or (side.lower(),), (), 1)
+            column = [_document_hit(r, s, step.step_id) for s, r in found]
+            sides.append(
+                {
+                    "side": side,
+                    "resolved": "document" if found else None,
+                    "id": found[0][1]["id"] if found else None,
+                }
+            )
+        columns.append(column)
+    rec.outcome.details["sides"] = sides
+    out: dict[str, Hit] = {}
+    for rank in range(max((len(c) for c in columns), default=0)):
+        for column in columns:
+            if rank < len(column):
+                out.setdefault(column[rank].id, column[rank])
+    return list(out.values())
+
+
+def _entity_side(row: Mapping[str, Any], k: int, step_id: int) -> list[Hit]:
+    mentions = [m for m in row["mentions"] if m.get("id") is not None][:k]
+    titles = list(dict.fromkeys(str(m.get("title")) for m in mentions))
+    others = list(dict.fromkeys(o for m in mentions for o in (m.get("others") or ())))[:8]
+    profile = f"{row['name']} ({row.get('type') or 'entity'}): mentioned in {', '.join(titles)}"
+    if others:
+        profile += f"; mentioned with {', '.join(others)}"
+    entity = Hit(
+        id=str(row["entity_id"]),
+        kind="entity",
+        score=1.0,
+        text=profile + ".",
+        provenance=(step_id,),
+    )
+    top = max((int(m.get("count") or 1) for m in mentions), default=1)
+    chunks = [
+        Hit.from_row({**m, "score": int(m.get("count") or 1) / top}, None, step_id)
+        for m in mentions
+    ]
+    return [entity, *chunks]
+
+
+DocumentHandler = Callable[[Step, Mapping[int, Any], Any], list[Hit]]
+
+DOCUMENT_HANDLERS: dict[str, DocumentHandler] = {
+    "list_documents": _list_documents,
+    "document_summary": _document_summary,
+    "metadata_search": _metadata_search,
+    "compare": _compare,
+}
+"""Step type -> handler, merged into the executor's dispatch table."""

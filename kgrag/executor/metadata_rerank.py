@@ -1,0 +1,291 @@
+"""Metadata-aware reranking: combine a hit's retrieval score with its document's metadata.
+
+A rule file (TOML, ``Settings.rerank_rules``) holds named rule sets; a ``rerank`` step names one
+with ``parameters.rules``. Each hit's final score is a sum of contributions, every one of them
+recorded for the trace::
+
+    score = retrieval_weight * retrieval score
+          + authority.weight * (best value of the document's tags, else of its type, else default)
+          + recency.weight   * 0.5 ** (age in days / half_life_days)
+          + source.weight    * (value of the first URI pattern the document matches, else default)
+
+Ages are counted from ``recency.reference_date`` when the rule set gives one, else from the
+newest date among the candidates, so the same hits and rules always give the same order (no
+wall clock). A document's date is its ``date:YYYY-MM-DD`` tag (from the ingestion manifest), else
+when it was ingested. Ties keep the incoming order. See docs/reranking.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import logging
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kgrag.errors import ConfigError, ExecutionError
+from kgrag.executor.hits import Hit
+from kgrag.planner.models import RerankStep, Step
+
+if TYPE_CHECKING:
+    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+
+__all__ = [
+    "AuthorityRule",
+    "DocumentMeta",
+    "FactorScore",
+    "RecencyRule",
+    "RuleBook",
+    "RuleSet",
+    "SourceRule",
+    "apply_rules",
+    "load_rule_book",
+    "with_metadata_rules",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Candidates the base rerank keeps before the rules reorder them (the step's ``k`` cuts after).
+CANDIDATES = 200
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AuthorityRule(_Frozen):
+    """How much a document counts, by tag (the best matching tag wins) or by document type."""
+
+    weight: float = Field(default=0.0, ge=0.0)
+    tags: dict[str, float] = Field(default_factory=dict)
+    modalities: dict[str, float] = Field(default_factory=dict)
+    default: float = 0.0
+
+
+class RecencyRule(_Frozen):
+    """Newer above older: half-life decay of the document's age."""
+
+    weight: float = Field(default=0.0, ge=0.0)
+    half_life_days: float = Field(default=365.0, gt=0.0)
+    reference_date: dt.date | None = None
+    """Age is counted from this day; none: from the newest candidate (deterministic)."""
+    undated: float = 0.0
+    """The value for a document with no readable date."""
+
+
+class SourceRule(_Frozen):
+    """Source priority by URI pattern (``fnmatch``, first match wins, in file order)."""
+
+    weight: float = Field(default=0.0, ge=0.0)
+    priorities: dict[str, float] = Field(default_factory=dict)
+    default: float = 0.0
+
+
+class RuleSet(_Frozen):
+    description: str = ""
+    retrieval_weight: float = Field(default=1.0, ge=0.0)
+    authority: AuthorityRule = AuthorityRule()
+    recency: RecencyRule = RecencyRule()
+    source: SourceRule = SourceRule()
+
+
+class RuleBook(_Frozen):
+    """Every rule set of one rule file, by name."""
+
+    rulesets: dict[str, RuleSet] = Field(default_factory=dict)
+    path: str | None = None
+
+    def get(self, name: str) -> RuleSet:
+        try:
+            return self.rulesets[name]
+        except KeyError:
+            known = ", ".join(sorted(self.rulesets)) or "none"
+            raise ExecutionError(
+                f"no rerank rule set {name!r} in {self.path or 'the rule file'} (known: {known})"
+            ) from None
+
+
+class DocumentMeta(_Frozen):
+    """What the rules read about a hit's document."""
+
+    id: str
+    uri: str = ""
+    modality: str = ""
+    tags: tuple[str, ...] = ()
+    date: dt.date | None = None
+
+
+class FactorScore(_Frozen):
+    """One hit's score, factor by factor (what the trace shows)."""
+
+    id: str
+    document_id: str | None
+    retrieval: float
+    authority: float
+    recency: float
+    source: float
+    score: float
+    why: tuple[str, ...] = ()
+
+
+def load_rule_book(path: Path) -> RuleBook:
+    """Read a TOML rule file: ``[rulesets.NAME]`` tables (see docs/examples/rerank_rules.toml).
+
+    Raises :class:`~kgrag.errors.ConfigError` naming the file and the field at fault."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read the rerank rule file {path}: {e.strerror or e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"the rerank rule file {path} is not valid TOML: {e}") from e
+    try:
+        return RuleBook.model_validate({**raw, "path": str(path)})
+    except ValidationError as e:
+        first = e.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise ConfigError(f"the rerank rule file {path}: {where}: {first['msg']}") from e
+
+
+def apply_rules(
+    hits: Sequence[Hit], documents: Mapping[str, DocumentMeta], rules: RuleSet
+) -> list[FactorScore]:
+    """Score every hit under ``rules``; best first, ties in the incoming order."""
+    dates = [
+        d.date for h in hits if (d := documents.get(h.document_id or "")) and d.date is not None
+    ]
+    reference = rules.recency.reference_date or (max(dates) if dates else None)
+    scored: list[FactorScore] = []
+    for hit in hits:
+        meta = documents.get(hit.document_id or "")
+        why: list[str] = []
+        authority = _authority(meta, rules.authority, why)
+        recency = _recency(meta, rules.recency, reference, why)
+        source = _source(meta, rules.source, why)
+        retrieval = rules.retrieval_weight * hit.score
+        total = retrieval + authority + recency + source
+        scored.append(
+            FactorScore(
+                id=hit.id,
+                document_id=hit.document_id,
+                retrieval=round(retrieval, 6),
+                authority=round(authority, 6),
+                recency=round(recency, 6),
+                source=round(source, 6),
+                score=round(total, 6),
+                why=tuple(why),
+            )
+        )
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
+    return [scored[i] for i in order]
+
+
+def _authority(meta: DocumentMeta | None, rule: AuthorityRule, why: list[str]) -> float:
+    if rule.weight == 0.0:
+        return 0.0
+    value, reason = rule.default, "default"
+    tags = {t.lower() for t in meta.tags} if meta else set()
+    matched = [(v, t) for t, v in rule.tags.items() if t.lower() in tags]
+    if matched:
+        value, tag = max(matched)
+        reason = f"tag {tag!r}"
+    elif meta and meta.modality in rule.modalities:
+        value, reason = rule.modalities[meta.modality], f"type {meta.modality!r}"
+    why.append(f"authority {value:g} ({reason}) x {rule.weight:g}")
+    return rule.weight * value
+
+
+def _recency(
+    meta: DocumentMeta | None, rule: RecencyRule, reference: dt.date | None, why: list[str]
+) -> float:
+    if rule.weight == 0.0:
+        return 0.0
+    if meta is None or meta.date is None or reference is None:
+        why.append(f"recency {rule.undated:g} (undated) x {rule.weight:g}")
+        return rule.weight * rule.undated
+    age = max(0, (reference - meta.date).days)
+    value = 0.5 ** (age / rule.half_life_days)
+    why.append(
+        f"recency {value:.3f} ({meta.date.isoformat()}, {age} days before "
+        f"{reference.isoformat()}, half-life {rule.half_life_days:g}) x {rule.weight:g}"
+    )
+    return rule.weight * value
+
+
+def _source(meta: DocumentMeta | None, rule: SourceRule, why: list[str]) -> float:
+    if rule.weight == 0.0:
+        return 0.0
+    value, reason = rule.default, "default"
+    if meta is not None:
+        for pattern, priority in rule.priorities.items():
+            if fnmatch.fnmatchcase(meta.uri, pattern):
+                value, reason = priority, f"uri matches {pattern!r}"
+                break
+    why.append(f"source {value:g} ({reason}) x {rule.weight:g}")
+    return rule.weight * value
+
+
+def _parse_date(value: Any) -> dt.date | None:
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+class _Reader(Protocol):
+    env: ExecutionEnv
+    outcome: StepOutcome
+
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+
+Handler = Callable[[Step, Mapping[int, Any], Any], list[Hit]]
+
+
+def with_metadata_rules(base: Handler) -> Handler:
+    """The ``rerank`` handler with metadata rules: ``base`` scores the candidates (embedding or
+    lexical, as before); when the step names a rule set, its rules reorder them and the factors
+    of every hit go to ``outcome.details["rerank"]`` (shown by ``kgrag trace --json``)."""
+
+    def rerank(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+        assert isinstance(step, RerankStep)
+        p = step.parameters
+        if p.rules is None:
+            return base(step, inputs, rec)
+        book = rec.env.rerank_rules
+        if book is None:
+            raise ExecutionError(
+                f"the rerank step names rule set {p.rules!r} but no rule file is configured "
+                "(set KGRAG_RERANK_RULES to a TOML rule file)"
+            )
+        rules = book.get(p.rules)
+        widened = step.model_copy(update={"parameters": p.model_copy(update={"k": CANDIDATES})})
+        hits = base(widened, inputs, rec)
+        ids = sorted({h.document_id for h in hits if h.document_id})
+        rows = rec.read("documents_by_ids", {"ids": ids}) if ids else []
+        documents = {
+            r["id"]: DocumentMeta(
+                id=r["id"],
+                uri=r.get("uri") or "",
+                modality=r.get("modality") or "",
+                tags=tuple(r.get("tags") or ()),
+                date=_parse_date(r.get("date")),
+            )
+            for r in rows
+        }
+        scored = apply_rules(hits, documents, rules)[: p.k]
+        by_id = {h.id: h for h in hits}
+        rec.outcome.details["rerank"] = {
+            "rules": p.rules,
+            "rule_file": book.path,
+            "formula": "retrieval + authority + recency + source",
+            "hits": [s.model_dump(mode="json") for s in scored],
+        }
+        return [by_id[s.id].model_copy(update={"score": s.score}) for s in scored]
+
+    return rerank

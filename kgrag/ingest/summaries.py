@@ -1,0 +1,161 @@
+"""Per-document summaries, computed at ingestion and stored on the ``Document`` (``summary``).
+
+Offline (the default) a summary is extractive: a short document is its lead sentences; a longer
+one is its most *central* sentences, in document order, where a sentence's centrality is the
+cosine similarity of its text embedding (MiniLM by default) to the mean embedding of the
+document's sentences (the degree centrality of the sentence-similarity graph, up to a constant).
+Audio documents are summarised from their transcript the same way; an image document by its
+caption. With an LLM configured, the LLM writes the summary from the opening of the text and the
+extractive one is the fallback when the call fails. Summaries are bounded (``max_chars``).
+
+The listing and summary tools (``list_documents``, ``document_summary``) read these summaries.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgrag.ingest.records import ChunkRecord, ImageRecord
+from kgrag.modalities.base import TextEmbedder
+
+if TYPE_CHECKING:
+    from kgrag.llm import LLMClient
+
+__all__ = ["Summariser", "extractive_summary", "split_sentences"]
+
+log = logging.getLogger(__name__)
+
+MAX_CHARS = 500
+"""Longest summary kept, in characters (cut at a word boundary, marked with an ellipsis)."""
+LEAD_SENTENCES = 6
+"""A document of at most this many sentences is summarised by its lead (no embedding)."""
+MAX_EMBEDDED_SENTENCES = 96
+"""Centrality is computed over at most this many sentences, spread evenly over the document."""
+LLM_INPUT_CHARS = 6000
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SPACE = re.compile(r"\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (a full stop, ! or ? followed by space and a capital or digit)."""
+    text = _SPACE.sub(" ", text).strip()
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()] if text else []
+
+
+def _bounded(text: str, max_chars: int) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) <= max_chars:
+        return text
+    cut = text.rfind(" ", 0, max_chars - 1)
+    return text[: cut if cut > 0 else max_chars - 1].rstrip(" ,;:") + " …"
+
+
+def extractive_summary(
+    sentences: Sequence[str], embedder: TextEmbedder | None, max_chars: int = MAX_CHARS
+) -> str | None:
+    """The lead sentences of a short text, else its most central sentences in document order,
+    at most ``max_chars`` characters. Deterministic for a given embedder."""
+    sentences = [s for s in sentences if len(s) > 1]
+    if not sentences:
+        return None
+    if len(sentences) <= LEAD_SENTENCES or embedder is None:
+        return _take_in_order(sentences, range(len(sentences)), max_chars)
+    # spread the embedded sample evenly over a long document (a book's first pages are no summary)
+    step = max(1, -(-len(sentences) // MAX_EMBEDDED_SENTENCES))
+    sample = list(range(0, len(sentences), step))[:MAX_EMBEDDED_SENTENCES]
+    vectors = np.asarray(embedder.embed([sentences[i] for i in sample]), dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = vectors / np.where(norms == 0.0, 1.0, norms)
+    centroid = vectors.mean(axis=0)
+    centrality = vectors @ centroid
+    order = sorted(range(len(sample)), key=lambda j: (-float(centrality[j]), j))
+    return _take_in_order(sentences, [sample[j] for j in order], max_chars)
+
+
+def _take_in_order(sentences: Sequence[str], ranked: Sequence[int] | range, max_chars: int) -> str:
+    """Sentences by rank while they fit in ``max_chars`` (the first always, bounded), shown in
+    document order."""
+    chosen: list[int] = []
+    used = 0
+    for i in ranked:
+        size = len(sentences[i]) + (1 if chosen else 0)
+        if chosen and used + size > max_chars:
+            continue
+        chosen.append(i)
+        used += size
+        if used >= max_chars:
+            break
+    return _bounded(" ".join(sentences[i] for i in sorted(chosen)), max_chars)
+
+
+class Summariser:
+    """Makes the summary of one document at ingestion (see the module docstring)."""
+
+    def __init__(
+        self,
+        embedder: TextEmbedder | None,
+        llm: LLMClient | None = None,
+        *,
+        max_chars: int = MAX_CHARS,
+    ) -> None:
+        self.embedder = embedder
+        self.llm = llm
+        self.max_chars = max_chars
+
+    def summarise(
+        self,
+        title: str,
+        modality: str,
+        chunks: Sequence[ChunkRecord],
+        images: Sequence[ImageRecord] = (),
+    ) -> str | None:
+        """The document's summary, or ``None`` when it has nothing to summarise."""
+        text = " ".join(c.text for c in sorted(chunks, key=lambda c: c.position))
+        if not text.strip():
+            return self._images_only(title, images)
+        if self.llm is not None:
+            summary = self._llm_summary(title, modality, text)
+            if summary:
+                return summary
+        summary = extractive_summary(split_sentences(text), self.embedder, self.max_chars)
+        if summary and modality == "audio":
+            return _bounded(f"Recording: {summary}", self.max_chars)
+        return summary
+
+    def _images_only(self, title: str, images: Sequence[ImageRecord]) -> str | None:
+        captions = list(dict.fromkeys(i.caption.strip() for i in images if i.caption))
+        if captions:
+            return _bounded("Image: " + "; ".join(captions), self.max_chars)
+        if images:
+            first = images[0]
+            return f"Image {title} ({first.width}x{first.height} px)."
+        return None
+
+    def _llm_summary(self, title: str, modality: str, text: str) -> str | None:
+        from kgrag.llm import ChatMessage, LLMError
+
+        assert self.llm is not None
+        kind = "recording transcript" if modality == "audio" else "document"
+        messages = [
+            ChatMessage(
+                role="system",
+                content=(
+                    f"Summarise the {kind} the user gives in at most three sentences "
+                    f"({self.max_chars} characters): what it is and its main points. "
+                    "Plain text, no preamble, only facts stated in it."
+                ),
+            ),
+            ChatMessage(role="user", content=f"Title: {title}\n\n{text[:LLM_INPUT_CHARS]}"),
+        ]
+        try:
+            result = self.llm.chat(messages, max_tokens=200)
+        except LLMError as e:
+            log.warning("LLM summary failed (%s); using the extractive summary", e)
+            return None
+        summary = result.text.strip()
+        return _bounded(summary, self.max_chars) if summary else None

@@ -1,0 +1,132 @@
+"""Plans for the document query classes: LISTING, DOCUMENT_SUMMARY, METADATA_SEARCH, COMPARISON.
+
+:func:`document_plan` turns an analysed question of one of these classes into a one-step plan of a
+document tool (``list_documents``, ``document_summary``, ``metadata_search``, ``compare``), which
+answers from document metadata and stored summaries: no vector search, no full-text search over
+chunks. It returns ``None`` for CONTENT_SEARCH and when the question gives the tool nothing to
+work with (then the content planner plans it as usual). Call it before the rule planner.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
+from kgrag.planner.models import Plan
+
+__all__ = ["document_plan", "document_terms"]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_TERM = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_STOP = _words(
+    """a an the of and or for to in on at by with about from any all every which what who whom
+    whose do does did have has had is are was were be been me us you i we they it its this that
+    these those there here please can could would should show list give tell find get name
+    documents document docs files file sources source summary summarise summarize overview
+    compare comparison versus vs between difference differences"""
+)
+
+_TAGGED = re.compile(
+    r"\btagged\s+(?:as\s+|with\s+)?[\"']?([\w:.-]+)[\"']?|\bwith (?:the )?tag\s+[\"']?([\w:.-]+)"
+)
+_ABOUT = re.compile(r"\b(?:about|regarding|concerning|mentioning|on the topic of|on)\s+(.+)$")
+_TYPE_NOUNS = _words(
+    """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
+    text note markdown txt tagged tag"""
+)
+_LISTING_NOISE = _words(
+    """have has got stored there kept available held ingested indexed related relating
+    mention mentioning concern concerning regarding topic know report paper article memo"""
+)
+
+
+def document_plan(question: str, analysis: QueryAnalysis) -> Plan | None:
+    """A plan of one document tool for a LISTING, DOCUMENT_SUMMARY, METADATA_SEARCH or
+    COMPARISON question; ``None`` when the question is another class or names nothing to match."""
+    step = _step(question, analysis)
+    if step is None:
+        return None
+    cue = "; ".join(c for c in analysis.cues if c.startswith("class ")) or analysis.query_class
+    step["trace"] = {"source": "rule-based", "explanation": f"{step['trace']} ({cue})"}
+    return Plan.parse({"plan": [{"step_id": 1, **step}], "traceability": True})
+
+
+def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
+    entity_ids = [e.id for e in analysis.entity_mentions]
+    if analysis.query_class is QueryClass.LISTING:
+        if named_document_types(question) or _TAGGED.search(question):
+            return _metadata_step(question, analysis)  # "which images ...", "... tagged X"
+        terms = [t for t in document_terms(question) if t not in _LISTING_NOISE]
+        if not terms and not entity_ids:
+            return None
+        return {
+            "type": "list_documents",
+            "parameters": {
+                "about": terms or [e.name.lower() for e in analysis.entity_mentions],
+                "entity_ids": entity_ids,
+            },
+            "trace": "list the readable documents whose title, tags, summary or entities match",
+        }
+    if analysis.query_class is QueryClass.DOCUMENT_SUMMARY:
+        if not analysis.target:
+            return None
+        return {
+            "type": "document_summary",
+            "parameters": {"target": analysis.target},
+            "trace": f"the stored summary of the document {analysis.target!r}",
+        }
+    if analysis.query_class is QueryClass.METADATA_SEARCH:
+        return _metadata_step(question, analysis)
+    if analysis.query_class is QueryClass.COMPARISON:
+        if len(analysis.compared) < 2:
+            return None
+        return {
+            "type": "compare",
+            "parameters": {"sides": list(analysis.compared[:4]), "entity_ids": entity_ids},
+            "trace": "profile each side (entity passages or document summary), side by side",
+        }
+    return None
+
+
+def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
+    params: dict[str, object] = {}
+    types = analysis.document_types or named_document_types(question)
+    if types:
+        params["modalities"] = list(types)
+    if analysis.years:
+        params["date_from"] = str(min(analysis.years))
+        params["date_to"] = str(max(analysis.years))
+    tags = [a or b for a, b in _TAGGED.findall(question)]
+    if tags:
+        params["tags"] = [t.lower() for t in tags]
+    if match := _ABOUT.search(question):
+        about = [
+            t for t in document_terms(match.group(1)) if not t.isdigit() and t not in _TYPE_NOUNS
+        ]
+        if about:
+            params["about"] = about
+    if not params:
+        return None
+    shown = ", ".join(f"{k}={v}" for k, v in params.items())
+    return {
+        "type": "metadata_search",
+        "parameters": params,
+        "trace": f"readable documents by metadata ({shown})",
+    }
+
+
+def document_terms(text: str) -> tuple[str, ...]:
+    """Lowercased content words of ``text``, a plural ``s`` dropped (``pumps`` -> ``pump``), so
+    that a term matches inside titles, tags, summaries and entity names; question order kept."""
+    out: list[str] = []
+    for word in _TERM.findall(text.lower()):
+        if word in _STOP or len(word) < 2:
+            continue
+        if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.append(word)
+    return tuple(dict.fromkeys(out))
