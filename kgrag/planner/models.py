@@ -38,6 +38,8 @@ __all__ = [
     "MAX_PLAN_STEPS",
     "AggregateParams",
     "AggregateStep",
+    "AudioTranscriptionParams",
+    "AudioTranscriptionStep",
     "CompareParams",
     "CompareStep",
     "DocumentModality",
@@ -48,6 +50,8 @@ __all__ = [
     "GraphQueryParams",
     "GraphQueryStep",
     "HopRelationship",
+    "ImageEmbeddingParams",
+    "ImageEmbeddingStep",
     "ListDocumentsParams",
     "ListDocumentsStep",
     "LlmCallParams",
@@ -92,6 +96,8 @@ StepType = Literal[
     "document_summary",
     "metadata_search",
     "compare",
+    "audio_transcription",
+    "image_embedding",
 ]
 _STEP_TYPES = frozenset(get_args(StepType))
 
@@ -314,6 +320,24 @@ class CompareParams(_Params):
     """Passages per side."""
 
 
+# ----------------------------------------------------- attachment parameters (query time)
+
+
+class AudioTranscriptionParams(_Params):
+    """Transcribe the question's attached recording number ``attachment`` (0-based) with Whisper;
+    the result is one hit whose text is the transcript (``vector_search.query_from`` reads it)."""
+
+    attachment: int = Field(default=0, ge=0, le=15)
+
+
+class ImageEmbeddingParams(_Params):
+    """Embed the question's attached image number ``attachment`` (0-based) with CLIP and return
+    the ``k`` most similar stored images (query by example, image to image)."""
+
+    attachment: int = Field(default=0, ge=0, le=15)
+    k: int = Field(default=5, ge=1, le=100)
+
+
 # --------------------------------------------------------------------------- steps
 
 
@@ -404,6 +428,16 @@ class CompareStep(_StepBase):
     parameters: CompareParams
 
 
+class AudioTranscriptionStep(_StepBase):
+    type: Literal["audio_transcription"]
+    parameters: AudioTranscriptionParams
+
+
+class ImageEmbeddingStep(_StepBase):
+    type: Literal["image_embedding"]
+    parameters: ImageEmbeddingParams
+
+
 Step = Annotated[
     VectorSearchStep
     | GraphQueryStep
@@ -416,7 +450,9 @@ Step = Annotated[
     | ListDocumentsStep
     | DocumentSummaryStep
     | MetadataSearchStep
-    | CompareStep,
+    | CompareStep
+    | AudioTranscriptionStep
+    | ImageEmbeddingStep,
     Field(discriminator="type"),
 ]
 

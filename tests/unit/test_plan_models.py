@@ -418,6 +418,10 @@ def test_json_schema_describes_the_union_and_is_exported() -> None:
         "aggregate",
         "llm_call",
         "tool_call",
+        "list_documents",
+        "document_summary",
+        "metadata_search",
+        "compare",
     }
     assert schema["properties"]["plan"]["maxItems"] == MAX_PLAN_STEPS
     assert schema["$defs"]["VectorSearchStep"]["additionalProperties"] is False
