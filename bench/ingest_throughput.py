@@ -123,7 +123,8 @@ def bench_audio(tmp: Path) -> dict[str, Any]:
             capture_output=True,
             text=True,
         )
-        seconds += float(out.stdout)
+        if i:  # 0.wav is ingested first, to load the model outside the measured job
+            seconds += float(out.stdout)
     with _agent(tmp / "audio" / "kg.db", tmp / "images") as agent:
         agent.ingest([str(folder / "0.wav")])  # load the model outside the measured job
         started = time.perf_counter()

@@ -138,12 +138,19 @@ def ingest(
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="the question")],
+    question: Annotated[str, typer.Argument(help="the question ('' with --attach: the file asks)")],
     session: Annotated[str | None, typer.Option("--session", help="conversation id")] = None,
     user: Annotated[str | None, typer.Option("--user", help="who asks (for document ACLs)")] = None,
     groups: Annotated[
         str, typer.Option("--groups", help="comma-separated groups of the user")
     ] = "",
+    attach: Annotated[
+        list[Path] | None,
+        typer.Option("--attach", help="an image or recording the question is about (repeatable)"),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="also print iterations, exit reason, cost")
+    ] = False,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -170,6 +177,7 @@ def ask(
             session_id=session,
             user=user,
             groups=group_list,
+            attachments=attach or (),
             on_plan=on_plan,
             on_step=on_step,
         )
@@ -187,6 +195,13 @@ def ask(
         return
     out.print(answer.answer, markup=False, highlight=False)
     out.print(f"\n[dim]query {answer.query_id} · kgrag trace {answer.query_id}[/dim]")
+    if verbose:
+        out.print(
+            f"iterations {answer.iterations} · exit reason {answer.exit_reason} · "
+            f"cost ${answer.cost:.6f} · {answer.latency_ms:.0f} ms",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command()

@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60, gt=0, description="timeout of one LLM HTTP request")
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)
+    discussed_source_factor: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="score factor of sources already cited earlier in a session (1: no demotion)",
+    )
     depicts_threshold: float = Field(
         0.939,
         ge=0,

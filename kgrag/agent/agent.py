@@ -15,9 +15,11 @@ import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.agent.answer import Answer
+from kgrag.agent.attachments import check_attachments
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.events import AgentEvent, PlanEvent
 from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
@@ -42,7 +44,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["KnowledgeAgent", "StepCallback"]
+__all__ = ["DEFAULT_ATTACHMENT_QUESTION", "KnowledgeAgent", "StepCallback"]
+
+#: The question asked when only files are given.
+DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
 
 
 class KnowledgeAgent:
@@ -60,6 +65,7 @@ class KnowledgeAgent:
         llm_budget_usd: float | None = None,
         tools: ToolRegistry | None = None,
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        discussed_factor: float = 0.5,
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
@@ -70,6 +76,9 @@ class KnowledgeAgent:
         self.llm_budget_usd = llm_budget_usd
         self.tools = tools if tools is not None else default_registry()
         self.max_iterations = max_iterations
+        if not 0.0 < discussed_factor <= 1.0:
+            raise ValueError("discussed_factor must be in (0, 1]")
+        self.discussed_factor = discussed_factor
         ensure_space(
             store,
             EmbeddingSpace(
@@ -106,6 +115,7 @@ class KnowledgeAgent:
                 ),
                 llm=LLMClient.from_settings(s),
                 llm_budget_usd=s.llm_budget_usd,
+                discussed_factor=s.discussed_source_factor,
             )
         except Exception:
             store.close()
@@ -181,12 +191,17 @@ class KnowledgeAgent:
         groups: Sequence[str] = (),
         *,
         admin: bool = False,
+        attachments: Sequence[Path] = (),
         on_plan: Callable[[Plan], None] | None = None,
         on_step: StepCallback | None = None,
         on_event: Callable[[AgentEvent], None] | None = None,
     ) -> Answer:
         """Answer ``question`` with citations; every read is filtered by ``user``/``groups``.
 
+        ``attachments`` are image or audio files the question is about (an empty question then
+        asks what they say or show): they are checked like ingested files (size limit,
+        signature; :class:`~kgrag.agent.attachments.AttachmentError` names a bad one), then
+        transcribed (Whisper) or embedded (CLIP) by the plan's steps at query time.
         ``on_plan`` is called with each iteration's plan, ``on_step`` after each step,
         ``on_event`` with every typed event (as :meth:`stream` yields them)."""
 
@@ -196,7 +211,8 @@ class KnowledgeAgent:
             if on_event is not None:
                 on_event(event)  # type: ignore[arg-type]
 
-        return self._run(question, session_id, user, groups, admin, emit, on_step).run()
+        run = self._run(question, session_id, user, groups, admin, emit, on_step, attachments)
+        return run.run()
 
     def stream(
         self,
@@ -206,16 +222,19 @@ class KnowledgeAgent:
         groups: Sequence[str] = (),
         *,
         admin: bool = False,
+        attachments: Sequence[Path] = (),
     ) -> Iterator[AgentEvent]:
         """The events of answering ``question`` as they happen: ``rewrite`` (follow-ups),
         ``plan``, ``step``..., ``evaluation`` per iteration, then ``answer`` and ``complete``.
-        An error of the run is raised from the iterator after the events before it."""
+        An error of the run is raised from the iterator after the events before it;
+        ``attachments`` as for :meth:`ask` (a bad file is raised before any event)."""
         events: queue.Queue[Any] = queue.Queue()
+        run = self._run(question, session_id, user, groups, admin, events.put, None, attachments)
         done = object()
 
         def work() -> None:
             try:
-                self._run(question, session_id, user, groups, admin, events.put, None).run()
+                run.run()
             except BaseException as e:  # handed to the consumer, raised there
                 events.put(e)
             finally:
@@ -242,7 +261,11 @@ class KnowledgeAgent:
         admin: bool,
         emit: Callable[[object], None],
         on_step: StepCallback | None,
+        attachments: Sequence[Path] = (),
     ) -> QuestionRun:
+        checked = check_attachments(attachments, self.ingest_options.max_file_bytes)
+        if checked and not question.strip():
+            question = DEFAULT_ATTACHMENT_QUESTION
         config = AgentConfig(
             store=self.store,
             text_embedder=self.text_embedder,
@@ -251,6 +274,8 @@ class KnowledgeAgent:
             llm_budget_usd=self.llm_budget_usd,
             tools=self.tools,
             max_iterations=self.max_iterations,
+            transcriber=self._transcriber_factory,
+            discussed_factor=self.discussed_factor,
         )
         return QuestionRun(
             config,
@@ -259,6 +284,7 @@ class KnowledgeAgent:
             access=AccessContext(user=user, groups=tuple(groups), admin=admin),
             emit=emit,
             on_step=on_step,
+            attachments=checked,
         )
 
     def close(self) -> None:

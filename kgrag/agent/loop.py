@@ -46,6 +46,8 @@ class LoopResult:
     exit_reason: str = "satisfied"
     text: list[Hit] = field(default_factory=list)
     images: list[Hit] = field(default_factory=list)
+    question: str = ""
+    """The question as answered: with what attached recordings said, when there were any."""
 
 
 class RetrievalLoop:
@@ -91,6 +93,11 @@ class RetrievalLoop:
                 )
             )
             outcomes = self.execute(planned.plan, number)
+            heard = transcripts(planned.plan, outcomes)
+            if heard:
+                question = " ".join([question.strip(), *heard]).strip()
+                known = {e.id for e in entities}
+                entities += [e for t in heard for e in self.resolve(t) if e.id not in known]
             iteration = Iteration(number, query, planned, outcomes, why=why)
             result.iterations.append(iteration)
             text, images = final_evidence(planned.plan, outcomes)
@@ -144,6 +151,7 @@ class RetrievalLoop:
                 break
             query = judgement.next_query
             why = f"{judgement.decision.lower()}: {judgement.reason}"
+        result.question = question
         return result
 
     def _judge(
@@ -171,6 +179,18 @@ def _signature(query: str, document_ids: Sequence[str]) -> tuple[str, tuple[str,
     return " ".join(words), tuple(sorted(document_ids))
 
 
+def transcripts(plan: Plan, outcomes: dict[int, StepOutcome]) -> list[str]:
+    """What the plan's ``audio_transcription`` steps heard, in plan order."""
+    return [
+        out.query
+        for step in plan.plan
+        if step.type == "audio_transcription"
+        and (out := outcomes.get(step.step_id)) is not None
+        and out.status == "ok"
+        and out.query
+    ]
+
+
 def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:
     """The last successful text step's readable hits and the last successful image step's."""
     text: list[Hit] = []
@@ -196,6 +216,7 @@ def _is_text_evidence(step: Step) -> bool:
         "vector_search",
         "multi_hop",
         "graph_query",
+        "demote",
     )
 
 

@@ -89,6 +89,36 @@ class Resolution(BaseModel):
     previous: Turn | None = None
 
 
+class DiscussedSource(BaseModel):
+    """A document an earlier answer of the session cited, and what names it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document_id: str
+    title: str | None = None
+    uri: str | None = None
+    entity_ids: tuple[str, ...] = ()
+    """Entities the cited passages mention."""
+
+    def named_in(self, question: str, entity_ids: Sequence[str]) -> bool:
+        """Whether ``question`` names this source again: its title or file name, or an entity
+        its cited passages mention (``entity_ids``: the ids of those the question names)."""
+        q = " ".join(re.findall(r"[a-z0-9]+", question.lower()))
+        names = [self.title or ""]
+        if self.uri:
+            stem = self.uri.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            names.append(stem)
+        for name in names:
+            words = " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+            if len(words) >= 4 and re.search(rf"\b{re.escape(words)}\b", q):
+                return True
+        # an entity named by the question, or inside a longer name found in the source
+        # ("feed pump fp2" in "march the feed pump fp2": rule extraction keeps such spans)
+        return any(
+            re.search(rf"\b{re.escape(e)}\b", mine) for e in entity_ids for mine in self.entity_ids
+        )
+
+
 class SessionMemory:
     def __init__(
         self,
@@ -192,6 +222,41 @@ class SessionMemory:
             )
             for r in rows
         ]
+
+    def discussed(self, session_id: str, turns: int = 10) -> list[DiscussedSource]:
+        """The documents the caller's earlier answers in this session cited (the last
+        ``turns`` turns), readable by the caller now, most recently cited first."""
+        rows = self.store.read(
+            "session_turns", {"session_id": session_id, "user": self.access.user, "k": turns}
+        )
+        found: dict[str, DiscussedSource] = {}
+        chunks: dict[str, list[str]] = {}
+        for turn in rows:
+            cited = self.store.read(
+                "session_turn_citations", {"query_id": turn["query_id"], **self.access.params()}
+            )
+            for r in cited:
+                if not r["readable"] or not r["document_id"]:
+                    continue
+                doc = r["document_id"]
+                found.setdefault(
+                    doc, DiscussedSource(document_id=doc, title=r["title"], uri=r["uri"])
+                )
+                if not r["is_image"]:
+                    chunks.setdefault(doc, []).append(r["id"])
+        ids = [c for cs in chunks.values() for c in cs]
+        if ids:
+            entities: dict[str, set[str]] = {}
+            owner = {c: doc for doc, cs in chunks.items() for c in cs}
+            for r in self.store.read(
+                "expand_entities_of_chunks", {"ids": ids, **self.access.params()}
+            ):
+                entities.setdefault(owner[r["source"]], set()).add(r["target"])
+            found = {
+                doc: d.model_copy(update={"entity_ids": tuple(sorted(entities.get(doc, ())))})
+                for doc, d in found.items()
+            }
+        return list(found.values())
 
     def _llm_rewrite(self, question: str, history: Sequence[Turn]) -> str | None:
         from kgrag.llm import BudgetExceededError, ChatMessage, LLMError

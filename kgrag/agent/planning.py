@@ -10,7 +10,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgrag.agent.attachments import attachment_plan
 from kgrag.agent.evaluate import Judgement
+from kgrag.executor.attachment_handlers import Attachment
 from kgrag.executor.handlers import StepOutcome
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.llm import PlanResult, plan_question
@@ -22,6 +26,19 @@ if TYPE_CHECKING:
 
 _STEP_REF = re.compile(r"\bstep_(\d+)\b")
 
+#: Step types whose hits are text evidence a ``demote`` step may re-score.
+_TEXT_STEPS = ("aggregate", "rerank", "filter", "vector_search", "multi_hop", "graph_query")
+
+
+class Demotion(BaseModel):
+    """Sources already cited in the session, to de-prioritise by ``factor`` in every plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document_ids: tuple[str, ...]
+    named_again: tuple[str, ...] = ()
+    factor: float = Field(default=0.5, gt=0.0, le=1.0)
+
 
 class AgentPlanner:
     """Makes the plan of each iteration."""
@@ -32,12 +49,30 @@ class AgentPlanner:
         *,
         tools: Mapping[str, str] | None = None,
         images: bool = False,
+        attachments: Sequence[Attachment] = (),
+        demotion: Demotion | None = None,
     ) -> None:
         self.client = client
         self.tools = dict(tools or {})
         self.images = images
+        self.attachments = tuple(attachments)
+        self.demotion = demotion
 
     def first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
+        return self._demoted(self._first(analysis, entity_ids))
+
+    def refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:
+        """The plan for the judge's next query (rule-based: predictable, and costs nothing)."""
+        return self._demoted(self._refine(question, judgement, entity_ids))
+
+    def _demoted(self, planned: PlanResult) -> PlanResult:
+        if self.demotion is None:
+            return planned
+        return planned.model_copy(update={"plan": with_demotion(planned.plan, self.demotion)})
+
+    def _first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
+        if self.attachments:
+            return PlanResult(plan=attachment_plan(analysis.text, self.attachments), source="rule")
         want_images = self.images and "image" in analysis.modalities
 
         def rule() -> Plan:
@@ -47,8 +82,7 @@ class AgentPlanner:
             analysis.text, analysis, self.client, rule_fallback=rule, tools=self.tools
         )
 
-    def refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:
-        """The plan for the judge's next query (rule-based: predictable, and costs nothing)."""
+    def _refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:
         if judgement.decision == "FILTER" and judgement.document_ids:
             return PlanResult(plan=filter_plan(question, judgement.document_ids), source="rule")
         query = judgement.next_query or question
@@ -77,6 +111,44 @@ def filter_plan(question: str, document_ids: Sequence[str], k: int = 20) -> Plan
             ]
         }
     )
+
+
+def with_demotion(plan: Plan, demotion: Demotion) -> Plan:
+    """``plan`` with a ``demote`` step after its last text and its last image evidence step:
+    hits from the discussed documents are scored down by the factor (not removed)."""
+    raw = json.loads(plan.to_json())
+    steps: list[dict[str, Any]] = raw["plan"]
+    next_id = max(s["step_id"] for s in steps) + 1
+    last: dict[str, int] = {}
+    for s in steps:
+        if s["type"] in _TEXT_STEPS:
+            last["image" if s["modality"] == "image" else "text"] = s["step_id"]
+    for modality, source in last.items():
+        if len(steps) >= MAX_PLAN_STEPS:
+            break
+        why = (
+            f"de-prioritise {len(demotion.document_ids)} source(s) already cited in this "
+            f"session (score x {demotion.factor})"
+        )
+        if demotion.named_again:
+            why += f"; {len(demotion.named_again)} named again by the question are kept"
+        steps.append(
+            {
+                "step_id": next_id,
+                "type": "demote",
+                "modality": modality,
+                "parameters": {
+                    "source": source,
+                    "document_ids": list(demotion.document_ids),
+                    "factor": demotion.factor,
+                    "named_again": list(demotion.named_again),
+                },
+                "dependencies": [source],
+                "trace": {"source": "session-memory", "explanation": why},
+            }
+        )
+        next_id += 1
+    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
 
 
 def offset_steps(plan: Plan, offset: int, label: str) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kgrag.agent.answer import Answer, Citation
+from kgrag.agent.attachments import has_own_terms
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
 from kgrag.agent.events import AnswerEvent, CompleteEvent, RewriteEvent, StepEvent
@@ -23,17 +24,18 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
-from kgrag.agent.planning import AgentPlanner, merge_iterations
+from kgrag.agent.planning import AgentPlanner, Demotion, merge_iterations
 from kgrag.agent.synthesis import answer_body, extractive_answer, llm_answer, renumber
 from kgrag.agent.text import strip_citations
+from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter
 from kgrag.graph.store import GraphStore
 from kgrag.llm import BudgetExceededError, CostMeter, LLMClient, LLMError
-from kgrag.modalities.base import ImageEmbedder, TextEmbedder
-from kgrag.planner.analysis import analyse
+from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
+from kgrag.planner.analysis import QueryAnalysis, analyse
 from kgrag.planner.models import Plan, Step
 from kgrag.tools import ToolContext, ToolRegistry
 
@@ -54,6 +56,10 @@ class AgentConfig:
     llm_budget_usd: float | None
     tools: ToolRegistry
     max_iterations: int = 3
+    transcriber: Callable[[], Transcriber] | None = None
+    """Whisper for recordings attached to a question (loaded on first use)."""
+    discussed_factor: float = 0.5
+    """Score factor of sources already cited earlier in the session (1.0: no demotion)."""
 
 
 @dataclass
@@ -74,9 +80,11 @@ class QuestionRun:
         access: AccessContext,
         emit: Emit,
         on_step: StepCallback | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> None:
         self.config = config
         self.question = question
+        self.attachments = tuple(attachments)
         self.session_id = session_id
         self.access = access
         self.emit = emit
@@ -90,6 +98,7 @@ class QuestionRun:
     # -------------------------------------------------------------------------------- run
     def run(self) -> Answer:
         memory = SessionMemory(self.config.store, self.access, llm=self.llm)
+        self._memory = memory
         resolution = Resolution(original=self.question, question=self.question)
         turn = 0
         if self.session_id is not None:
@@ -109,6 +118,8 @@ class QuestionRun:
                         method=resolution.method,
                     )
                 )
+        if self.attachments:  # a question about new files is never a reformat request
+            resolution = resolution.model_copy(update={"reformat": None})
         if resolution.reformat is not None and resolution.previous is not None:
             citations = memory.previous_citations(resolution.previous)
             if citations is not None:
@@ -145,6 +156,8 @@ class QuestionRun:
             self.llm,
             tools={t.name: t.description for t in cfg.tools.available(llm=self.llm is not None)},
             images=cfg.image_embedder is not None,
+            attachments=self.attachments,
+            demotion=self._demotion(analysis),
         )
         judge: Judge = LlmJudge(self.llm) if self.llm is not None else OfflineJudge()
         loop = RetrievalLoop(
@@ -153,11 +166,16 @@ class QuestionRun:
             judge,
             resolve=lambda q: analyse(q, self.resolver).entity_mentions,
             budget_exceeded=lambda: self.meter.exceeded,
-            max_iterations=cfg.max_iterations,
+            max_iterations=self._max_iterations(analysis.text),
         )
         result = loop.run(self.query_id, analysis, self.emit)
         names = [e.name for e in analysis.entity_mentions]
-        synthesis = self._synthesise(resolution, result, names, analysis.modalities)
+        modalities = analysis.modalities
+        if result.question and result.question != resolution.question:
+            # what attached recordings said is part of the question from here on
+            resolution = resolution.model_copy(update={"question": result.question})
+            modalities = modalities - {"audio"}
+        synthesis = self._synthesise(resolution, result, names, modalities)
         exit_reason = result.exit_reason
         if self.meter.exceeded and exit_reason != "satisfied":
             exit_reason = "budget_exceeded"
@@ -231,6 +249,9 @@ class QuestionRun:
             image_embedder=cfg.image_embedder,
             tools=tools,
             llm=self._llm_call if self.llm is not None else None,
+            attachments=AttachmentInputs(self.attachments, cfg.transcriber)
+            if self.attachments
+            else None,
         )
 
         def on_step(step: Step, outcome: StepOutcome) -> None:
@@ -252,6 +273,32 @@ class QuestionRun:
                 self.on_step(step, outcome)
 
         return Executor(env).run(plan, on_step=on_step)
+
+    def _max_iterations(self, question: str) -> int:
+        """One iteration when the question is only an image: no words to refine a search with
+        (a recording's transcript is such words, so audio questions may refine)."""
+        if (
+            self.attachments
+            and all(a.modality == "image" for a in self.attachments)
+            and not has_own_terms(question)
+        ):
+            return 1
+        return self.config.max_iterations
+
+    def _demotion(self, analysis: QueryAnalysis) -> Demotion | None:
+        """Sources cited earlier in the session, less those the question names again."""
+        if self.session_id is None or self.config.discussed_factor >= 1.0:
+            return None
+        discussed = self._memory.discussed(self.session_id)
+        if not discussed:
+            return None
+        entity_ids = [e.id for e in analysis.entity_mentions]
+        named = [d.document_id for d in discussed if d.named_in(analysis.text, entity_ids)]
+        return Demotion(
+            document_ids=tuple(d.document_id for d in discussed if d.document_id not in named),
+            named_again=tuple(named),
+            factor=self.config.discussed_factor,
+        )
 
     def _llm_call(self, prompt: str, evidence: Sequence[Hit], max_tokens: int) -> str:
         from kgrag.llm import ChatMessage

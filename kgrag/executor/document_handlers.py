@@ -9,6 +9,7 @@ Handlers return typed hits; what they matched is put in ``outcome.details`` for 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,7 +27,7 @@ from kgrag.planner.models import (
 if TYPE_CHECKING:
     from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 
-__all__ = ["DOCUMENT_HANDLERS", "metadata_score"]
+__all__ = ["DOCUMENT_HANDLERS", "answer_text", "coverage", "metadata_score"]
 
 #: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
 OVERFETCH = 4
@@ -52,14 +53,32 @@ def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
     return round(raw / (8.0 * max(1, n_terms)), 6)
 
 
+def coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
+    """The share of ``terms`` found anywhere in a document's metadata."""
+    fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
+    fields += list(row.get("entities") or ())
+    haystack = " ".join(str(f).lower() for f in fields if f)
+    return sum(1 for t in terms if t in haystack) / max(1, len(terms))
+
+
+#: A summary or comparison names one document: most of its words must match that document.
+RESOLVE_COVERAGE = 0.6
+
+
 def _about(
-    rec: _Reader, terms: Sequence[str], entity_ids: Sequence[str], k: int
+    rec: _Reader,
+    terms: Sequence[str],
+    entity_ids: Sequence[str],
+    k: int,
+    *,
+    min_coverage: float = 0.0,
 ) -> list[tuple[float, dict[str, Any]]]:
     """Readable documents whose metadata matches, best first (ties: by uri)."""
     terms = [t.lower() for t in terms]
     rows = rec.read(
         "documents_about", {"terms": terms, "entity_ids": list(entity_ids), "k": k * OVERFETCH}
     )
+    rows = [r for r in rows if coverage(r, terms) >= min_coverage]
     scored = [(metadata_score(r, len(terms)), r) for r in rows]
     scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
     return scored[:k]
@@ -93,7 +112,7 @@ def _document_summary(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> li
     assert isinstance(step, DocumentSummaryStep)
     p = step.parameters
     terms = document_terms(p.target) or (p.target.lower(),)
-    found = _about(rec, terms, (), p.k)
+    found = _about(rec, terms, (), p.k, min_coverage=RESOLVE_COVERAGE)
     rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
     hits = []
     for score, row in found:
@@ -139,7 +158,8 @@ def _compare(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
             column = _entity_side(row, p.k, step.step_id)
             sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
         else:
-            found = _about(rec, document_terms(side) or (side.lower(),), (), 1)
+            terms = document_terms(side) or (side.lower(),)
+            found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
             column = [_document_hit(r, s, step.step_id) for s, r in found]
             sides.append(
                 {
@@ -189,3 +209,35 @@ DOCUMENT_HANDLERS: dict[str, DocumentHandler] = {
     "compare": _compare,
 }
 """Step type -> handler, merged into the executor's dispatch table."""
+
+
+def answer_text(step_type: str, hits: Sequence[Hit], limit: int = 10) -> str:
+    """An extractive answer from a document tool's hits; marker ``[n]`` cites ``hits[n - 1]``.
+
+    For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH / COMPARISON questions
+    straight from the tool's result (no chunk evidence to synthesise from)."""
+    shown = list(hits[:limit])
+    if not shown:
+        return "No readable document matches."
+    if step_type == "document_summary":
+        hit = shown[0]
+        return f"{hit.title} [1]: {hit.text}"
+    if step_type == "compare":
+        lines = [f"{h.text} [{n}]" for n, h in enumerate(shown, start=1) if h.kind != "chunk"]
+        return "\n".join(lines) if lines else "No readable document matches."
+    lines = [
+        f"{len(hits)} document(s):"
+        if len(hits) <= limit
+        else f"{len(hits)} documents, first {limit}:"
+    ]
+    for n, hit in enumerate(shown, start=1):
+        first = split_first_sentence(hit.text or "")
+        lines.append(f"- {hit.title} [{n}]" + (f": {first}" if first else ""))
+    return "\n".join(lines)
+
+
+def split_first_sentence(text: str, max_chars: int = 160) -> str:
+    """The first sentence of ``text``, at most ``max_chars`` characters."""
+    end = re.search(r"(?<=[.!?])\s", text)
+    first = text[: end.start()] if end else text
+    return first if len(first) <= max_chars else first[: max_chars - 2].rstrip() + " …"

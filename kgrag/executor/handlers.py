@@ -13,9 +13,11 @@ import networkx as nx
 import numpy as np
 
 from kgrag.errors import ExecutionError, QueryRefusedError
+from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS, AttachmentInputs
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.metadata_rerank import RuleBook, with_metadata_rules
+from kgrag.executor.session_handlers import SESSION_HANDLERS
 from kgrag.graph import cypher
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder
@@ -63,6 +65,7 @@ class ExecutionEnv:
     tools: Mapping[str, Callable[[dict[str, Any]], list[Hit]]] = field(default_factory=dict)
     llm: Callable[[str, Sequence[Hit], int], str] | None = None
     rerank_rules: RuleBook | None = None  # metadata-aware rerank rule sets (Settings.rerank_rules)
+    attachments: AttachmentInputs | None = None  # files attached to the question
 
 
 class _Recorder:
@@ -388,4 +391,6 @@ _HANDLERS: dict[str, Callable[[Step, Mapping[int, StepOutcome], _Recorder], list
     "llm_call": _llm_call,
     "tool_call": _tool_call,
     **DOCUMENT_HANDLERS,
+    **ATTACHMENT_HANDLERS,
+    **SESSION_HANDLERS,
 }

@@ -204,11 +204,7 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                         "rank": x["rank"],
                         "score": x["score"],
                         "text": (x.get("text") or "")[:200] or None,
-                        **(
-                            {"factors": _factors(factors[x["id"]])}
-                            if x["id"] in factors
-                            else {}
-                        ),
+                        **({"factors": _factors(factors[x["id"]])} if x["id"] in factors else {}),
                     }
                     for x in sorted(returned, key=lambda x: x["rank"] or 0)
                 ],

@@ -32,10 +32,14 @@ log = logging.getLogger(__name__)
 
 MAX_CHARS = 500
 """Longest summary kept, in characters (cut at a word boundary, marked with an ellipsis)."""
+SUMMARY_SENTENCES = 3
+"""At most this many sentences make a summary."""
 LEAD_SENTENCES = 6
 """A document of at most this many sentences is summarised by its lead (no embedding)."""
 MAX_EMBEDDED_SENTENCES = 96
 """Centrality is computed over at most this many sentences, spread evenly over the document."""
+MAX_SENTENCE_CHARS = 300
+"""Longer sentences are no candidates in a long document (and are cut to this to be embedded)."""
 LLM_INPUT_CHARS = 6000
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _SPACE = re.compile(r"\s+")
@@ -63,12 +67,15 @@ def extractive_summary(
     sentences = [s for s in sentences if len(s) > 1]
     if not sentences:
         return None
+    if len(sentences) > LEAD_SENTENCES:  # run-on "sentences" (tables, code, lists) make no summary
+        sentences = [s for s in sentences if len(s) <= MAX_SENTENCE_CHARS] or sentences
     if len(sentences) <= LEAD_SENTENCES or embedder is None:
         return _take_in_order(sentences, range(len(sentences)), max_chars)
     # spread the embedded sample evenly over a long document (a book's first pages are no summary)
     step = max(1, -(-len(sentences) // MAX_EMBEDDED_SENTENCES))
     sample = list(range(0, len(sentences), step))[:MAX_EMBEDDED_SENTENCES]
-    vectors = np.asarray(embedder.embed([sentences[i] for i in sample]), dtype=np.float64)
+    texts = [sentences[i][:MAX_SENTENCE_CHARS] for i in sample]
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.where(norms == 0.0, 1.0, norms)
     centroid = vectors.mean(axis=0)
@@ -78,8 +85,8 @@ def extractive_summary(
 
 
 def _take_in_order(sentences: Sequence[str], ranked: Sequence[int] | range, max_chars: int) -> str:
-    """Sentences by rank while they fit in ``max_chars`` (the first always, bounded), shown in
-    document order."""
+    """At most :data:`SUMMARY_SENTENCES` sentences by rank while they fit in ``max_chars`` (the
+    first always, bounded), shown in document order."""
     chosen: list[int] = []
     used = 0
     for i in ranked:
@@ -88,7 +95,7 @@ def _take_in_order(sentences: Sequence[str], ranked: Sequence[int] | range, max_
             continue
         chosen.append(i)
         used += size
-        if used >= max_chars:
+        if used >= max_chars or len(chosen) == SUMMARY_SENTENCES:
             break
     return _bounded(" ".join(sentences[i] for i in sorted(chosen)), max_chars)
 

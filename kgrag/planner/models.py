@@ -42,6 +42,8 @@ __all__ = [
     "AudioTranscriptionStep",
     "CompareParams",
     "CompareStep",
+    "DemoteParams",
+    "DemoteStep",
     "DocumentModality",
     "DocumentSummaryParams",
     "DocumentSummaryStep",
@@ -98,6 +100,7 @@ StepType = Literal[
     "compare",
     "audio_transcription",
     "image_embedding",
+    "demote",
 ]
 _STEP_TYPES = frozenset(get_args(StepType))
 
@@ -338,6 +341,20 @@ class ImageEmbeddingParams(_Params):
     k: int = Field(default=5, ge=1, le=100)
 
 
+class DemoteParams(_Params):
+    """De-prioritise, never remove: the results of ``source`` from ``document_ids`` (sources
+    already cited earlier in the session) have their score multiplied by ``factor``, then the
+    list is re-sorted. ``named_again`` lists cited documents the question names again (kept)."""
+
+    source: StepId
+    document_ids: tuple[str, ...] = ()
+    factor: float = Field(default=0.5, gt=0.0, le=1.0)
+    named_again: tuple[str, ...] = ()
+
+    def reads(self) -> frozenset[int]:
+        return frozenset({self.source})
+
+
 # --------------------------------------------------------------------------- steps
 
 
@@ -438,6 +455,11 @@ class ImageEmbeddingStep(_StepBase):
     parameters: ImageEmbeddingParams
 
 
+class DemoteStep(_StepBase):
+    type: Literal["demote"]
+    parameters: DemoteParams
+
+
 Step = Annotated[
     VectorSearchStep
     | GraphQueryStep
@@ -452,7 +474,8 @@ Step = Annotated[
     | MetadataSearchStep
     | CompareStep
     | AudioTranscriptionStep
-    | ImageEmbeddingStep,
+    | ImageEmbeddingStep
+    | DemoteStep,
     Field(discriminator="type"),
 ]
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -53,6 +56,26 @@ class _Runtime:
 
 def _groups(raw: str) -> list[str]:
     return [g.strip() for g in raw.split(",") if g.strip()]
+
+
+def _safe_name(filename: str | None, index: int) -> str:
+    """The base name of an uploaded file, reduced to safe characters (its suffix kept)."""
+    base = Path(filename or "").name
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")[:100]
+    return name or f"attachment-{index}"
+
+
+def _answer_response(answer: Any) -> JSONResponse:
+    """The answer as JSON with its response metadata (the same fields) as headers."""
+    return JSONResponse(
+        answer_json(answer),
+        headers={
+            "X-Kgrag-Query-Id": answer.query_id,
+            "X-Kgrag-Iterations": str(answer.iterations),
+            "X-Kgrag-Exit-Reason": answer.exit_reason,
+            "X-Kgrag-Cost": f"{answer.cost:.6f}",
+        },
+    )
 
 
 def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = None) -> FastAPI:
@@ -148,15 +171,36 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         answer = rt().agent.ask(
             body.question, session_id=body.session_id, user=body.user, groups=body.groups
         )
-        return JSONResponse(
-            answer_json(answer),
-            headers={
-                "X-Kgrag-Query-Id": answer.query_id,
-                "X-Kgrag-Iterations": str(answer.iterations),
-                "X-Kgrag-Exit-Reason": answer.exit_reason,
-                "X-Kgrag-Cost": f"{answer.cost:.6f}",
-            },
-        )
+        return _answer_response(answer)
+
+    @app.post("/ask/upload", tags=["ask"])
+    def ask_upload(
+        files: Annotated[list[UploadFile], File(description="images or recordings (1 to 4)")],
+        question: Annotated[str, Form(description="the question; empty: the files ask")] = "",
+        session_id: Annotated[str | None, Form()] = None,
+        user: Annotated[str | None, Form()] = None,
+        groups: Annotated[str, Form(description="comma-separated groups of the user")] = "",
+    ) -> JSONResponse:
+        """A question with attached files (multipart/form-data), answered as POST /ask is.
+        The request size is limited (``KGRAG_MAX_REQUEST_BYTES``); each file is checked like
+        an ingested one (size, signature) and a bad one is refused with 422 naming it."""
+        with tempfile.TemporaryDirectory(prefix="kgrag-upload-") as folder:
+            paths = []
+            for index, upload in enumerate(files):
+                target = Path(folder) / str(index) / _safe_name(upload.filename, index)
+                target.parent.mkdir()
+                with target.open("wb") as f:
+                    while chunk := upload.file.read(1 << 20):
+                        f.write(chunk)
+                paths.append(target)
+            answer = rt().agent.ask(
+                question,
+                session_id=session_id,
+                user=user,
+                groups=_groups(groups),
+                attachments=paths,
+            )
+        return _answer_response(answer)
 
     @app.post("/ask/stream", tags=["ask"])
     async def ask_stream(body: AskRequest) -> StreamingResponse:

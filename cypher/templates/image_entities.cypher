@@ -1,0 +1,10 @@
+// graph_query template: the entities that images found by example DEPICT (best CLIP score
+// first), when the image's document is readable.
+UNWIND $ids AS iid
+MATCH (img:Image {id: iid})-[r:DEPICTS]->(e:Entity)
+MATCH (img)-[:PART_OF]->(d:Document)
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+WITH e, max(r.score) AS score
+RETURN e.id AS id, 'entity' AS kind, e.name AS text, score
+ORDER BY score DESC
+LIMIT $k

@@ -1,0 +1,131 @@
+"""Handlers of the steps that read the files attached to a question (at query time):
+``audio_transcription`` (Whisper; the transcript is one hit a later ``vector_search`` reads
+through ``query_from``) and ``image_embedding`` (CLIP image encoder; the stored images most
+similar to the attached one, query by example). What each step heard or matched is put in
+``outcome.details`` for the trace; the attached files themselves are never stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag.errors import ExecutionError
+from kgrag.executor.hits import Hit
+from kgrag.modalities.base import Transcriber
+from kgrag.planner.models import AudioTranscriptionStep, ImageEmbeddingStep, Step
+
+if TYPE_CHECKING:
+    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+
+__all__ = ["ATTACHMENT_HANDLERS", "Attachment", "AttachmentInputs"]
+
+#: The image search over-fetches so that ACL filtering after the index still leaves k hits.
+OVERFETCH = 4
+
+
+class Attachment(BaseModel):
+    """A file attached to a question, checked (size, signature) before the question runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    """The file's name as the caller gave it (for messages and the trace)."""
+    path: Path
+    modality: Literal["image", "audio"]
+    mime: str
+    sha256: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class AttachmentInputs:
+    """The attachments of one question and the model that reads audio ones."""
+
+    files: tuple[Attachment, ...] = ()
+    transcriber: Callable[[], Transcriber] | None = None
+
+
+class _Reader(Protocol):
+    env: ExecutionEnv
+    outcome: StepOutcome
+
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+
+def _attachment(rec: _Reader, index: int, modality: str) -> Attachment:
+    files = rec.env.attachments.files if rec.env.attachments is not None else ()
+    if index >= len(files):
+        raise ExecutionError(
+            f"the plan reads attachment {index}, but the question has {len(files)} attachment(s)"
+        )
+    found = files[index]
+    if found.modality != modality:
+        raise ExecutionError(f"attachment {found.name!r} is {found.modality}, not {modality}")
+    return found
+
+
+def _audio_transcription(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader) -> list[Hit]:
+    assert isinstance(step, AudioTranscriptionStep)
+    att = _attachment(rec, step.parameters.attachment, "audio")
+    factory = rec.env.attachments.transcriber if rec.env.attachments is not None else None
+    if factory is None:
+        raise ExecutionError(
+            f"{att.name}: audio attachments need a transcriber (KGRAG_TRANSCRIBER); none is set"
+        )
+    transcriber = factory()
+    transcript = transcriber.transcribe(att.path)
+    text = transcript.text
+    rec.outcome.query = text or None
+    rec.outcome.details = {
+        "attachment": att.name,
+        "sha256": att.sha256,
+        "model": transcriber.model_name,
+        "language": transcript.language,
+        "duration_s": round(transcript.duration_s, 2),
+        "transcript": text,
+    }
+    if not text:
+        return []
+    return [
+        Hit(
+            id=f"attachment:{att.sha256[:16]}:transcript",
+            kind="document",
+            score=1.0,
+            text=text,
+            title=att.name,
+            provenance=(step.step_id,),
+        )
+    ]
+
+
+def _image_embedding(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader) -> list[Hit]:
+    assert isinstance(step, ImageEmbeddingStep)
+    p = step.parameters
+    att = _attachment(rec, p.attachment, "image")
+    if rec.env.image_embedder is None:
+        raise ExecutionError(f"{att.name}: image attachments need an image embedder (CLIP)")
+    embedder = rec.env.image_embedder()
+    vector = embedder.embed_images([att.path])[0]
+    rows = rec.read("vector_images", {"vector": list(vector), "k": p.k * OVERFETCH})
+    hits = [Hit.from_row(r, "image", step.step_id) for r in rows[: p.k]]
+    rec.outcome.details = {
+        "attachment": att.name,
+        "sha256": att.sha256,
+        "model": embedder.model_name,
+        "similar": [{"id": h.id, "document_id": h.document_id, "score": h.score} for h in hits],
+    }
+    return hits
+
+
+AttachmentHandler = Callable[[Step, Mapping[int, "StepOutcome"], Any], list[Hit]]
+
+ATTACHMENT_HANDLERS: dict[str, AttachmentHandler] = {
+    "audio_transcription": _audio_transcription,
+    "image_embedding": _image_embedding,
+}
+"""Step type -> handler, merged into the executor's dispatch table."""

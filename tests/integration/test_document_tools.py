@@ -1,0 +1,409 @@
+"""Issue 9's document tools on the embedded store with real MiniLM (and the tiny CLIP for one
+image): summaries stored at ingestion; listing and summary questions answered from document
+metadata with no vector search step (checked on the plan and on the stored trace); metadata
+search by tag, type and date; comparison of two entities and of two documents; metadata-aware
+reranking changing an order with every factor's contribution in the trace; and the ACL
+respected by every new step (a private document is never listed, summarised or compared for an
+outsider)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgrag.demo.shapes import draw_shape
+from kgrag.executor.document_handlers import answer_text
+from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.metadata_rerank import load_rule_book
+from kgrag.executor.scheduler import Executor
+from kgrag.executor.trace import TraceWriter, read_trace
+from kgrag.graph import open_store
+from kgrag.graph.spaces import EmbeddingSpace, ensure_space
+from kgrag.graph.store import GraphStore
+from kgrag.ingest.entities import RuleEntityExtractor
+from kgrag.ingest.pipeline import IngestOptions, Ingestor
+from kgrag.ingest.records import ChunkRecord
+from kgrag.ingest.summaries import MAX_CHARS, Summariser, split_sentences
+from kgrag.modalities.base import TextEmbedder
+from kgrag.modalities.clip import tiny_clip_embedder
+from kgrag.modalities.text import default_text_embedder
+from kgrag.planner.analysis import analyse
+from kgrag.planner.document_plans import document_plan
+from kgrag.planner.models import Plan
+from tests.support.openai_server import LocalOpenAIServer
+from tests.support.pdfgen import write_pdf
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "docs" / "examples" / "rerank_rules.toml"
+
+MANUAL = (
+    "Feed pump service manual for the Northfield Plant. "
+    "This manual covers the Feed Pump FP-2 and its maintenance. "
+    "The Feed Pump FP-2 must be inspected every month by a certified technician. "
+    "Bearings of the Feed Pump FP-2 are replaced when vibration exceeds the limit. "
+    "The lubrication schedule of the feed pump follows the table in section four. "
+    "Spare parts are kept in store room B. "
+    "The canteen menu changes on Fridays. "
+    "Pump maintenance records are kept for ten years."
+)
+CORPUS: dict[str, tuple[str, dict[str, Any]]] = {
+    "manuals/pump-manual.txt": (
+        MANUAL,
+        {"title": "Feed pump service manual", "tags": ["official-manual", "date:2021-01-10"]},
+    ),
+    "notes/pump-meeting.txt": (
+        "Pump meeting notes. The team discussed the Feed Pump FP-2 maintenance backlog. "
+        "Brian Keller agreed to order a new bearing for the feed pump.",
+        {"title": "Pump meeting notes", "tags": ["meeting-notes", "date:2025-06-01"]},
+    ),
+    "roster.txt": (
+        "Maintenance roster of the Northfield Plant. Ada Okafor services the cooling loop every "
+        "Monday. Brian Keller inspects the boiler on Wednesdays.",
+        {"title": "Maintenance roster", "tags": ["roster", "date:2024-03-01"]},
+    ),
+    "facilities/flood.txt": (
+        "Heavy rain flooded the car park of the Riverside Office in April. "
+        "The office closed for two days while the drains were cleared.",
+        {"title": "Riverside flood report", "tags": ["facilities", "date:2023-04-02"]},
+    ),
+    "secret/zephyr.txt": (
+        "The Zephyr pump budget is forty million. Only the board knows the Zephyr figures.",
+        {"title": "Zephyr pump budget", "tags": ["official-manual"], "acl": ["board"]},
+    ),
+}
+OUTSIDER = {"user": "eve"}
+BOARD = {"user": "bob", "groups": ("board",)}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> TextEmbedder:
+    return default_text_embedder()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
+    root = tmp_path_factory.mktemp("doctools")
+    lines = []
+    for rel, (text, meta) in CORPUS.items():
+        path = root / "corpus" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        lines.append({"path": str(path), **meta})
+    pdf = write_pdf(
+        root / "corpus" / "boiler.pdf",
+        ["Boiler inspection report. The boiler pressure valves were tested and passed."],
+    )
+    lines.append(
+        {"path": str(pdf), "title": "Boiler inspection", "tags": ["inspection", "date:2023-09-15"]}
+    )
+    image = root / "corpus" / "drawing.png"
+    draw_shape("red", "circle", random.Random(1)).save(image)
+    lines.append({"path": str(image), "title": "Red circle drawing", "tags": ["drawing"]})
+    manifest = root / "manifest.jsonl"
+    manifest.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+
+    s = open_store(f"falkordb-lite:///{root}/kg.db")
+    clip = tiny_clip_embedder()
+    for name, model in (("text", embedder), ("image", clip)):
+        ensure_space(
+            s, EmbeddingSpace(name=name, model=model.model_name, dimensions=model.dimensions)
+        )
+    ingestor = Ingestor(
+        s,
+        embedder,
+        RuleEntityExtractor(),
+        image_embedder=lambda: clip,
+        options=IngestOptions(image_dir=root / "images"),
+    )
+    report = ingestor.ingest_paths([str(manifest)])
+    assert report.ingested == 7 and report.failed == 0, report.failures
+    yield s
+    s.close()
+
+
+def _env(store: GraphStore, embedder: TextEmbedder, access: dict[str, Any]) -> ExecutionEnv:
+    return ExecutionEnv(
+        store=store,
+        text_embedder=embedder,
+        access=AccessContext(**access),
+        rerank_rules=load_rule_book(RULES),
+    )
+
+
+def _plan(question: str) -> Plan:
+    plan = document_plan(question, analyse(question))
+    assert plan is not None, question
+    return plan
+
+
+def _run(
+    store: GraphStore, embedder: TextEmbedder, plan: Plan, access: dict[str, Any] = OUTSIDER
+) -> dict[int, StepOutcome]:
+    outcomes = Executor(_env(store, embedder, access)).run(plan)
+    failed = {sid: o.error for sid, o in outcomes.items() if o.status != "ok"}
+    assert failed == {}
+    return outcomes
+
+
+def _traced(store: GraphStore, plan: Plan, outcomes: dict[int, StepOutcome]) -> dict[str, Any]:
+    query_id = f"q_{abs(hash(plan.to_json())):x}"
+    writer = TraceWriter(store)
+    writer.write_query(query_id, "test", user=None, groups=(), planner="rule")
+    writer.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
+    return read_trace(store, query_id)
+
+
+def _titles(hits: list[Hit]) -> list[str]:
+    return [h.title or "" for h in hits]
+
+
+def _documents(store: GraphStore) -> dict[str, dict[str, Any]]:
+    return {r["title"]: r for r in store.read("document_list", {"principals": [], "admin": True})}
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def test_summaries_are_stored_on_every_document_and_bounded(store: GraphStore) -> None:
+    docs = _documents(store)
+    assert len(docs) == 7
+    for title, row in docs.items():
+        assert row["summary"], f"{title} has no summary"
+        assert len(row["summary"]) <= MAX_CHARS
+    # short documents: their lead sentences, whole
+    assert docs["Maintenance roster"]["summary"].startswith("Maintenance roster of the Northfield")
+    # a longer one: its central sentences, each taken from the text, the off-topic one left out
+    manual = docs["Feed pump service manual"]["summary"]
+    sentences = split_sentences(manual.removesuffix(" …"))
+    assert sentences and all(s in MANUAL for s in sentences)
+    assert "canteen" not in manual
+    assert docs["Red circle drawing"]["summary"].startswith("Image")
+
+
+def test_audio_transcripts_are_summarised_extractively(embedder: TextEmbedder) -> None:
+    segments = [
+        "Good morning everyone.",
+        "Today we review the Feed Pump FP-2 vibration readings.",
+        "The Feed Pump FP-2 vibration exceeded the limit twice this week.",
+        "Someone left a coffee cup in the control room.",
+        "We will replace the Feed Pump FP-2 bearing on Thursday.",
+        "The Feed Pump FP-2 bearing replacement needs two technicians.",
+        "Vibration on the Feed Pump FP-2 will be measured again after the repair.",
+        "Thanks, that is all.",
+    ]
+    chunks = [
+        ChunkRecord(
+            id=f"a:s{i}", text=t, position=i, start_s=i * 3.0, end_s=i * 3.0 + 3, embedding=(0.0,)
+        )
+        for i, t in enumerate(segments)
+    ]
+    summary = Summariser(embedder, max_chars=200).summarise("standup", "audio", chunks)
+    assert summary is not None and summary.startswith("Recording:") and len(summary) <= 200
+    assert "Feed Pump FP-2" in summary and "coffee" not in summary
+
+
+def test_an_llm_writes_the_summary_when_configured(
+    embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    from kgrag.llm import LLMClient
+
+    openai_server.add_chat_reply("A service manual for the Feed Pump FP-2: monthly inspections.")
+    client = LLMClient(model="gpt-4o-mini", base_url=openai_server.base_url, api_key="k")
+    chunk = ChunkRecord(id="m:c0", text=MANUAL, position=0, embedding=(0.0,))
+    summary = Summariser(embedder, client).summarise("Feed pump service manual", "text", [chunk])
+    assert summary == "A service manual for the Feed Pump FP-2: monthly inspections."
+    [request] = openai_server.requests_to("/v1/chat/completions")
+    assert "Feed pump service manual" in request.body["messages"][1]["content"]
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def test_listing_is_answered_from_metadata_without_a_vector_search(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("Which documents do you have about the feed pump?")
+    assert [s.type for s in plan.plan] == ["list_documents"]
+    outcomes = _run(store, embedder, plan)
+    titles = _titles(outcomes[1].result)
+    assert {"Feed pump service manual", "Pump meeting notes"} <= set(titles)
+    assert "Riverside flood report" not in titles and "Zephyr pump budget" not in titles
+    assert all(h.kind == "document" and h.text for h in outcomes[1].result)
+    trace = _traced(store, plan, outcomes)
+    assert [s["type"] for s in trace["steps"]] == ["list_documents"]
+    step = trace["steps"][0]
+    assert "queryNodes" not in step["cypher"] and "(d:Document)" in step["cypher"]
+    assert {r["kind"] for r in step["returned"]} == {"Document"}
+    assert step["details"]["matched"], "the trace says what metadata matched"
+    answer = answer_text("list_documents", outcomes[1].result)
+    manual_marker = titles.index("Feed pump service manual") + 1
+    assert f"- Feed pump service manual [{manual_marker}]: " in answer
+
+
+def test_listing_lists_a_private_document_only_to_its_readers(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("Which documents mention Zephyr?")
+    assert _run(store, embedder, plan)[1].result == []
+    board = _titles(_run(store, embedder, plan, BOARD)[1].result)
+    assert board == ["Zephyr pump budget"]
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def test_summary_question_returns_the_stored_summary(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("Summarise the maintenance roster")
+    assert [s.type for s in plan.plan] == ["document_summary"]
+    outcomes = _run(store, embedder, plan)
+    [hit] = outcomes[1].result
+    assert hit.title == "Maintenance roster"
+    assert hit.text == _documents(store)["Maintenance roster"]["summary"]
+    assert answer_text("document_summary", [hit]) == f"Maintenance roster [1]: {hit.text}"
+    trace = _traced(store, plan, outcomes)
+    assert [s["type"] for s in trace["steps"]] == ["document_summary"]
+    assert "vector" not in (trace["steps"][0]["cypher"] or "")
+
+
+def test_summary_of_a_private_document_is_refused_to_an_outsider(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("Summarise the Zephyr pump budget")
+    outsider = _titles(_run(store, embedder, plan)[1].result)
+    assert "Zephyr pump budget" not in outsider
+    assert _titles(_run(store, embedder, plan, BOARD)[1].result) == ["Zephyr pump budget"]
+
+
+# --------------------------------------------------------------------------- metadata search
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which pdfs do you have?", {"Boiler inspection"}),
+        ("Which images do you have?", {"Red circle drawing"}),
+        ("List the documents tagged meeting-notes", {"Pump meeting notes"}),
+        ("Show me the documents from 2023", {"Riverside flood report", "Boiler inspection"}),
+        ("List all documents tagged official-manual", {"Feed pump service manual"}),
+    ],
+)
+def test_metadata_search_by_type_tag_and_date(
+    store: GraphStore, embedder: TextEmbedder, question: str, expected: set[str]
+) -> None:
+    plan = _plan(question)
+    assert [s.type for s in plan.plan] == ["metadata_search"]
+    assert set(_titles(_run(store, embedder, plan)[1].result)) == expected
+
+
+def test_metadata_search_shows_private_documents_only_to_readers(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("List all documents tagged official-manual")
+    board = set(_titles(_run(store, embedder, plan, BOARD)[1].result))
+    assert board == {"Feed pump service manual", "Zephyr pump budget"}
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def test_comparison_of_two_entities_returns_both_sides(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plan = _plan("Compare Ada Okafor and Brian Keller")
+    assert [s.type for s in plan.plan] == ["compare"]
+    outcomes = _run(store, embedder, plan)
+    sides = outcomes[1].details["sides"]
+    assert [s["resolved"] for s in sides] == ["entity", "entity"]
+    entities = [h for h in outcomes[1].result if h.kind == "entity"]
+    assert [h.id for h in entities] == ["ada okafor", "brian keller"]
+    assert "Maintenance roster" in (entities[0].text or "")
+    assert any(h.kind == "chunk" for h in outcomes[1].result)
+    answer = answer_text("compare", outcomes[1].result).splitlines()
+    assert answer[0].startswith("Ada Okafor (") and answer[1].startswith("Brian Keller (")
+
+
+def test_comparison_of_two_documents_and_the_acl(store: GraphStore, embedder: TextEmbedder) -> None:
+    plan = _plan("Compare the maintenance roster and the Zephyr pump budget")
+    assert [s.type for s in plan.plan] == ["compare"]
+    outsider = _run(store, embedder, plan)[1]
+    assert _titles(outsider.result) == ["Maintenance roster"]
+    assert outsider.details["sides"][1]["resolved"] is None
+    board = _run(store, embedder, plan, BOARD)[1]
+    assert _titles(board.result) == ["Maintenance roster", "Zephyr pump budget"]
+    assert all(h.text for h in board.result)
+
+
+# --------------------------------------------------------------------------- reranking
+
+
+def _rerank_plan(rules: str | None) -> Plan:
+    query = "feed pump maintenance"
+    rerank: dict[str, Any] = {"sources": [1], "query": query, "k": 5}
+    if rules:
+        rerank["rules"] = rules
+    return Plan.parse(
+        {
+            "plan": [
+                {"step_id": 1, "type": "vector_search", "parameters": {"query": query, "k": 6}},
+                {"step_id": 2, "type": "rerank", "dependencies": [1], "parameters": rerank},
+            ]
+        }
+    )
+
+
+def _doc_order(hits: list[Hit]) -> list[str]:
+    return list(dict.fromkeys(h.title or "" for h in hits))
+
+
+def test_rerank_rules_change_the_order_and_the_trace_explains_it(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    plain = _run(store, embedder, _rerank_plan(None))[2].result
+    manuals = _run(store, embedder, _rerank_plan("manuals_first"))
+    newest = _run(store, embedder, _rerank_plan("newest_first"))
+    m_order = _doc_order(manuals[2].result)
+    n_order = _doc_order(newest[2].result)
+    manual, notes = "Feed pump service manual", "Pump meeting notes"
+    assert m_order.index(manual) < m_order.index(notes)  # official manual above meeting notes
+    assert n_order.index(notes) < n_order.index(manual)  # 2025 above 2021
+    assert m_order != n_order
+    # the same hits as without rules, reordered (ACL: the outsider never gets the Zephyr text)
+    assert {h.id for h in plain} == {h.id for h in manuals[2].result}
+    assert "Zephyr pump budget" not in m_order
+
+    trace = _traced(store, _rerank_plan("manuals_first"), manuals)
+    step = next(s for s in trace["steps"] if s["type"] == "rerank")
+    assert step["details"]["rerank"]["rules"] == "manuals_first"
+    assert "WHERE d.id IN $ids" in step["cypher"]  # the metadata read is traced too
+    by_title: dict[str, dict[str, Any]] = {}
+    for returned in step["returned"]:
+        factors = returned["factors"]
+        assert factors["score"] == pytest.approx(returned["score"])
+        parts = factors["retrieval"] + factors["authority"] + factors["recency"] + factors["source"]
+        assert parts == pytest.approx(factors["score"], abs=1e-5)
+        hit = next(h for h in manuals[2].result if h.id == returned["id"])
+        by_title.setdefault(hit.title or "", factors)
+    assert by_title[manual]["authority"] > by_title[notes]["authority"]
+    assert any("official-manual" in why for why in by_title[manual]["why"])
+    assert by_title[notes]["recency"] > by_title[manual]["recency"]
+
+    # deterministic: the same plan gives the same scores
+    again = _run(store, embedder, _rerank_plan("manuals_first"))[2].result
+    assert [(h.id, h.score) for h in again] == [(h.id, h.score) for h in manuals[2].result]
+
+
+def test_an_unknown_rule_set_fails_the_step_naming_the_known_ones(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    outcomes = Executor(_env(store, embedder, OUTSIDER)).run(_rerank_plan("no_such_rules"))
+    assert outcomes[2].status == "error"
+    assert "no_such_rules" in (outcomes[2].error or "")
+    assert "manuals_first" in (outcomes[2].error or "")
