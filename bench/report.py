@@ -103,7 +103,7 @@ def vector_section(doc: dict[str, Any] | None) -> str:
         [
             r["size"],
             f"{r['M']} / {r['efConstruction']} / {r['efRuntime']}",
-            r["recall_at_10"],
+            f"{r['recall_at_10']:.4f}",
             r["latency_ms"]["p50"],
             r["latency_ms"]["p95"],
             r["index_only_latency_ms"]["p50"],
@@ -156,9 +156,17 @@ def vector_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
     if doc is None:
         return "not run", None
     chosen = chosen_config(doc)
-    at = [r for r in doc.get("runs", []) if r["size"] == VECTOR_GOAL_SIZE and _cfg(r) == chosen]
+    mine = [r for r in doc.get("runs", []) if _cfg(r) == chosen]
+    at = [r for r in mine if r["size"] == VECTOR_GOAL_SIZE]
     if not at:
-        return f"no run at {VECTOR_GOAL_SIZE:,} vectors", None
+        if not mine:
+            return "no run", None
+        r = max(mine, key=lambda r: r["size"])
+        return (
+            f"{VECTOR_GOAL_SIZE:,} not measured; at {r['size']:,} (largest measured): recall@10 "
+            f"{r['recall_at_10']:.3f}, p50 {r['latency_ms']['p50']:.1f} ms",
+            None,
+        )
     r = at[0]
     ok = r["recall_at_10"] >= VECTOR_RECALL_GOAL and r["latency_ms"]["p50"] <= VECTOR_P50_GOAL_MS
     return f"recall@10 {r['recall_at_10']:.3f}, p50 {r['latency_ms']['p50']:.1f} ms", ok

@@ -292,3 +292,58 @@ def test_ask_stream_sends_plan_steps_answer_complete_in_order(server: Server) ->
         answer["exit_reason"],
         answer["iterations"],
     )
+
+
+def _drawing_png(colour: str, shape: str, seed: int) -> bytes:
+    import io
+    import random
+
+    from kgrag.demo.shapes import draw_shape
+
+    buffer = io.BytesIO()
+    draw_shape(colour, shape, random.Random(seed), size=64).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_ask_upload_answers_a_question_with_an_attached_image_and_the_metadata_headers(
+    server: Server,
+) -> None:
+    png = _drawing_png("red", "circle", 5)
+    assert len(png) < LIMIT // 2
+    with server.client() as c:
+        r = c.post(
+            "/ask/upload",
+            data={"question": "Who maintains the Feed Pump FP-2?", "user": "bob"},
+            files=[("files", ("../../etc/drawing.png", png, "image/png"))],
+        )
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert "Grace Hopper" in body["answer"]
+        assert r.headers["x-kgrag-query-id"] == body["query_id"]
+        assert r.headers["x-kgrag-iterations"] == str(body["iterations"]) and body["iterations"]
+        assert r.headers["x-kgrag-exit-reason"] == body["exit_reason"]
+        assert float(r.headers["x-kgrag-cost"]) == pytest.approx(body["cost"])
+        steps = c.get(f"/queries/{body['query_id']}/trace", params={"user": "bob"}).json()["steps"]
+        embedded = [s for s in steps if s["type"] == "image_embedding"]
+        assert embedded and embedded[0]["status"] == "ok", steps
+        # the uploaded name is reduced to its base name
+        assert embedded[0]["details"]["attachment"] == "drawing.png"
+
+
+def test_ask_upload_refuses_bad_and_oversized_files(server: Server) -> None:
+    with server.client() as c:
+        r = c.post(
+            "/ask/upload",
+            data={"question": "what is this?"},
+            files=[("files", ("notes.png", b"just some text", "image/png"))],
+        )
+        assert r.status_code == 422, r.text
+        assert r.json()["error"] == "attachment" and "notes.png" in r.json()["detail"]
+        r = c.post(
+            "/ask/upload",
+            data={"question": "what is this?"},
+            files=[("files", ("big.wav", b"RIFF" + bytes(2 * LIMIT), "audio/wav"))],
+        )
+        assert r.status_code == 413 and r.json()["error"] == "request_too_large"
+        r = c.post("/ask/upload", data={"question": "no files"})
+        assert r.status_code == 422 and r.json()["error"] == "invalid_request"

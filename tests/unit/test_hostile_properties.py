@@ -26,6 +26,10 @@ _STEP_TYPES = [
     "aggregate",
     "llm_call",
     "tool_call",
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
     "conditional",
     "DROP",
     "",
@@ -55,7 +59,10 @@ _steps = st.fixed_dictionaries(
         "modality": st.sampled_from(["text", "image", "audio", "video", 3]),
         "parameters": st.dictionaries(
             st.sampled_from(
-                ["query", "k", "template", "params", "hops", "seeds", "label", "tool", "index"]
+                [
+                    *("query", "k", "template", "params", "hops", "seeds", "label", "tool"),
+                    *("index", "about", "target", "sides", "tags", "modalities", "rules"),
+                ]
             ),
             _json_values,
             max_size=5,
