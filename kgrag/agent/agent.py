@@ -34,6 +34,7 @@ from kgrag.ingest.entities import RuleEntityExtractor
 from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
+from kgrag.modalities.cache import CachedTextEmbedder
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity, analyse
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
@@ -69,6 +70,8 @@ class KnowledgeAgent:
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
+        # questions embed the same texts (the question, evidence sentences) many times
+        self._query_embedder = CachedTextEmbedder(text_embedder)
         self._image_factory = image_embedder
         self._transcriber_factory = transcriber
         self.ingest_options = ingest_options or IngestOptions()
@@ -268,7 +271,7 @@ class KnowledgeAgent:
             question = DEFAULT_ATTACHMENT_QUESTION
         config = AgentConfig(
             store=self.store,
-            text_embedder=self.text_embedder,
+            text_embedder=self._query_embedder,
             image_embedder=self._image_embedder if self._image_factory else None,
             llm=self.llm,
             llm_budget_usd=self.llm_budget_usd,

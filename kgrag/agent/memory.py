@@ -112,10 +112,13 @@ class DiscussedSource(BaseModel):
             words = " ".join(re.findall(r"[a-z0-9]+", name.lower()))
             if len(words) >= 4 and re.search(rf"\b{re.escape(words)}\b", q):
                 return True
-        # an entity named by the question, or inside a longer name found in the source
-        # ("feed pump fp2" in "march the feed pump fp2": rule extraction keeps such spans)
+        # an entity named by the question, or a name of several words inside a longer one found
+        # in the source ("feed pump fp2" in "march the feed pump fp2": rule extraction keeps
+        # such spans)
         return any(
-            re.search(rf"\b{re.escape(e)}\b", mine) for e in entity_ids for mine in self.entity_ids
+            e == mine or (" " in e and re.search(rf"\b{re.escape(e)}\b", mine))
+            for e in entity_ids
+            for mine in self.entity_ids
         )
 
 

@@ -129,23 +129,26 @@ class Ingestor:
         """Ingest files, folders, globs and JSONL manifests."""
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
-        report = IngestReport(recovered=GraphWriter(self.store).recover())
-        expanded = expand_inputs(paths, acl)
-        for rejected in expanded.rejected:
-            if rejected.explicit:
-                report.failures.append(Failure(path=rejected.path, reason=rejected.reason))
-            else:
-                report.skipped += 1
-        parsed = self._parse_all(expanded.items, report)
-        self._ingest_parsed(parsed, report)
+        # leftovers of killed jobs are cleaned only when no other job is writing
+        with self.store.ingest_job(GraphWriter(self.store).recover) as recovered:
+            report = IngestReport(recovered=recovered)
+            expanded = expand_inputs(paths, acl)
+            for rejected in expanded.rejected:
+                if rejected.explicit:
+                    report.failures.append(Failure(path=rejected.path, reason=rejected.reason))
+                else:
+                    report.skipped += 1
+            parsed = self._parse_all(expanded.items, report)
+            self._ingest_parsed(parsed, report)
         return self._finish(report, started)
 
     def ingest_documents(self, documents: Sequence[ParsedDocument]) -> IngestReport:
         """Ingest documents parsed elsewhere (for example a benchmark corpus)."""
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
-        report = IngestReport(recovered=GraphWriter(self.store).recover())
-        self._ingest_parsed(list(documents), report)
+        with self.store.ingest_job(GraphWriter(self.store).recover) as recovered:
+            report = IngestReport(recovered=recovered)
+            self._ingest_parsed(list(documents), report)
         return self._finish(report, started)
 
     def _finish(self, report: IngestReport, started: float) -> IngestReport:
@@ -297,7 +300,16 @@ class Ingestor:
                 failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
         texts = [c["text"] for did in pieces for c in pieces[did]]
         t0 = time.perf_counter()
-        vectors = self.text_embedder.embed(texts) if texts else []
+        try:
+            vectors = self.text_embedder.embed(texts) if texts else []
+        except KgragError as e:  # the model failed: this batch's documents fail, others go on
+            reason = f"the text model failed on this document's batch: {_reason(e)}"
+            failures += [
+                Failure(path=str(d.source.path), reason=reason)
+                for d in docs
+                if document_id(str(d.source.path), d.sha256) in pieces
+            ]
+            return [], failures
         self._model_time("embed_text", t0)
         self._advance("embed_text", len(pieces))
         it = iter(vectors)
@@ -322,26 +334,32 @@ class Ingestor:
         per_doc = split_by_document(extraction, {cid: did for cid, _, did in pairs})
         self._timing["entities"] += time.perf_counter() - t0
         self._advance("entities", len(pieces))
-        bundles = [
-            DocumentBundle(
-                id=did,
-                uri=str(doc.source.path),
-                sha256=doc.sha256,
-                modality=doc.source.modality,
-                mime=doc.source.mime,
-                title=doc.title,
-                bytes=doc.bytes,
-                acl=stored_acl(doc.source.acl),
-                tags=doc.source.tags,
-                language=languages[did],
-                segments=doc.source.modality == "audio",
-                summary=self.summariser.summarise(doc.title, doc.source.modality, chunks, images),
-                chunks=chunks,
-                images=images,
-                extraction=per_doc.get(did, ExtractionResult()),
+        bundles = []
+        for doc, did, chunks, images in built:
+            try:  # the summary may embed sentences: a model failure fails this document only
+                summary = self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
+            except KgragError as e:
+                failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
+                continue
+            bundles.append(
+                DocumentBundle(
+                    id=did,
+                    uri=str(doc.source.path),
+                    sha256=doc.sha256,
+                    modality=doc.source.modality,
+                    mime=doc.source.mime,
+                    title=doc.title,
+                    bytes=doc.bytes,
+                    acl=stored_acl(doc.source.acl),
+                    tags=doc.source.tags,
+                    language=languages[did],
+                    segments=doc.source.modality == "audio",
+                    summary=summary,
+                    chunks=chunks,
+                    images=images,
+                    extraction=per_doc.get(did, ExtractionResult()),
+                )
             )
-            for doc, did, chunks, images in built
-        ]
         return bundles, failures
 
     def _chunks(self, did: str, pages: Sequence[ParsedPage]) -> list[dict[str, Any]]:

@@ -233,7 +233,7 @@ class GraphWriter:
     def _link_depicts(self, images: Sequence[ImageRecord]) -> None:
         rows = []
         for image in images:
-            hits = self.store.read("vector_entity_clip", {"vector": list(image.embedding), "k": 5})
+            hits = self.store.read("entity_clip_nearest", {"vector": list(image.embedding), "k": 5})
             rows += [
                 {"image_id": image.id, "entity_id": h["id"], "score": h["score"]}
                 for h in hits

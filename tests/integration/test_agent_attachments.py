@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.attachments import AttachmentError
+from kgrag.agent.events import PlanEvent, StepEvent
 from kgrag.cli import app
 from kgrag.config import Settings
 from kgrag.demo.corpus import make_corpus
@@ -231,3 +232,15 @@ def test_cli_ask_with_attach_prints_the_answer_and_with_verbose_its_metadata(
     assert isinstance(result.exception, AttachmentError), result.output
     assert result.exception.exit_code == 2
     assert str(result.exception).startswith("broken.png: not a readable image")
+
+
+def test_stream_with_an_attachment_yields_the_attachment_plan_and_its_steps(
+    agent: KnowledgeAgent, folder: Path
+) -> None:
+    events = list(agent.stream("", attachments=[_drawing(folder, "green", "triangle", 105)]))
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "plan" and kinds[-2:] == ["answer", "complete"]
+    assert isinstance(events[0], PlanEvent)
+    assert events[0].plan.plan[0].type == "image_embedding"
+    first = next(e for e in events if isinstance(e, StepEvent))
+    assert first.type == "image_embedding" and first.status == "ok"

@@ -118,13 +118,6 @@ def test_overlapping_jobs_one_after_the_other(
     _assert_equal_to_clean(snapshot(fresh_store), clean_run)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="intermittent (about 1 run in 4 here): a job's GraphWriter.recover() and its "
-    "RELATED recompute/prune race with the other job's writes; the deterministic test below "
-    "shows the cause. Remove this marker once the pipeline runs recover inside "
-    "GraphStore.ingest_job (see the reliability report)",
-)
 def test_overlapping_jobs_at_the_same_time_from_two_threads(
     fresh_store: GraphStore, minilm: TextEmbedder, corpus: Path, clean_run: GraphSnapshot
 ) -> None:
@@ -148,12 +141,6 @@ class _PausingStore:
     second job can start while that document is half written."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GraphWriter.recover() at the start of every job deletes Documents another running job "
-    "is writing (status 'ingesting'); that job's remaining writes then MATCH nothing and the "
-    "document is lost although its job reports it ingested (see the reliability report)",
-)
 def test_a_job_starting_while_another_writes_does_not_remove_its_documents(
     fresh_store: GraphStore, minilm: TextEmbedder, corpus: Path
 ) -> None:

@@ -144,12 +144,6 @@ class FailingEmbedder:
         return self.inner.embed(texts)
 
 
-@pytest.mark.xfail(
-    raises=ModelError,
-    strict=True,
-    reason="kgrag/ingest/pipeline.py Ingestor._build lets a text-model error end the whole job "
-    "instead of failing the documents of that batch (see the reliability report)",
-)
 def test_model_failing_mid_job_fails_only_its_batch_and_a_rerun_completes(
     fresh_store: GraphStore, minilm: TextEmbedder, corpus: Path, clean_run: GraphSnapshot
 ) -> None:
