@@ -497,7 +497,14 @@ def replace_section(text: str, name: str, body: str) -> str:
 
 
 def render() -> Path:
-    names = ("vector_search", "e2e_latency", "retrieval", "ingest_throughput", "trace_overhead")
+    names = (
+        "vector_search",
+        "e2e_latency",
+        "retrieval",
+        "ingest_throughput",
+        "trace_overhead",
+        "load_http",
+    )
     results = {n: load(n) for n in names}
     plots = make_plots(results)
     sections = {
@@ -510,6 +517,7 @@ def render() -> Path:
         ),
         "e2e_latency": e2e_section(results["e2e_latency"]),
         "trace_overhead": trace_section(results["trace_overhead"]),
+        "load_http": generic_section(results["load_http"], "`python bench/load_http.py --write`"),
         "plots": plots_section(plots),
     }
     text = DOC.read_text(encoding="utf-8")

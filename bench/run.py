@@ -79,6 +79,7 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             "ingest_throughput",
             [PY, str(BENCH / "ingest_throughput.py")],
             [*data, BENCH / "ingest_throughput.py"],
+            RESULTS / "ingest_throughput.json",
         ),
         Step("e2e_latency", e2e_argv, [*data, BENCH / "e2e_latency.py"]),
         Step(
@@ -86,6 +87,7 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             [PY, str(BENCH / "trace_overhead.py")],
             [BENCH / "trace_overhead.py"],
         ),
+        Step("load_http", [PY, str(BENCH / "load_http.py"), "--write"], [BENCH / "load_http.py"]),
         Step("report", [PY, str(BENCH / "report.py")], [BENCH / "report.py"]),
     ]
 
