@@ -91,13 +91,7 @@ def ingest(
     from kgrag.ingest.pipeline import ProgressEvent
 
     with _agent(store) as agent:
-        agent.ingest_options = agent.ingest_options.model_copy(
-            update={
-                "workers": workers,
-                "depicts_threshold": _settings(store).depicts_threshold,
-                "batch_chunks": _settings(store).batch_size,
-            }
-        )
+        agent.ingest_options = agent.ingest_options.model_copy(update={"workers": workers})
         show = not (as_json or _state["quiet"])
         with Progress(
             TextColumn("{task.description:>6}"),

@@ -27,11 +27,13 @@ from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.config import Settings
 from kgrag.errors import NotFoundError
 from kgrag.executor.hits import AccessContext
+from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
 from kgrag.graph import open_store
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import RuleEntityExtractor
 from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
+from kgrag.ingest.summaries import Summariser
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.cache import CachedTextEmbedder
@@ -67,6 +69,7 @@ class KnowledgeAgent:
         tools: ToolRegistry | None = None,
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
         discussed_factor: float = 0.5,
+        rerank_rules: RuleBook | None = None,
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
@@ -82,6 +85,7 @@ class KnowledgeAgent:
         if not 0.0 < discussed_factor <= 1.0:
             raise ValueError("discussed_factor must be in (0, 1]")
         self.discussed_factor = discussed_factor
+        self.rerank_rules = rerank_rules
         ensure_space(
             store,
             EmbeddingSpace(
@@ -115,10 +119,13 @@ class KnowledgeAgent:
                     chunk_overlap_tokens=s.chunk_overlap_tokens,
                     workers=s.workers,
                     image_dir=s.data_dir / "images",
+                    depicts_threshold=s.depicts_threshold,
+                    batch_chunks=s.batch_size,
                 ),
                 llm=LLMClient.from_settings(s),
                 llm_budget_usd=s.llm_budget_usd,
                 discussed_factor=s.discussed_source_factor,
+                rerank_rules=load_rule_book(s.rerank_rules) if s.rerank_rules else None,
             )
         except Exception:
             store.close()
@@ -134,6 +141,7 @@ class KnowledgeAgent:
             transcriber=self._transcriber_factory,
             options=self.ingest_options,
             progress=progress,
+            summariser=Summariser(self.text_embedder, self.llm),
         )
 
     def ingest(
@@ -279,6 +287,7 @@ class KnowledgeAgent:
             max_iterations=self.max_iterations,
             transcriber=self._transcriber_factory,
             discussed_factor=self.discussed_factor,
+            rerank_rules=self.rerank_rules,
         )
         return QuestionRun(
             config,

@@ -48,6 +48,16 @@ class LoopResult:
     images: list[Hit] = field(default_factory=list)
     question: str = ""
     """The question as answered: with what attached recordings said, when there were any."""
+    documents: DocumentAnswer | None = None
+    """Set when a document tool (listing, summary, metadata search, comparison) answered."""
+
+
+@dataclass(frozen=True)
+class DocumentAnswer:
+    """The result of the last successful document-tool step of a plan."""
+
+    step_type: str
+    hits: tuple[Hit, ...]
 
 
 class RetrievalLoop:
@@ -101,6 +111,11 @@ class RetrievalLoop:
             iteration = Iteration(number, query, planned, outcomes, why=why)
             result.iterations.append(iteration)
             text, images = final_evidence(planned.plan, outcomes)
+            result.documents = document_answer(planned.plan, outcomes)
+            if result.documents is not None:  # answered from document metadata: no refinement
+                result.text, result.images = text, images
+                result.exit_reason = "satisfied"
+                break
             previous = result.iterations[-2].judgement if number > 1 else None
             if previous is not None and previous.decision == "FILTER":
                 keep = set(previous.document_ids)
@@ -206,6 +221,19 @@ def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[H
             if found or not text:
                 text = found
     return text, images
+
+
+DOCUMENT_STEPS = ("list_documents", "document_summary", "metadata_search", "compare")
+
+
+def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAnswer | None:
+    """The last successful document-tool step's hits, when the plan has one."""
+    found: DocumentAnswer | None = None
+    for step in plan.plan:
+        out = outcomes.get(step.step_id)
+        if step.type in DOCUMENT_STEPS and out is not None and out.status == "ok":
+            found = DocumentAnswer(step_type=step.type, hits=tuple(out.result))
+    return found
 
 
 def _is_text_evidence(step: Step) -> bool:

@@ -17,6 +17,7 @@ from kgrag.agent.evaluate import Judgement
 from kgrag.executor.attachment_handlers import Attachment
 from kgrag.executor.handlers import StepOutcome
 from kgrag.planner.analysis import QueryAnalysis
+from kgrag.planner.document_plans import document_plan
 from kgrag.planner.llm import PlanResult, plan_question
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan
 from kgrag.planner.rule import rule_plan
@@ -73,6 +74,10 @@ class AgentPlanner:
     def _first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
         if self.attachments:
             return PlanResult(plan=attachment_plan(analysis.text, self.attachments), source="rule")
+        # listing, summary, metadata and comparison questions are answered from documents
+        documents = document_plan(analysis.text, analysis)
+        if documents is not None:
+            return PlanResult(plan=documents, source="rule")
         want_images = self.images and "image" in analysis.modalities
 
         def rule() -> Plan:

@@ -22,14 +22,23 @@ from kgrag.agent.groundedness import (
     claim_sentences,
     remove_unsupported,
 )
-from kgrag.agent.loop import LoopResult, RetrievalLoop
+from kgrag.agent.loop import DocumentAnswer, LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, Demotion, merge_iterations
-from kgrag.agent.synthesis import answer_body, extractive_answer, llm_answer, renumber
+from kgrag.agent.synthesis import (
+    answer_body,
+    citation_for,
+    extractive_answer,
+    llm_answer,
+    renumber,
+    source_label,
+)
 from kgrag.agent.text import strip_citations
 from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
+from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter
 from kgrag.graph.store import GraphStore
@@ -40,6 +49,9 @@ from kgrag.planner.models import Plan, Step
 from kgrag.tools import ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
+
+DOCUMENT_ANSWER_LIMIT = 10
+"""Documents shown (and cited) in the answer of a listing or metadata search."""
 
 Emit = Callable[[object], None]
 StepCallback = Callable[[Step, StepOutcome], None]
@@ -60,6 +72,8 @@ class AgentConfig:
     """Whisper for recordings attached to a question (loaded on first use)."""
     discussed_factor: float = 0.5
     """Score factor of sources already cited earlier in the session (1.0: no demotion)."""
+    rerank_rules: RuleBook | None = None
+    """Metadata-aware rerank rule sets a ``rerank`` step may name (Settings.rerank_rules)."""
 
 
 @dataclass
@@ -209,7 +223,8 @@ class QuestionRun:
             source=first.source,
             fallback_reason=first.fallback_reason,
         )
-        by_id = {h.id: h for h in [*result.text, *result.images]}
+        documents = list(result.documents.hits) if result.documents else []
+        by_id = {h.id: h for h in [*result.text, *result.images, *documents]}
         trace.write_answer(
             self.query_id,
             f"{self.query_id}:answer",
@@ -249,6 +264,7 @@ class QuestionRun:
             image_embedder=cfg.image_embedder,
             tools=tools,
             llm=self._llm_call if self.llm is not None else None,
+            rerank_rules=cfg.rerank_rules,
             attachments=AttachmentInputs(self.attachments, cfg.transcriber)
             if self.attachments
             else None,
@@ -321,6 +337,8 @@ class QuestionRun:
         modalities: frozenset[str],
     ) -> _Synthesis:
         cfg = self.config
+        if result.documents is not None:
+            return _document_synthesis(result.documents, cfg.text_embedder)
         evidence, images = result.text, result.images
         cited = _cited_text(evidence, images)
         if self._llm_if_budget() is not None and (evidence or images):
@@ -477,6 +495,19 @@ class QuestionRun:
             )
         )
         return answer
+
+
+def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> _Synthesis:
+    """The answer of a document tool (listing, summary, metadata search, comparison): its own
+    extractive text, citing documents (chunks, for a comparison's evidence)."""
+    shown = list(found.hits[:DOCUMENT_ANSWER_LIMIT])
+    body = answer_text(found.step_type, found.hits, limit=DOCUMENT_ANSWER_LIMIT)
+    citations = [citation_for(n, hit) for n, hit in enumerate(shown, start=1)]
+    lines = [body, "", "Sources:"] if citations else [body]
+    lines += [f"[{c.marker}] {source_label(c)}" for c in citations]
+    text = "\n".join(lines)
+    report = check(text, {c.marker: c.excerpt or c.title or "" for c in citations}, embedder)
+    return _Synthesis(text, citations, "extractive", report)
 
 
 def _cited_text(

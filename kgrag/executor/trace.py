@@ -166,6 +166,8 @@ class TraceWriter:
         images = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "image"]
         self.store.write_rows("trace_cites_chunks", chunks, params={"answer_id": answer_id})
         self.store.write_rows("trace_cites_images", images, params={"answer_id": answer_id})
+        documents = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "document"]
+        self.store.write_rows("trace_cites_documents", documents, params={"answer_id": answer_id})
 
 
 def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:

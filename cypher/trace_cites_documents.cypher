@@ -1,0 +1,6 @@
+// Link an answer to the documents it cites (answers of document tools), with the marker.
+UNWIND $rows AS row
+MATCH (a:Answer {id: $answer_id})
+MATCH (n:Document {id: row.id})
+MERGE (a)-[c:CITES]->(n)
+SET c.marker = row.marker
