@@ -21,8 +21,8 @@ test-fast: setup
 	$(BIN)/python -m pytest -q tests/unit
 
 lint: setup cypher-lint
-	$(BIN)/ruff check kgrag tests scripts
-	$(BIN)/ruff format --check kgrag tests scripts
+	$(BIN)/ruff check kgrag tests scripts bench
+	$(BIN)/ruff format --check kgrag tests scripts bench
 	$(BIN)/mypy
 
 cypher-lint: setup
