@@ -43,6 +43,9 @@ class Settings(BaseSettings):
 
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
+    entity_extractor: Literal["rule", "llm"] = Field(
+        "rule", description="entity extraction at ingestion: offline rules, or the chat model"
+    )
     llm_model: str | None = Field(
         None, description="chat model for planning/synthesis; offline when unset"
     )

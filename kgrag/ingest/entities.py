@@ -1062,14 +1062,10 @@ class RuleEntityExtractor:
 
         per_chunk: list[Counter[str]] = [Counter() for _ in chunks]
         for indexes in groups.values():
-            surfaces: list[tuple[str, EntityType]] = []
-            owners: list[int] = []
-            acronyms: list[tuple[str, str]] = []
-            for i in indexes:
-                cands, defs = self._candidates(tokenised[i])
-                surfaces.extend((c.surface, c.hint) for c in cands)
-                owners.extend([i] * len(cands))
-                acronyms.extend(defs)
+            surfaces, owners, acronyms = self._document_mentions(
+                [chunks[i][1] for i in indexes], [tokenised[i] for i in indexes]
+            )
+            owners = [indexes[j] for j in owners]
             ids = self.resolver.resolve_document(surfaces, acronyms)
             for owner, eid in zip(owners, ids, strict=True):
                 if eid is not None:
@@ -1107,6 +1103,23 @@ class RuleEntityExtractor:
         return result
 
     # -- candidates ---------------------------------------------------------------------------
+
+    def _document_mentions(
+        self, texts: Sequence[str], tokenised: Sequence[_Tokens]
+    ) -> tuple[list[tuple[str, EntityType]], list[int], list[tuple[str, str]]]:
+        """The ``(surface, type hint)`` mentions of one document's chunks, the index (into
+        ``texts``) of the chunk each comes from, and the acronyms the document defines.
+        The one place a different source of mentions (an LLM) plugs in; resolution,
+        de-duplication, counts and relations stay the same."""
+        surfaces: list[tuple[str, EntityType]] = []
+        owners: list[int] = []
+        acronyms: list[tuple[str, str]] = []
+        for j, tk in enumerate(tokenised):
+            cands, defs = self._candidates(tk)
+            surfaces.extend((c.surface, c.hint) for c in cands)
+            owners.extend([j] * len(cands))
+            acronyms.extend(defs)
+        return surfaces, owners, acronyms
 
     def _candidates(self, tk: _Tokens) -> tuple[list[_Candidate], list[tuple[str, str]]]:
         n = len(tk.toks)
