@@ -52,6 +52,10 @@ class Settings(BaseSettings):
     llm_budget_usd: float | None = Field(
         None, ge=0, description="LLM spend allowed per query, in USD; unlimited when unset"
     )
+    llm_max_tokens_per_query: int | None = Field(
+        None, ge=0, description="LLM tokens (prompt + completion) one question may use"
+    )
+    max_iterations: int = Field(3, ge=1, le=10, description="retrieval iterations per question")
     llm_timeout_s: float = Field(60, gt=0, description="timeout of one LLM HTTP request")
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)

@@ -113,10 +113,13 @@ class CostMeter:
     Use one meter per query for a per-query budget; share it between every client of that query.
     """
 
-    def __init__(self, budget_usd: float | None = None) -> None:
+    def __init__(self, budget_usd: float | None = None, token_budget: int | None = None) -> None:
         if budget_usd is not None and budget_usd < 0:
             raise ValueError(f"budget_usd must be 0 or more, got {budget_usd}")
+        if token_budget is not None and token_budget < 0:
+            raise ValueError(f"token_budget must be 0 or more, got {token_budget}")
         self.budget_usd = budget_usd
+        self.token_budget = token_budget
         self._spent = 0.0
         self._calls = 0
         self._prompt_tokens = 0
@@ -145,9 +148,9 @@ class CostMeter:
 
     @property
     def exceeded(self) -> bool:
-        """True once the spend has reached the budget (never without a budget)."""
+        """True once the spend or the tokens have reached their budget (never without one)."""
         with self._lock:
-            return self.budget_usd is not None and self._spent >= self.budget_usd
+            return self._over() is not None
 
     def add(self, usage: Usage) -> None:
         """Count one call."""
@@ -158,10 +161,21 @@ class CostMeter:
             self._completion_tokens += usage.completion_tokens
 
     def check(self) -> None:
-        """Raise :class:`BudgetExceededError` when the budget is spent."""
+        """Raise :class:`BudgetExceededError` when the money or the token budget is spent."""
         with self._lock:
-            if self.budget_usd is not None and self._spent >= self.budget_usd:
-                raise BudgetExceededError(self._spent, self.budget_usd)
+            over = self._over()
+        if over is not None:
+            raise over
+
+    def _over(self) -> BudgetExceededError | None:
+        if self.budget_usd is not None and self._spent >= self.budget_usd:
+            return BudgetExceededError(self._spent, self.budget_usd)
+        used = self._prompt_tokens + self._completion_tokens
+        if self.token_budget is not None and used >= self.token_budget:
+            return BudgetExceededError(
+                self._spent, self.budget_usd, tokens=(used, self.token_budget)
+            )
+        return None
 
     def __repr__(self) -> str:
         return f"CostMeter(budget_usd={self.budget_usd}, spent_usd={self.spent_usd:.6f})"
