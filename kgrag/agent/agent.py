@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import check_attachments
@@ -25,13 +25,14 @@ from kgrag.agent.events import AgentEvent, PlanEvent
 from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.config import Settings
-from kgrag.errors import NotFoundError
+from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
 from kgrag.graph import open_store
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
-from kgrag.ingest.entities import RuleEntityExtractor
+from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
+from kgrag.ingest.llm_entities import LlmEntityExtractor
 from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
 from kgrag.ingest.summaries import Summariser
 from kgrag.modalities import factory
@@ -70,6 +71,7 @@ class KnowledgeAgent:
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
         discussed_factor: float = 0.5,
         rerank_rules: RuleBook | None = None,
+        entity_extractor: Literal["rule", "llm"] = "rule",
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
@@ -86,6 +88,7 @@ class KnowledgeAgent:
             raise ValueError("discussed_factor must be in (0, 1]")
         self.discussed_factor = discussed_factor
         self.rerank_rules = rerank_rules
+        self.entity_extractor = entity_extractor
         ensure_space(
             store,
             EmbeddingSpace(
@@ -126,6 +129,7 @@ class KnowledgeAgent:
                 llm_budget_usd=s.llm_budget_usd,
                 discussed_factor=s.discussed_source_factor,
                 rerank_rules=load_rule_book(s.rerank_rules) if s.rerank_rules else None,
+                entity_extractor=s.entity_extractor,
             )
         except Exception:
             store.close()
@@ -136,13 +140,24 @@ class KnowledgeAgent:
         return Ingestor(
             self.store,
             self.text_embedder,
-            RuleEntityExtractor(),
+            self._entity_extractor(),
             image_embedder=self._image_embedder if self._image_factory else None,
             transcriber=self._transcriber_factory,
             options=self.ingest_options,
             progress=progress,
             summariser=Summariser(self.text_embedder, self.llm),
         )
+
+    def _entity_extractor(self) -> EntityExtractor:
+        if self.entity_extractor == "llm":
+            if self.llm is None:
+                raise ConfigError(
+                    "entity_extractor is 'llm' but no chat model is configured; set "
+                    "KGRAG_LLM_MODEL (and KGRAG_OPENAI_BASE_URL, KGRAG_OPENAI_API_KEY) "
+                    "or use 'rule'"
+                )
+            return LlmEntityExtractor(self.llm)
+        return RuleEntityExtractor()
 
     def ingest(
         self,

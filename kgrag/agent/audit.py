@@ -29,7 +29,7 @@ VerificationStatus = Literal["verified", "partially_verified", "unverified", "no
 _EXIT_REASONS = {
     "satisfied": "the evidence was judged sufficient to answer",
     "max_iterations": "the refinement loop reached its iteration limit",
-    "redundant_query": "the next query would have repeated an earlier one",
+    "redundant_query": "the next query would have repeated an earlier one (or only its words)",
     "no_next_query": "the evaluator proposed no further query",
     "budget_exceeded": "the per-query cost budget was spent",
 }

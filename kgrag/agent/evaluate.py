@@ -1,7 +1,8 @@
 """Does the evidence suffice? A judge looks at the question and the evidence gathered so far and
 decides SATISFIED, REFINE (ask again with a better query), EXPAND (follow the graph from entities
 the evidence is missing) or FILTER (keep only the documents that support the question), with the
-next query. Offline: coverage of the question's resolved entities and key terms by the evidence.
+next query. Offline: coverage by the evidence of the key terms and of the resolved entities the
+question names (not the resolver's looser full-text guesses).
 With an LLM client: the model judges (structured output); the offline coverage is still reported.
 """
 
@@ -73,6 +74,15 @@ def coverage(
     return (term_cov + entity_cov) / 2, missing_terms, missing_entities
 
 
+def named(question: str, entities: Sequence[ResolvedEntity]) -> list[ResolvedEntity]:
+    """The entities the question itself names: every term of the name is in the question. A
+    looser full-text match of a common word ("country" -> a song titled "Country ...") is the
+    resolver's guess; evidence that does not mention it is no sign of a gap, and expanding
+    towards it searches for the wrong thing."""
+    asked = set(terms(question))
+    return [e for e in entities if set(terms(e.name)) <= asked]
+
+
 class OfflineJudge:
     """Coverage of the question's entities and key terms by the evidence."""
 
@@ -83,7 +93,9 @@ class OfflineJudge:
         evidence: Sequence[Hit],
         previous_queries: Sequence[str],
     ) -> Judgement:
-        cov, missing_terms, missing_entities = coverage(question, entities, evidence)
+        cov, missing_terms, missing_entities = coverage(
+            question, named(question, entities), evidence
+        )
         surfaces = _surfaces(question)
         if not evidence:
             words = key_terms(question)

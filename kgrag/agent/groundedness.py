@@ -121,9 +121,12 @@ def _offline(sentence: str, cited_text: Mapping[int, str], embedder: TextEmbedde
     claim_terms = set(terms(claim))
     source_terms = set().union(*(set(terms(t)) for t in sources))
     lexical = len(claim_terms & source_terms) / len(claim_terms) if claim_terms else 1.0
-    pieces = [p for t in sources for p in sentences(t, min_chars=1)] or sources
-    vectors = np.asarray(embedder.embed([claim, *pieces]))
-    semantic = float(np.max(vectors[1:] @ vectors[0]))
+    if _quotes(claim, sources):  # a verbatim quotation is its own best match: nothing to embed
+        semantic = 1.0
+    else:
+        pieces = [p for t in sources for p in sentences(t, min_chars=1)] or sources
+        vectors = np.asarray(embedder.embed([claim, *pieces]))
+        semantic = float(np.max(vectors[1:] @ vectors[0]))
     supported = (lexical >= MIN_LEXICAL and semantic >= MIN_SEMANTIC) or lexical >= 0.9
     return SentenceCheck(
         sentence=sentence,
@@ -132,6 +135,15 @@ def _offline(sentence: str, cited_text: Mapping[int, str], embedder: TextEmbedde
         semantic=round(semantic, 4),
         supported=supported,
     )
+
+
+def _quotes(claim: str, sources: Sequence[str]) -> bool:
+    """Is ``claim`` (at least a few words) a verbatim passage of one of ``sources`` (whitespace
+    aside)? The extractive answer's sentences are."""
+    text = " ".join(claim.split())
+    if len(text.split()) < 3:
+        return False
+    return any(text in " ".join(source.split()) for source in sources)
 
 
 class _LlmChecks(BaseModel):

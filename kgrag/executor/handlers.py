@@ -145,13 +145,16 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
     the first is one more bridge round, from the passage the previous round brought in (the
     largest gain over what the searches before had given it).
 
-    Otherwise (seeds are entities or graph results only) the neighbourhood over
+    Otherwise (seeds are entities or graph results only, or the text search found no chunk)
+    the neighbourhood over
     MENTIONS/RELATED is ranked by personalised PageRank (HippoRAG-style).
     """
     assert isinstance(step, MultiHopStep)
     p = step.parameters
-    query = next((inputs[s].query for s in p.seeds_from if inputs[s].query), None)
-    if query is not None and "MENTIONS" in p.relationships:
+    text_seeds = [s for s in p.seeds_from if inputs[s].query]
+    query = next((inputs[s].query for s in text_seeds), None)
+    has_chunks = any(h.kind == "chunk" for s in text_seeds for h in inputs[s].result)
+    if query is not None and has_chunks and "MENTIONS" in p.relationships:
         return _bridge_hops(step, query, inputs, rec)
     return _pagerank_hops(step, inputs, rec)
 

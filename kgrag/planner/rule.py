@@ -1,13 +1,15 @@
 """The rule planner: the offline default. It needs no LLM and always emits the same shape of
 multi-hop plan, so its behaviour is predictable and its trace easy to read:
 
-1. text ``vector_search`` for the question, in parallel with
-2. an entity lookup (``graph_query`` entity_chunks) for the entities the question names;
+1. text ``vector_search`` for the question; only when it finds nothing,
+2. an entity lookup (``graph_query`` entity_chunks, and entity_paths between the first two) for
+   the entities the question names;
 3. ``filter`` keeping close-enough vector hits, and a lexical fallback (``graph_query``
    chunks_fulltext) that runs only when nothing close enough was found;
 4. ``multi_hop`` from those seeds: bridge retrieval (the entities the best vector hits mention
    and the question does not name lead to the next hop's passages, found by searching again with
-   the question plus each bridge's name); with entity seeds only, personalised PageRank;
+   the question plus each bridge's name); with entity seeds only (no vector hit), personalised
+   PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
 6. ``aggregate`` of the similarity-scored text lists (first search, next hops, lexical fallback)
@@ -88,11 +90,18 @@ def rule_plan(
         why="dense search over text chunks and transcript segments",
     )
     seeds = [vec]
+    # The bridge retrieval starts from the vector hits; the named entities' chunks (and the paths
+    # between them) seed a PageRank expansion only when the vector search found nothing: with
+    # vector hits the fusion by score would not use them, and they cost as much as the search.
+    no_vector_hits = f"len(step_{vec}.result) == 0"
     if entity_ids:
         ent = add(
             "graph_query",
             {"template": "entity_chunks", "params": {"entity_ids": list(entity_ids)}, "k": k},
-            why="chunks that mention the entities named in the question",
+            [vec],
+            condition=no_vector_hits,
+            why="chunks that mention the entities named in the question, when the vector "
+            "search found nothing",
         )
         seeds.append(ent)
     if len(entity_ids) >= 2:
@@ -104,7 +113,10 @@ def rule_plan(
                     "params": {"source": entity_ids[0], "target": entity_ids[1]},
                     "k": k,
                 },
-                why="chunks along the RELATED paths (up to 3 hops) between the first two entities",
+                [vec],
+                condition=no_vector_hits,
+                why="chunks along the RELATED paths (up to 3 hops) between the first two "
+                "entities, when the vector search found nothing",
             )
         )
     close = add(
@@ -124,6 +136,9 @@ def rule_plan(
         "multi_hop",
         {"seeds_from": seeds, "hops": hops, "k": k},
         seeds,
+        condition=" or ".join(f"step_{s}.status == 'ok'" for s in seeds)
+        if len(seeds) > 1
+        else None,
         why="next hop: search again with the question plus each bridge entity the best hits "
         "mention (PageRank over MENTIONS/RELATED when only entities seed it)",
     )

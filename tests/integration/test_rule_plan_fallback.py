@@ -1,0 +1,103 @@
+"""The rule plan's entity fallback on the embedded store: the named entities' chunks (and the
+paths between them) are read only when the vector search found nothing, and then seed the
+PageRank expansion; with vector hits they are skipped and the bridge retrieval runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.agent.loop import final_evidence
+from kgrag.errors import ModelError
+from kgrag.executor.handlers import ExecutionEnv, StepOutcome
+from kgrag.executor.hits import AccessContext
+from kgrag.executor.scheduler import Executor
+from kgrag.graph import open_store
+from kgrag.modalities.base import TextEmbedder
+from kgrag.modalities.text import default_text_embedder
+from kgrag.planner.models import Plan
+
+CORPUS = {
+    "quiet_harbour.txt": "The Quiet Harbour\nThe Quiet Harbour is an oil painting of fishing "
+    "boats at dusk, painted in 1887 by Mirela Vastok.",
+    "mirela_vastok.txt": "Mirela Vastok\nMirela Vastok (1851-1920) grew up in Kestrin, where "
+    "her father kept a bakery, and later taught drawing at the academy in Vienna.",
+    "kestrin.txt": "Kestrin\nKestrin is a market town. The river Olsava flows through the town "
+    "on its way to the Danube.",
+    "tomas_brenn.txt": "Tomas Brenn\nTomas Brenn, a landscape painter, was born in the town of "
+    "Graz, the birthplace of several painters of his generation.",
+}
+QUESTION = "Did Mirela Vastok grow up in Kestrin?"
+
+
+class _UnavailableEmbedder:
+    """A text model that cannot embed (a broken install): every vector search fails."""
+
+    def __init__(self, inner: TextEmbedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dimensions = inner.dimensions
+        self.max_tokens = inner.max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise ModelError("the text model is unavailable")
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeAgent]:
+    root = tmp_path_factory.mktemp("fallback")
+    docs = root / "docs"
+    docs.mkdir()
+    for name, text in CORPUS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    with KnowledgeAgent(store, default_text_embedder()) as a:
+        report = a.ingest([str(docs)])
+        assert report.ingested == len(CORPUS), report.failures
+        yield a
+
+
+def _run(agent: KnowledgeAgent, embedder: TextEmbedder) -> tuple[Plan, dict[int, StepOutcome]]:
+    plan, analysis = agent.plan(QUESTION)
+    assert len(analysis.entity_mentions) >= 2, analysis.entity_mentions
+    env = ExecutionEnv(store=agent.store, text_embedder=embedder, access=AccessContext())
+    return plan, Executor(env).run(plan)
+
+
+def _steps(plan: Plan, template: str) -> list[int]:
+    return [
+        s.step_id
+        for s in plan.plan
+        if s.type == "graph_query" and s.parameters.template == template  # type: ignore[union-attr]
+    ]
+
+
+def test_entity_steps_are_skipped_when_the_vector_search_finds_hits(agent: KnowledgeAgent) -> None:
+    plan, outcomes = _run(agent, agent.text_embedder)
+    entity_steps = _steps(plan, "entity_chunks") + _steps(plan, "entity_paths")
+    assert len(entity_steps) == 2
+    assert all(outcomes[s].status == "skipped" for s in entity_steps)
+    hop = next(s for s in plan.plan if s.type == "multi_hop")
+    ran = [text for text, _ in outcomes[hop.step_id].statements]
+    assert outcomes[hop.step_id].status == "ok" and agent.store.statement("bridge_entities") in ran
+    text, _ = final_evidence(plan, outcomes)
+    assert "Mirela Vastok" in {h.title for h in text}
+
+
+def test_entities_seed_pagerank_when_the_vector_search_fails(agent: KnowledgeAgent) -> None:
+    plan, outcomes = _run(agent, _UnavailableEmbedder(agent.text_embedder))
+    assert outcomes[1].status == "error"
+    (chunks,) = _steps(plan, "entity_chunks")
+    assert outcomes[chunks].status == "ok" and outcomes[chunks].count > 0
+    hop = next(s for s in plan.plan if s.type == "multi_hop")
+    ran = [text for text, _ in outcomes[hop.step_id].statements]
+    assert outcomes[hop.step_id].status == "ok", outcomes[hop.step_id].error
+    assert agent.store.statement("bridge_entities") not in ran  # no re-query: PageRank
+    assert agent.store.statement("expand_from_entities") in ran
+    text, _ = final_evidence(plan, outcomes)
+    assert {"Mirela Vastok", "Kestrin"} & {h.title for h in text}
