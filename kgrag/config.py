@@ -56,6 +56,9 @@ class Settings(BaseSettings):
         None, ge=0, description="LLM tokens (prompt + completion) one question may use"
     )
     max_iterations: int = Field(3, ge=1, le=10, description="retrieval iterations per question")
+    step_timeout_s: float = Field(
+        30, gt=0, description="time one plan step may take before it is recorded as failed"
+    )
     llm_timeout_s: float = Field(60, gt=0, description="timeout of one LLM HTTP request")
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)

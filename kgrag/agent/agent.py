@@ -22,7 +22,7 @@ from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import check_attachments
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.events import AgentEvent, PlanEvent
-from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
+from kgrag.agent.limits import QueryLimits
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, NotFoundError
@@ -66,9 +66,8 @@ class KnowledgeAgent:
         transcriber: Callable[[], Transcriber] | None = None,
         ingest_options: IngestOptions | None = None,
         llm: LLMClient | None = None,
-        llm_budget_usd: float | None = None,
+        limits: QueryLimits | None = None,
         tools: ToolRegistry | None = None,
-        max_iterations: int = DEFAULT_MAX_ITERATIONS,
         discussed_factor: float = 0.5,
         rerank_rules: RuleBook | None = None,
         entity_extractor: Literal["rule", "llm"] = "rule",
@@ -81,9 +80,8 @@ class KnowledgeAgent:
         self._transcriber_factory = transcriber
         self.ingest_options = ingest_options or IngestOptions()
         self.llm = llm
-        self.llm_budget_usd = llm_budget_usd
+        self.limits = limits or QueryLimits()
         self.tools = tools if tools is not None else default_registry()
-        self.max_iterations = max_iterations
         if not 0.0 < discussed_factor <= 1.0:
             raise ValueError("discussed_factor must be in (0, 1]")
         self.discussed_factor = discussed_factor
@@ -126,7 +124,7 @@ class KnowledgeAgent:
                     batch_chunks=s.batch_size,
                 ),
                 llm=LLMClient.from_settings(s),
-                llm_budget_usd=s.llm_budget_usd,
+                limits=QueryLimits.from_settings(s),
                 discussed_factor=s.discussed_source_factor,
                 rerank_rules=load_rule_book(s.rerank_rules) if s.rerank_rules else None,
                 entity_extractor=s.entity_extractor,
@@ -297,9 +295,8 @@ class KnowledgeAgent:
             text_embedder=self._query_embedder,
             image_embedder=self._image_embedder if self._image_factory else None,
             llm=self.llm,
-            llm_budget_usd=self.llm_budget_usd,
+            limits=self.limits,
             tools=self.tools,
-            max_iterations=self.max_iterations,
             transcriber=self._transcriber_factory,
             discussed_factor=self.discussed_factor,
             rerank_rules=self.rerank_rules,

@@ -22,6 +22,7 @@ from kgrag.agent.groundedness import (
     claim_sentences,
     remove_unsupported,
 )
+from kgrag.agent.limits import QueryLimits
 from kgrag.agent.loop import DocumentAnswer, LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, Demotion, merge_iterations
@@ -65,9 +66,8 @@ class AgentConfig:
     text_embedder: TextEmbedder
     image_embedder: Callable[[], ImageEmbedder] | None
     llm: LLMClient | None
-    llm_budget_usd: float | None
+    limits: QueryLimits
     tools: ToolRegistry
-    max_iterations: int = 3
     transcriber: Callable[[], Transcriber] | None = None
     """Whisper for recordings attached to a question (loaded on first use)."""
     discussed_factor: float = 0.5
@@ -104,7 +104,7 @@ class QuestionRun:
         self.emit = emit
         self.on_step = on_step
         self.query_id = "q_" + uuid.uuid4().hex[:16]
-        self.meter = CostMeter(config.llm_budget_usd)
+        self.meter = CostMeter(config.limits.llm_budget_usd, config.limits.llm_max_tokens)
         self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
         self.resolver = EntityResolver(config.store, access)
         self.started = time.perf_counter()
@@ -288,7 +288,7 @@ class QuestionRun:
             if self.on_step is not None:
                 self.on_step(step, outcome)
 
-        return Executor(env).run(plan, on_step=on_step)
+        return Executor(env, step_timeout_s=cfg.limits.step_timeout_s).run(plan, on_step=on_step)
 
     def _max_iterations(self, question: str) -> int:
         """One iteration when the question is only an image: no words to refine a search with
@@ -299,7 +299,7 @@ class QuestionRun:
             and not has_own_terms(question)
         ):
             return 1
-        return self.config.max_iterations
+        return self.config.limits.max_iterations
 
     def _demotion(self, analysis: QueryAnalysis) -> Demotion | None:
         """Sources cited earlier in the session, less those the question names again."""

@@ -44,9 +44,8 @@ class Executor:
             tool_exists=lambda name: name in self.env.tools,
         )
         outcomes: dict[int, StepOutcome] = {}
-        with ThreadPoolExecutor(
-            max_workers=self.max_parallel, thread_name_prefix="kgrag-step"
-        ) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.max_parallel, thread_name_prefix="kgrag-step")
+        try:
             for generation in generations(graph):
                 started: dict[int, tuple[float, object]] = {}
                 for sid in generation:
@@ -65,6 +64,10 @@ class Executor:
                 for sid in generation:
                     if on_step is not None:
                         on_step(plan.step(sid), outcomes[sid])
+        finally:
+            # A step that timed out may still be running (a thread cannot be stopped): the
+            # query does not wait for it, and its late result is dropped. Steps only read.
+            pool.shutdown(wait=False, cancel_futures=True)
         return outcomes
 
     def _skip_reason(self, step: Step, outcomes: dict[int, StepOutcome]) -> str | None:
@@ -85,11 +88,15 @@ class Executor:
         from concurrent.futures import Future
 
         assert isinstance(future, Future)
+        # the timeout counts from the step's start, not from when this generation's earlier
+        # steps were collected
+        remaining = max(0.0, t0 + self.step_timeout_s - time.perf_counter())
         try:
-            outcome: StepOutcome = future.result(timeout=self.step_timeout_s)
+            outcome: StepOutcome = future.result(timeout=remaining)
         except FutureTimeout:
             outcome = StepOutcome(
-                status="error", error=f"step timed out after {self.step_timeout_s:.0f} s"
+                status="error",
+                error=f"step timed out after {self.step_timeout_s:g} s (KGRAG_STEP_TIMEOUT_S)",
             )
         except KgragError as e:
             outcome = StepOutcome(status="error", error=str(e))

@@ -113,7 +113,9 @@ class LLMClient:
             settings.llm_model,
             base_url=settings.openai_base_url,
             api_key=key,
-            meter=meter if meter is not None else CostMeter(settings.llm_budget_usd),
+            meter=meter
+            if meter is not None
+            else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),
             timeout_s=settings.llm_timeout_s,
         )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
+from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.trace import read_trace
 from kgrag.graph import open_store
@@ -125,8 +127,20 @@ def test_unanswerable_question_refines_and_stops_with_a_reason(
 def test_max_iterations_one_stops_after_one_iteration(
     store: GraphStore, embedder: TextEmbedder, agent: KnowledgeAgent
 ) -> None:
-    once = KnowledgeAgent(store, embedder, max_iterations=1)
+    once = KnowledgeAgent(store, embedder, limits=QueryLimits(max_iterations=1))
     answer = once.ask("What is the warranty of the zeppelin quasar?")
+    assert (answer.exit_reason, answer.iterations) == ("max_iterations", 1)
+
+
+def test_limits_from_settings_reach_the_questions(tmp_path: Path) -> None:
+    settings = Settings(
+        store=f"falkordb-lite:///{tmp_path}/kg.db", data_dir=tmp_path, max_iterations=1
+    )
+    (tmp_path / "note.txt").write_text("The zeppelin hangar opens at dawn.", encoding="utf-8")
+    with KnowledgeAgent.open(settings) as opened:
+        assert opened.limits == QueryLimits.from_settings(settings)
+        opened.ingest([str(tmp_path / "note.txt")])
+        answer = opened.ask("What is the warranty of the zeppelin quasar?")
     assert (answer.exit_reason, answer.iterations) == ("max_iterations", 1)
 
 

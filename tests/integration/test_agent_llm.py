@@ -18,6 +18,7 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.trace import read_trace
@@ -109,10 +110,12 @@ def _agent(
     server: LocalOpenAIServer,
     script: Script,
     budget: float | None = None,
+    tokens: int | None = None,
 ) -> KnowledgeAgent:
     server.chat_handler = script
     client = LLMClient("gpt-4o-mini", base_url=server.base_url, api_key="test", max_retries=0)
-    return KnowledgeAgent(store, embedder, llm=client, llm_budget_usd=budget)
+    limits = QueryLimits(llm_budget_usd=budget, llm_max_tokens=tokens)
+    return KnowledgeAgent(store, embedder, llm=client, limits=limits)
 
 
 def test_llm_synthesis_cites_only_evidence_the_trace_returned(
@@ -221,6 +224,19 @@ def test_budget_exceeded_stops_the_loop_and_answers_offline(
         {"id": answer.query_id},
     )[0]
     assert row["r"] == "budget_exceeded" and row["cost"] == pytest.approx(answer.cost)
+
+
+def test_the_token_budget_from_settings_stops_the_loop_too(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    settings = Settings(llm_max_tokens_per_query=1, max_iterations=2, step_timeout_s=7)
+    limits = QueryLimits.from_settings(settings)
+    assert (limits.llm_max_tokens, limits.max_iterations, limits.step_timeout_s) == (1, 2, 7)
+    script = Script()
+    answer = _agent(store, embedder, openai_server, script, tokens=1).ask(QUESTION)
+    assert answer.exit_reason == "budget_exceeded"
+    assert answer.mode == "extractive" and "Ada Lovelace" in answer.answer
+    assert script.seen == ["plan"]  # the plan call spent the tokens; nothing later was sent
 
 
 def test_llm_generate_tool_is_offered_with_a_client(

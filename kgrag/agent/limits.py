@@ -1,0 +1,31 @@
+"""What one question may use: retrieval iterations, LLM money and tokens, time per plan step.
+One frozen model, built from :class:`~kgrag.config.Settings` by the agent, so every limit a user
+can set is enforced in one place (each limit's error message names the setting to raise)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kgrag.config import Settings
+
+
+class QueryLimits(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_iterations: int = Field(3, ge=1, le=10)
+    """Retrieval iterations (plan, execute, judge) per question (KGRAG_MAX_ITERATIONS)."""
+    llm_budget_usd: float | None = Field(None, ge=0)
+    """LLM spend per question (KGRAG_LLM_BUDGET_USD); unlimited when unset."""
+    llm_max_tokens: int | None = Field(None, ge=0)
+    """LLM prompt + completion tokens per question (KGRAG_LLM_MAX_TOKENS_PER_QUERY)."""
+    step_timeout_s: float = Field(30.0, gt=0)
+    """Time one plan step may take before it is recorded as failed (KGRAG_STEP_TIMEOUT_S)."""
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> QueryLimits:
+        return cls(
+            max_iterations=settings.max_iterations,
+            llm_budget_usd=settings.llm_budget_usd,
+            llm_max_tokens=settings.llm_max_tokens_per_query,
+            step_timeout_s=settings.step_timeout_s,
+        )
