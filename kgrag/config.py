@@ -81,6 +81,11 @@ class Settings(BaseSettings):
     rerank_rules: Path | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )
+    rerank_ruleset: str | None = Field(
+        None,
+        description="rule set of rerank_rules that every question's text evidence is reranked "
+        "with; unset: only plans that name a rule set rerank by metadata",
+    )
 
     data_dir: Path = Path("./kgrag-data")
 

@@ -54,6 +54,17 @@ __all__ = ["DEFAULT_ATTACHMENT_QUESTION", "KnowledgeAgent", "StepCallback"]
 DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
 
 
+def _rule_book(s: Settings) -> RuleBook | None:
+    if s.rerank_rules is None:
+        if s.rerank_ruleset is not None:
+            raise ConfigError(
+                f"rerank_ruleset is {s.rerank_ruleset!r} but no rule file is configured; set "
+                "KGRAG_RERANK_RULES to the TOML file that defines it (docs/reranking.md)"
+            )
+        return None
+    return load_rule_book(s.rerank_rules, default=s.rerank_ruleset)
+
+
 class KnowledgeAgent:
     """Ingest documents, images and recordings; answer questions with citations and a trace."""
 
@@ -126,7 +137,7 @@ class KnowledgeAgent:
                 llm=LLMClient.from_settings(s),
                 limits=QueryLimits.from_settings(s),
                 discussed_factor=s.discussed_source_factor,
-                rerank_rules=load_rule_book(s.rerank_rules) if s.rerank_rules else None,
+                rerank_rules=_rule_book(s),
                 entity_extractor=s.entity_extractor,
             )
         except Exception:

@@ -52,24 +52,32 @@ class AgentPlanner:
         images: bool = False,
         attachments: Sequence[Attachment] = (),
         demotion: Demotion | None = None,
+        rerank_rules: str | None = None,
     ) -> None:
         self.client = client
         self.tools = dict(tools or {})
         self.images = images
         self.attachments = tuple(attachments)
         self.demotion = demotion
+        self.rerank_rules = rerank_rules
+        """The metadata rule set every plan's text evidence is reranked with (Settings
+        ``rerank_ruleset``); ``None``: no metadata reranking unless a plan asks for it."""
 
     def first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
-        return self._demoted(self._first(analysis, entity_ids))
+        return self._finished(self._first(analysis, entity_ids), analysis.text)
 
     def refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:
         """The plan for the judge's next query (rule-based: predictable, and costs nothing)."""
-        return self._demoted(self._refine(question, judgement, entity_ids))
+        return self._finished(self._refine(question, judgement, entity_ids), question)
 
-    def _demoted(self, planned: PlanResult) -> PlanResult:
-        if self.demotion is None:
-            return planned
-        return planned.model_copy(update={"plan": with_demotion(planned.plan, self.demotion)})
+    def _finished(self, planned: PlanResult, question: str) -> PlanResult:
+        """Metadata reranking first (the domain's order), then the session's demotion."""
+        plan = planned.plan
+        if self.rerank_rules is not None:
+            plan = with_rerank(plan, self.rerank_rules, question)
+        if self.demotion is not None:
+            plan = with_demotion(plan, self.demotion)
+        return planned if plan is planned.plan else planned.model_copy(update={"plan": plan})
 
     def _first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
         if self.attachments:
@@ -116,6 +124,35 @@ def filter_plan(question: str, document_ids: Sequence[str], k: int = 20) -> Plan
             ]
         }
     )
+
+
+def with_rerank(plan: Plan, rules: str, question: str, k: int = 10) -> Plan:
+    """``plan`` with a metadata-aware ``rerank`` step (rule set ``rules``) after its last text
+    evidence step, unless the plan already reranks with rules or has no text evidence step."""
+    raw = json.loads(plan.to_json())
+    steps: list[dict[str, Any]] = raw["plan"]
+    if len(steps) >= MAX_PLAN_STEPS or any(
+        s["type"] == "rerank" and s["parameters"].get("rules") for s in steps
+    ):
+        return plan
+    text = [s["step_id"] for s in steps if s["type"] in _TEXT_STEPS and s["modality"] != "image"]
+    if not text:
+        return plan
+    steps.append(
+        {
+            "step_id": max(s["step_id"] for s in steps) + 1,
+            "type": "rerank",
+            "modality": "text",
+            "parameters": {"sources": [text[-1]], "query": question, "k": k, "rules": rules},
+            "dependencies": [text[-1]],
+            "trace": {
+                "source": "rerank-rules",
+                "explanation": f"order the evidence by relevance and document metadata "
+                f"(rule set {rules!r}: authority, recency, source priority)",
+            },
+        }
+    )
+    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
 
 
 def with_demotion(plan: Plan, demotion: Demotion) -> Plan:

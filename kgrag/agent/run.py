@@ -172,6 +172,7 @@ class QuestionRun:
             images=cfg.image_embedder is not None,
             attachments=self.attachments,
             demotion=self._demotion(analysis),
+            rerank_rules=cfg.rerank_rules.default if cfg.rerank_rules else None,
         )
         judge: Judge = LlmJudge(self.llm) if self.llm is not None else OfflineJudge()
         loop = RetrievalLoop(

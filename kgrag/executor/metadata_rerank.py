@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kgrag.errors import ConfigError, ExecutionError
 from kgrag.executor.hits import Hit
@@ -94,10 +94,19 @@ class RuleSet(_Frozen):
 
 
 class RuleBook(_Frozen):
-    """Every rule set of one rule file, by name."""
+    """Every rule set of one rule file, by name; ``default`` (the file's top-level
+    ``default = "NAME"``, or ``KGRAG_RERANK_RULESET``) reranks every question's evidence."""
 
     rulesets: dict[str, RuleSet] = Field(default_factory=dict)
+    default: str | None = None
     path: str | None = None
+
+    @model_validator(mode="after")
+    def _default_exists(self) -> RuleBook:
+        if self.default is not None and self.default not in self.rulesets:
+            known = ", ".join(sorted(self.rulesets)) or "none"
+            raise ValueError(f"default rule set {self.default!r} is not defined (known: {known})")
+        return self
 
     def get(self, name: str) -> RuleSet:
         try:
@@ -132,8 +141,9 @@ class FactorScore(_Frozen):
     why: tuple[str, ...] = ()
 
 
-def load_rule_book(path: Path) -> RuleBook:
-    """Read a TOML rule file: ``[rulesets.NAME]`` tables (see docs/examples/rerank_rules.toml).
+def load_rule_book(path: Path, default: str | None = None) -> RuleBook:
+    """Read a TOML rule file: ``[rulesets.NAME]`` tables (see docs/examples/rerank_rules.toml);
+    ``default`` (a rule set's name) replaces the file's own ``default``.
 
     Raises :class:`~kgrag.errors.ConfigError` naming the file and the field at fault."""
     try:
@@ -143,6 +153,8 @@ def load_rule_book(path: Path) -> RuleBook:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"the rerank rule file {path} is not valid TOML: {e}") from e
     try:
+        if default is not None:
+            raw["default"] = default
         return RuleBook.model_validate({**raw, "path": str(path)})
     except ValidationError as e:
         first = e.errors(include_url=False)[0]

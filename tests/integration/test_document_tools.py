@@ -16,7 +16,10 @@ from typing import Any
 
 import pytest
 
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.config import Settings
 from kgrag.demo.shapes import draw_shape
+from kgrag.errors import ConfigError
 from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext, Hit
@@ -407,3 +410,66 @@ def test_an_unknown_rule_set_fails_the_step_naming_the_known_ones(
     assert outcomes[2].status == "error"
     assert "no_such_rules" in (outcomes[2].error or "")
     assert "manuals_first" in (outcomes[2].error or "")
+
+
+# --------------------------------------------------------------------------- through the agent
+
+
+def test_listing_and_summary_questions_through_the_agent_use_no_vector_search(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    agent = KnowledgeAgent(store, embedder)
+    listed = agent.ask("Which documents do you have about the feed pump?", user="eve")
+    steps = read_trace(store, listed.query_id)["steps"]
+    assert [s["type"] for s in steps] == ["list_documents"]
+    cited = {c.title for c in listed.citations}
+    assert {"Feed pump service manual", "Pump meeting notes"} <= cited
+    assert "Zephyr pump budget" not in cited and "Zephyr" not in listed.answer
+
+    summary = agent.ask("Summarise the maintenance roster", user="eve")
+    steps = read_trace(store, summary.query_id)["steps"]
+    assert [s["type"] for s in steps] == ["document_summary"]
+    assert [c.title for c in summary.citations] == ["Maintenance roster"]
+    assert _documents(store)["Maintenance roster"]["summary"] in summary.answer
+
+
+def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) -> list[str]:
+    """Document order of the agent's rerank step for a question (empty: no such step)."""
+    rules = load_rule_book(RULES, default=default)
+    agent = KnowledgeAgent(store, embedder, rerank_rules=rules)
+    answer = agent.ask("How is the feed pump maintenance done?", user="eve")
+    trace = read_trace(store, answer.query_id)
+    reranks = [s for s in trace["steps"] if s["type"] == "rerank"]
+    if not reranks:
+        return []
+    step = reranks[0]
+    assert step["details"]["rerank"]["rules"] == default
+    assert step["status"] == "ok" and step["returned"]
+    titles = _documents_by_id(store)
+    return list(dict.fromkeys(titles[r["id"].split(":")[0]] for r in step["returned"]))
+
+
+def _documents_by_id(store: GraphStore) -> dict[str, str]:
+    return {d["id"]: title for title, d in _documents(store).items()}
+
+
+def test_a_default_rule_set_reranks_every_question_of_the_agent(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    manual, notes = "Feed pump service manual", "Pump meeting notes"
+    assert _reranked(store, embedder, None) == []  # no default: no metadata rerank step
+    manuals = _reranked(store, embedder, "manuals_first")
+    newest = _reranked(store, embedder, "newest_first")
+    assert manuals.index(manual) < manuals.index(notes)
+    assert newest.index(notes) < newest.index(manual)
+    assert "Zephyr pump budget" not in manuals + newest
+
+
+def test_a_default_rule_set_must_exist_and_needs_a_rule_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="known: legal_precedent, manuals_first, newest_first"):
+        load_rule_book(RULES, default="no_such_rules")
+    settings = Settings(
+        store=f"falkordb-lite:///{tmp_path}/kg.db", data_dir=tmp_path, rerank_ruleset="x"
+    )
+    with pytest.raises(ConfigError, match="KGRAG_RERANK_RULES"):
+        KnowledgeAgent.open(settings)
