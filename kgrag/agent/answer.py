@@ -6,6 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.executor.trace import Decision
+
+__all__ = ["Answer", "Citation", "Decision", "ExitReason"]
+
 
 class Citation(BaseModel):
     """A source an answer cites: file, page, time span for audio, image uri."""
@@ -50,3 +54,6 @@ class Answer(BaseModel):
     verdict: str | None = None
     resolved_question: str | None = None
     planner: str = "rule"
+    decisions: tuple[Decision, ...] = ()
+    """The judge's decision after each iteration (none for answers from document tools or a
+    reformatted earlier answer); also on the ``Query`` node as ``decisions``."""

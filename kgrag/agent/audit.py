@@ -322,6 +322,14 @@ def _reasoning(
     for s in steps:
         deps = f" after step(s) {', '.join(map(str, s.dependencies))}" if s.dependencies else ""
         lines.append(f"step {s.step_id} ({s.type}{deps}) {s.reason}")
+    for d in q.get("decisions") or []:
+        step = (
+            f"iteration {d['iteration']} ({d['query']}): {d['decision']} by the {d['judge']} judge"
+        )
+        step += f", coverage {d['coverage']:.0%}: {d['reason']}"
+        if d.get("next_query"):
+            step += f"; next query: {d['next_query']}"
+        lines.append(step)
     reason = q.get("exit_reason")
     if reason:
         why = _EXIT_REASONS.get(str(reason), "")

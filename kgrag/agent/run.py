@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgrag.agent.answer import Answer, Citation
+from kgrag.agent.answer import Answer, Citation, Decision
 from kgrag.agent.attachments import has_own_terms
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
@@ -195,6 +195,7 @@ class QuestionRun:
         if self.meter.exceeded and exit_reason != "satisfied":
             exit_reason = "budget_exceeded"
         planner_source = result.iterations[0].planned.source if result.iterations else "rule"
+        decisions = _decisions(result)
         trace = TraceWriter(cfg.store)
         self._write_query(
             trace,
@@ -204,6 +205,7 @@ class QuestionRun:
             exit_reason,
             len(result.iterations),
             query_class=str(analysis.query_class),
+            decisions=decisions,
         )
         plan, outcomes = merge_iterations(
             [
@@ -252,6 +254,7 @@ class QuestionRun:
             synthesis.report.verdict,
             resolution,
             planner_source,
+            decisions,
         )
 
     # --------------------------------------------------------------------------- stages
@@ -406,6 +409,7 @@ class QuestionRun:
         exit_reason: str,
         iterations: int,
         query_class: str | None = None,
+        decisions: Sequence[Decision] = (),
     ) -> None:
         trace.write_query(
             self.query_id,
@@ -420,6 +424,7 @@ class QuestionRun:
             latency_ms=self._latency(),
             cost=round(self.meter.spent_usd, 8),
             query_class=query_class,
+            decisions=decisions,
         )
 
     def _write_context(
@@ -469,6 +474,7 @@ class QuestionRun:
         verdict: str,
         resolution: Resolution,
         planner: str,
+        decisions: Sequence[Decision] = (),
     ) -> Answer:
         answer = Answer(
             query_id=self.query_id,
@@ -484,6 +490,7 @@ class QuestionRun:
             verdict=verdict,
             resolved_question=resolution.question,
             planner=planner,
+            decisions=tuple(decisions),
         )
         self.emit(AnswerEvent(query_id=self.query_id, answer=answer))
         self.emit(
@@ -496,6 +503,23 @@ class QuestionRun:
             )
         )
         return answer
+
+
+def _decisions(result: LoopResult) -> list[Decision]:
+    """The judge's decision of each judged iteration, in order."""
+    return [
+        Decision(
+            iteration=it.number,
+            query=it.query,
+            decision=it.judgement.decision,
+            reason=it.judgement.reason,
+            next_query=it.judgement.next_query,
+            coverage=round(it.judgement.coverage, 4),
+            judge=it.judgement.judge,
+        )
+        for it in result.iterations
+        if it.judgement is not None
+    ]
 
 
 def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> _Synthesis:

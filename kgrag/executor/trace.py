@@ -7,12 +7,30 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from kgrag.executor.handlers import StepOutcome
 from kgrag.executor.hits import Hit
 from kgrag.graph.store import GraphStore
 from kgrag.planner.models import Plan
+
+
+class Decision(BaseModel):
+    """What the evaluate/refine loop decided after one iteration, and what it searched next."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    iteration: int
+    query: str
+    """The query this iteration searched with (the question, then the judge's next queries)."""
+    decision: Literal["SATISFIED", "REFINE", "EXPAND", "FILTER"]
+    reason: str
+    next_query: str | None = None
+    coverage: float
+    judge: Literal["llm", "offline"] = "offline"
+
 
 _RETURNED = {
     "chunk": "trace_returned_chunks",
@@ -53,7 +71,10 @@ class TraceWriter:
         latency_ms: float | None = None,
         cost: float = 0.0,
         query_class: str | None = None,
+        decisions: Sequence[Decision] = (),
     ) -> None:
+        """``decisions``: the judge's decision per iteration, stored as the list of decision
+        names (``q.decisions``, for Cypher) and in full as JSON (``q.decisions_json``)."""
         self.store.write(
             "trace_query",
             {
@@ -70,6 +91,8 @@ class TraceWriter:
                 "latency_ms": latency_ms,
                 "cost": cost,
                 "query_class": query_class,
+                "decisions": [d.decision for d in decisions],
+                "decisions_json": json.dumps([d.model_dump() for d in decisions]),
             },
         )
 
@@ -228,7 +251,8 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 "cost",
                 "query_class",
             )
-        },
+        }
+        | {"decisions": json.loads(q["decisions_json"] or "[]")},
         "plan": {
             "id": q["plan_id"],
             "source": q["plan_source"],

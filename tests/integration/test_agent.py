@@ -15,6 +15,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
+from kgrag.agent.audit import build_audit
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.trace import read_trace
@@ -122,6 +123,23 @@ def test_unanswerable_question_refines_and_stops_with_a_reason(
     explanations = [s["trace"]["explanation"] for s in plan]
     assert any(e.startswith("iteration 2") for e in explanations)
     assert len({s["step_id"] for s in plan}) == len(plan)
+
+    # every judged iteration's decision is returned and stored on the Query node
+    decisions = answer.decisions
+    assert [d.decision for d in decisions] == [e.decision for e in evaluations]  # type: ignore[attr-defined]
+    assert decisions[0].query == "What is the warranty of the zeppelin quasar?"
+    assert decisions[0].next_query == evaluations[0].next_query  # type: ignore[attr-defined]
+    assert [d.iteration for d in decisions] == list(range(1, len(decisions) + 1))
+    if len(decisions) > 1:
+        assert decisions[1].query == decisions[0].next_query
+    row = store.read_freeform(
+        "MATCH (q:Query {id: $id}) RETURN q.decisions AS d", {"id": answer.query_id}
+    )[0]
+    assert row["d"] == [d.decision for d in decisions]
+    stored = read_trace(store, answer.query_id)["query"]["decisions"]
+    assert stored == [d.model_dump() for d in decisions]
+    report = build_audit(store, answer.query_id)
+    assert any(line.startswith("iteration 1 (") and "REFINE" in line for line in report.reasoning)
 
 
 def test_max_iterations_one_stops_after_one_iteration(
