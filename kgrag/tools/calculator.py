@@ -48,6 +48,8 @@ def evaluate_arithmetic(expression: str) -> Number:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as e:
         raise CalculatorError(f"calculator: not an arithmetic expression ({e.msg})") from None
+    except ValueError as e:  # a lone surrogate cannot be encoded for the parser
+        raise CalculatorError(f"calculator: not an arithmetic expression ({e})") from None
     return _eval(tree.body)
 
 
