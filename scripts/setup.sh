@@ -10,9 +10,11 @@ STAMP=$VENV/.kgrag-setup-stamp
 inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json tools/cypher-lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
 
 # 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings;
-#    chromium (headless) tests the HTML trace viewer.
+#    chromium (headless) tests the HTML trace viewer; npm (with Node.js) runs Neo4j's Cypher
+#    linter.
 missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+command -v npm >/dev/null || missing+=(npm)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 command -v chromium >/dev/null || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
@@ -47,11 +49,7 @@ fi
 $PIP install -q -e '.[all]' --group dev
 
 # 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher.
-if command -v npm >/dev/null; then
-    (cd tools/cypher-lint && npm ci --silent --no-audit --no-fund)
-else
-    echo "setup: npm not found; the Cypher lint will not run" >&2
-fi
+(cd tools/cypher-lint && npm ci --silent --no-audit --no-fund)
 
 # 7. The tiny CLIP model the demo and tests use: trained here (no CLIP weights can be had), about
 #    4 minutes on 2 cores, only when the checkpoint is not already in kgrag/assets/tiny_clip.
