@@ -56,6 +56,13 @@ class Settings(BaseSettings):
         None, ge=0, description="LLM tokens (prompt + completion) one question may use"
     )
     max_iterations: int = Field(3, ge=1, le=10, description="retrieval iterations per question")
+    max_plan_steps: int = Field(
+        32,
+        ge=16,
+        le=32,
+        description="plan steps one question may run over all its iterations "
+        "(at least 16: the rule plan with images, reranking and demotion fits)",
+    )
     step_timeout_s: float = Field(
         30, gt=0, description="time one plan step may take before it is recorded as failed"
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.config import Settings
+from kgrag.planner.models import MAX_PLAN_STEPS
 
 
 class QueryLimits(BaseModel):
@@ -18,6 +19,10 @@ class QueryLimits(BaseModel):
     """LLM spend per question (KGRAG_LLM_BUDGET_USD); unlimited when unset."""
     llm_max_tokens: int | None = Field(None, ge=0)
     """LLM prompt + completion tokens per question (KGRAG_LLM_MAX_TOKENS_PER_QUERY)."""
+    max_plan_steps: int = Field(MAX_PLAN_STEPS, ge=16, le=MAX_PLAN_STEPS)
+    """Steps one question may run, over all its iterations (KGRAG_MAX_PLAN_STEPS): an LLM plan
+    longer than this is refused (the rule plan runs instead, the trace says why), and the loop
+    stops refining (``max_iterations``) before a refinement would pass it."""
     step_timeout_s: float = Field(30.0, gt=0)
     """Time one plan step may take before it is recorded as failed (KGRAG_STEP_TIMEOUT_S)."""
 
@@ -28,4 +33,5 @@ class QueryLimits(BaseModel):
             llm_budget_usd=settings.llm_budget_usd,
             llm_max_tokens=settings.llm_max_tokens_per_query,
             step_timeout_s=settings.step_timeout_s,
+            max_plan_steps=settings.max_plan_steps,
         )

@@ -72,6 +72,7 @@ class RetrievalLoop:
         resolve: Callable[[str], Sequence[ResolvedEntity]],
         budget_exceeded: Callable[[], bool] = lambda: False,
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        max_steps: int = MAX_PLAN_STEPS,
     ) -> None:
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
@@ -81,6 +82,7 @@ class RetrievalLoop:
         self.resolve = resolve
         self.budget_exceeded = budget_exceeded
         self.max_iterations = max_iterations
+        self.max_steps = max_steps
 
     def run(self, query_id: str, analysis: QueryAnalysis, emit: Emit) -> LoopResult:
         question = analysis.text
@@ -164,7 +166,7 @@ class RetrievalLoop:
             seen.add(signature)
             ids = [e.id for e in self.resolve(judgement.next_query)]
             planned = self.planner.refine(question, judgement, ids)
-            if steps_used + len(planned.plan.plan) > MAX_PLAN_STEPS:
+            if steps_used + len(planned.plan.plan) > self.max_steps:
                 result.exit_reason = "max_iterations"
                 break
             query = judgement.next_query

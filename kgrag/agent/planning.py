@@ -53,6 +53,7 @@ class AgentPlanner:
         attachments: Sequence[Attachment] = (),
         demotion: Demotion | None = None,
         rerank_rules: str | None = None,
+        max_steps: int = MAX_PLAN_STEPS,
     ) -> None:
         self.client = client
         self.tools = dict(tools or {})
@@ -60,6 +61,7 @@ class AgentPlanner:
         self.attachments = tuple(attachments)
         self.demotion = demotion
         self.rerank_rules = rerank_rules
+        self.max_steps = max_steps
         """The metadata rule set every plan's text evidence is reranked with (Settings
         ``rerank_ruleset``); ``None``: no metadata reranking unless a plan asks for it."""
 
@@ -91,8 +93,15 @@ class AgentPlanner:
         def rule() -> Plan:
             return rule_plan(analysis.text, entity_ids=entity_ids, want_images=want_images)
 
+        indexes = ["chunk_embedding", "entity_clip", "image_embedding"]
         return plan_question(
-            analysis.text, analysis, self.client, rule_fallback=rule, tools=self.tools
+            analysis.text,
+            analysis,
+            self.client,
+            rule_fallback=rule,
+            tools=self.tools,
+            indexes=indexes if self.images else indexes[:1],
+            max_steps=self.max_steps,
         )
 
     def _refine(self, question: str, judgement: Judgement, entity_ids: Sequence[str]) -> PlanResult:

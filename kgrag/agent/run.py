@@ -173,6 +173,7 @@ class QuestionRun:
             attachments=self.attachments,
             demotion=self._demotion(analysis),
             rerank_rules=cfg.rerank_rules.default if cfg.rerank_rules else None,
+            max_steps=cfg.limits.max_plan_steps,
         )
         judge: Judge = LlmJudge(self.llm) if self.llm is not None else OfflineJudge()
         loop = RetrievalLoop(
@@ -182,6 +183,7 @@ class QuestionRun:
             resolve=lambda q: analyse(q, self.resolver).entity_mentions,
             budget_exceeded=lambda: self.meter.exceeded,
             max_iterations=self._max_iterations(analysis.text),
+            max_steps=cfg.limits.max_plan_steps,
         )
         result = loop.run(self.query_id, analysis, self.emit)
         names = [e.name for e in analysis.entity_mentions]

@@ -62,6 +62,7 @@ class Script:
     )
     checks: list[list[bool] | None] = field(default_factory=list)
     rewrite: str = ""
+    plan: dict[str, Any] = field(default_factory=lambda: PLAN)
     seen: list[str] = field(default_factory=list)
 
     def __call__(self, body: dict[str, Any]) -> str:
@@ -69,7 +70,7 @@ class Script:
         prompt = body["messages"][-1]["content"]
         self.seen.append(name or "answer")
         if name == "plan":
-            return json.dumps(PLAN)
+            return json.dumps(self.plan)
         if name == "_LlmVerdict":
             return json.dumps(self.verdicts.pop(0) if len(self.verdicts) > 1 else self.verdicts[0])
         if name == "_LlmChecks":
@@ -111,10 +112,13 @@ def _agent(
     script: Script,
     budget: float | None = None,
     tokens: int | None = None,
+    max_plan_steps: int = 32,
 ) -> KnowledgeAgent:
     server.chat_handler = script
     client = LLMClient("gpt-4o-mini", base_url=server.base_url, api_key="test", max_retries=0)
-    limits = QueryLimits(llm_budget_usd=budget, llm_max_tokens=tokens)
+    limits = QueryLimits(
+        llm_budget_usd=budget, llm_max_tokens=tokens, max_plan_steps=max_plan_steps
+    )
     return KnowledgeAgent(store, embedder, llm=client, limits=limits)
 
 
@@ -237,6 +241,21 @@ def test_the_token_budget_from_settings_stops_the_loop_too(
     assert answer.exit_reason == "budget_exceeded"
     assert answer.mode == "extractive" and "Ada Lovelace" in answer.answer
     assert script.seen == ["plan"]  # the plan call spent the tokens; nothing later was sent
+
+
+def test_an_llm_plan_longer_than_the_step_limit_is_refused_for_the_rule_plan(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    search = PLAN["plan"][0]
+    long_plan = {"plan": [{**search, "step_id": i} for i in range(1, 18)], "traceability": True}
+    script = Script(plan=long_plan)
+    answer = _agent(store, embedder, openai_server, script, max_plan_steps=16).ask(QUESTION)
+    assert answer.planner == "rule" and "Ada Lovelace" in answer.answer
+    plan = read_trace(store, answer.query_id)["plan"]
+    assert "the plan has 17 steps; at most 16 are allowed" in plan["fallback_reason"]
+    # the same plan within the limit is the LLM's
+    within = _agent(store, embedder, openai_server, Script(plan=long_plan), max_plan_steps=32)
+    assert within.ask(QUESTION).planner == "llm"
 
 
 def test_llm_generate_tool_is_offered_with_a_client(
