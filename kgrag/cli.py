@@ -1,5 +1,6 @@
 """The kgrag command line: parse, build objects, call the library, turn KgragError into exit
-codes. Errors print as one line (no traceback unless --debug)."""
+codes (the ``exit_code`` of each class in kgrag/errors.py, listed in EXIT_CODES_EPILOG and
+README). Errors print as one line (no traceback unless --debug)."""
 
 from __future__ import annotations
 
@@ -11,22 +12,29 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.tree import Tree
 
 from kgrag.config import Settings
 from kgrag.errors import KgragError
 
+EXIT_CODES_EPILOG = (
+    "Exit codes: 0 ok, 1 unexpected error, 2 usage error or some inputs failed, 3 configuration, "
+    "4 store, 5 model, 6 plan, 7 execution, 8 not found, 130 interrupted."
+)
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="kgrag: a graph-database-backed multimodal knowledge agent.",
+    epilog=EXIT_CODES_EPILOG,
 )
 db_app = typer.Typer(no_args_is_help=True, help="Schema and statistics of the store.")
 app.add_typer(db_app, name="db")
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval quality.")
 app.add_typer(eval_app, name="eval")
-err = Console(stderr=True)
+# soft_wrap: an error or status line stays one line when stderr is not a terminal (80 columns)
+err = Console(stderr=True, soft_wrap=True)
 out = Console()
 
 StoreOpt = Annotated[
@@ -34,18 +42,35 @@ StoreOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
 _state: dict[str, bool] = {"debug": False, "quiet": False}
+# loggers whose warnings only repeat what the one error line says (connection retries)
+_NOISY_LOGGERS = ("neo4j", "kgrag.graph.retry")
+
+
+def _set_quiet(value: bool) -> bool:
+    # `kgrag -q ask` and `kgrag ask -q` both land here; the group callback resets it per run
+    if value:
+        _state["quiet"] = True
+    return value
+
+
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", callback=_set_quiet, help="no progress output")
+]
 
 
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="show tracebacks and debug logs")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     _state["debug"], _state["quiet"] = debug, quiet
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if debug:  # main() quiets them by default
+        for name in _NOISY_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
 
 
 def _settings(store: str | None) -> Settings:
@@ -86,6 +111,7 @@ def ingest(
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
     """Ingest documents, images and recordings into the graph."""
     from kgrag.ingest.pipeline import ProgressEvent
@@ -121,7 +147,7 @@ def ingest(
             f"in {report.seconds:.1f} s"
         )
         for f in report.failures:
-            err.print(f"  [red]failed[/red] {f.path}: {f.reason}")
+            err.print(f"  [red]failed[/red] {escape(f'{f.path}: {f.reason}')}")
         if report.stage_seconds:
             err.print(
                 "  time per stage: "
@@ -147,6 +173,7 @@ def ask(
     ] = False,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
     """Answer a question with citations; the plan and steps stream as they run."""
     group_list = [g.strip() for g in groups.split(",") if g.strip()]
@@ -160,9 +187,10 @@ def ask(
         if show:
             colour = {"ok": "green", "skipped": "yellow"}.get(outcome.status, "red")
             err.print(
-                f"  step {step.step_id} {step.type:<13} [{colour}]{outcome.status}[/{colour}] "
+                f"  step {step.step_id} {escape(f'{step.type:<13}')} "
+                f"[{colour}]{escape(outcome.status)}[/{colour}] "
                 f"{outcome.count} hits {outcome.duration_ms:.0f} ms"
-                + (f"  ({outcome.error})" if outcome.error else "")
+                + (f"  ({escape(str(outcome.error))})" if outcome.error else "")
             )
 
     with _agent(store) as agent:
@@ -188,7 +216,8 @@ def ask(
         )
         return
     out.print(answer.answer, markup=False, highlight=False)
-    out.print(f"\n[dim]query {answer.query_id} · kgrag trace {answer.query_id}[/dim]")
+    qid = escape(answer.query_id)
+    out.print(f"\n[dim]query {qid} · kgrag trace {qid}[/dim]")
     if verbose:
         out.print(
             f"iterations {answer.iterations} · exit reason {answer.exit_reason} · "
@@ -217,7 +246,7 @@ def trace(
 
         html.write_text(render_trace_html(data), encoding="utf-8")
         if not _state["quiet"]:
-            err.print(f"wrote {html}")
+            err.print(f"wrote {html}", markup=False)
     if as_json:
         _emit(data)
         return
@@ -225,17 +254,22 @@ def trace(
         return
     q = data["query"]
     tree = Tree(
-        f"[bold]Query[/bold] {q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})"
+        "[bold]Query[/bold] "
+        + escape(f"{q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})")
     )
-    plan = tree.add(f"[bold]Plan[/bold] {data['plan']['id']} ({data['plan']['source']})")
+    plan = tree.add(
+        "[bold]Plan[/bold] " + escape(f"{data['plan']['id']} ({data['plan']['source']})")
+    )
     for st_ in data["steps"]:
         node = plan.add(
-            f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
-            f"deps={st_['dependencies']} {st_['result_count']} hits "
-            f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_["error"] else "")
+            escape(
+                f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
+                f"deps={st_['dependencies']} {st_['result_count']} hits "
+                f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_["error"] else "")
+            )
         )
         for r in st_["returned"][:5]:
-            node.add(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}")
+            node.add(escape(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}"))
     tree.add(f"[bold]Answer[/bold] cites {len(data['answer']['citations'])} sources")
     out.print(tree)
 
@@ -257,7 +291,7 @@ def audit(
     if html is not None:
         html.write_text(report.to_html(), encoding="utf-8")
         if not _state["quiet"]:
-            err.print(f"wrote {html}")
+            err.print(f"wrote {html}", markup=False)
     if as_json:
         sys.stdout.write(report.to_json() + "\n")
     elif html is None:
@@ -302,7 +336,7 @@ def delete(
     with _agent(store) as agent:
         agent.delete(document_id)
     if not _state["quiet"]:
-        err.print(f"deleted {document_id}")
+        err.print(f"deleted {document_id}", markup=False)
 
 
 @app.command()
@@ -338,9 +372,9 @@ def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         _emit({"server": version, "migrations": [r.model_dump() for r in rows]})
         return
-    out.print(f"server: {version}")
+    out.print(f"server: {version}", markup=False)
     for r in rows:
-        out.print(f"  {r.name}: {r.applied_at or 'pending'}")
+        out.print(f"  {r.name}: {r.applied_at or 'pending'}", markup=False)
 
 
 @db_app.command("stats")
@@ -353,9 +387,9 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         _emit({"nodes": nodes, "relationships": rels})
         return
     for k, v in nodes.items():
-        out.print(f"{k:>16} {v}")
+        out.print(f"{k:>16} {v}", markup=False)
     for k, v in rels.items():
-        out.print(f"{k:>16} {v}")
+        out.print(f"{k:>16} {v}", markup=False)
 
 
 @eval_app.command("retrieval")
@@ -402,7 +436,9 @@ def eval_retrieval(
     if as_json:
         _emit(report.summary())
         return
-    out.print(f"{report.questions} questions, {report.passages} passages ({report.format})")
+    out.print(
+        f"{report.questions} questions, {report.passages} passages ({report.format})", markup=False
+    )
     for name, r in (("kgrag", report.kgrag), ("dense", report.dense)):
         out.print(f"{name:>6}: recall@2 {r.at_2 * 100:.1f}  recall@5 {r.at_5 * 100:.1f}")
     lat = report.latency_ms
@@ -410,30 +446,58 @@ def eval_retrieval(
     out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
 
 
+def _usage_error_classes() -> tuple[type[Exception], ...]:
+    """The ClickException classes typer may raise: typer >= 0.23 bundles its own copy of click
+    (``typer._click``), older versions raise the real click's."""
+    classes: list[type[Exception]] = []
+    try:
+        from typer._click.exceptions import ClickException as TyperClickException
+
+        classes.append(TyperClickException)
+    except ImportError:  # an older typer that uses click itself
+        pass
+    try:
+        from click.exceptions import ClickException
+
+        classes.append(ClickException)
+    except ImportError:
+        pass
+    return tuple(classes)
+
+
+def _print_error(message: str) -> None:
+    """One line on stderr, whatever the message holds (newlines, brackets)."""
+    err.print(f"[red]error:[/red] {escape(' '.join(message.split()))}", highlight=False)
+
+
 def main() -> None:
+    for name in _NOISY_LOGGERS:  # --debug (the app callback) lets them through again
+        logging.getLogger(name).setLevel(logging.ERROR)
     try:
         # without standalone mode click returns a typer.Exit's code instead of exiting with it
+        # (typer turns Ctrl-C into Exit(130)); everything else is raised to here
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except KgragError as e:
         if _state["debug"]:
             raise
-        err.print(f"[red]error:[/red] {e}")
+        _print_error(str(e))
         sys.exit(e.exit_code)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except Exception as e:  # click usage errors and the unexpected
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.exit(130)
+    except Exception as e:
+        usage_errors = _usage_error_classes()
+        if isinstance(e, usage_errors):
+            # NoArgsIsHelpError: typer has already printed the help
+            if type(e).__name__ != "NoArgsIsHelpError":
+                e.show()  # type: ignore[attr-defined]
+            sys.exit(getattr(e, "exit_code", 2))
         if _state["debug"]:
             raise
-        err.print(f"[red]error:[/red] {type(e).__name__}: {e} (run with --debug for details)")
+        _print_error(f"{type(e).__name__}: {e} (run with --debug for details)")
         sys.exit(1)
 
 
