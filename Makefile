@@ -27,6 +27,7 @@ lint: setup cypher-lint
 
 cypher-lint: setup
 	node tools/cypher-lint/lint.mjs cypher cypher/templates
+	node tools/cypher-lint/lint.mjs --cypher 25 --strict cypher/neo4j_search
 
 bench: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench

@@ -1,4 +1,5 @@
-// One hop from chunks to the entities they mention (readable chunks only).
+// One hop from chunks to the entities they mention (readable chunks only, so every entity
+// reached is one a readable document mentions).
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -138,7 +138,15 @@ def ingest(
     if as_json:
         _emit(
             report.model_dump(
-                include={"ingested", "skipped", "failed", "failures", "seconds", "stage_seconds"}
+                include={
+                    "ingested",
+                    "skipped",
+                    "failed",
+                    "failures",
+                    "seconds",
+                    "stage_seconds",
+                    "acl_updated",
+                }
             )
         )
     elif not _state["quiet"]:
@@ -204,16 +212,7 @@ def ask(
             on_step=on_step,
         )
     if as_json:
-        _emit(
-            {
-                "query_id": answer.query_id,
-                "answer": answer.answer,
-                "citations": [c.model_dump(exclude={"excerpt"}) for c in answer.citations],
-                "exit_reason": answer.exit_reason,
-                "iterations": answer.iterations,
-                "cost": answer.cost,
-            }
-        )
+        _emit(answer.to_json())
         return
     out.print(answer.answer, markup=False, highlight=False)
     qid = escape(answer.query_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,3 +57,10 @@ class Answer(BaseModel):
     decisions: tuple[Decision, ...] = ()
     """The judge's decision after each iteration (none for answers from document tools or a
     reformatted earlier answer); also on the ``Query`` node as ``decisions``."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The answer as ``kgrag ask --json`` prints it and ``POST /ask`` returns it: every
+        field, citations without their excerpt."""
+        body = self.model_dump(mode="json", exclude={"citations"})
+        body["citations"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in self.citations]
+        return body

@@ -209,6 +209,15 @@ def _bridge_hops(
 def _pagerank_hops(
     step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: _Recorder
 ) -> list[Hit]:
+    """Personalised PageRank over the neighbourhood of the seeds that the caller may read.
+
+    Every expansion is ACL-filtered in its Cypher: chunks -> entities walks from readable chunks
+    only, entities -> chunks reaches readable chunks only, and entities -> entities follows
+    co-mentions in readable chunks, weighted by their number (not the stored RELATED weight,
+    which counts private chunks too). So an entity only unreadable documents mention is never a
+    node of the graph, a parameter of a later hop (the trace keeps them) or a result, and the
+    ranking depends on readable documents alone.
+    """
     p = step.parameters
     seeds: dict[str, float] = {}
     kinds: dict[str, str] = {}

@@ -30,20 +30,24 @@ log = logging.getLogger(__name__)
 
 #: Neo4j 2026.01 adds the SEARCH clause; db.index.vector.queryNodes is deprecated from 2026.04.
 SEARCH_CLAUSE_SINCE = (2026, 1)
+#: The statements of ``cypher/neo4j_search/`` (``CYPHER 25`` + ``MATCH ... SEARCH``) overlay the
+#: base ``db.index.vector.queryNodes`` ones on servers from SEARCH_CLAUSE_SINCE on.
+SEARCH_OVERLAY = "neo4j_search"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def parse_version(text: str) -> tuple[int, int]:
-    """'5.26.1' -> (5, 26); '2026.01.0' -> (2026, 1)."""
+    """'5.26.1' -> (5, 26); '2026.01.0' -> (2026, 1); '5' -> (5, 0); no number -> (0, 0)."""
     parts = re.findall(r"\d+", text)
-    if len(parts) < 2:
+    if not parts:
         return (0, 0)
-    return (int(parts[0]), int(parts[1]))
+    return (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0)
 
 
 def overlays_for(version: tuple[int, int]) -> tuple[str, ...]:
-    """Statement overlays for a Neo4j server version (the base corpus is Neo4j 5)."""
-    return ("neo4j_search",) if version >= SEARCH_CLAUSE_SINCE else ()
+    """Statement overlays for a Neo4j server version (the base corpus is Neo4j 5): the SEARCH
+    clause form of the vector statements from Neo4j 2026.01 on, queryNodes before."""
+    return (SEARCH_OVERLAY,) if version >= SEARCH_CLAUSE_SINCE else ()
 
 
 class Neo4jStore(GraphStore):

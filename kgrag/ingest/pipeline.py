@@ -3,7 +3,8 @@ and entities -> graph writes.
 
 Model inference runs on the calling thread in batches that span documents; graph writes run on a
 writer thread, so a batch is written while the next one is embedded. Documents are identified by
-content hash: an unchanged file is skipped, a changed one replaces its previous version.
+content hash: an unchanged file is skipped (or, ingested with another ACL, only gets that ACL), a
+changed one replaces its previous version.
 """
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ class IngestReport(BaseModel):
     """Wall time during which a model call ran (text and image embedders, transcriber, CLIP
     entity names; calls overlapping on the model and writer threads count once)."""
     document_ids: list[str] = []
+    acl_updated: list[str] = []
+    """Unchanged documents ingested again with another ACL: only their ACL was rewritten. They
+    count as ``ingested`` (and are in ``document_ids``); an unchanged file with the same ACL is
+    ``skipped``."""
     recovered: list[str] = []
     """Documents an interrupted job had left unfinished, removed before this job ran."""
 
@@ -194,18 +199,29 @@ class Ingestor:
         todo: list[ParsedDocument] = []
         replaced: dict[str, list[str]] = {}
         stale: list[str] = []
+        new_acls: dict[str, tuple[str, ...]] = {}  # unchanged documents given another ACL
         for doc in documents:
             uri = str(doc.source.path)
             existing = self.store.read("document_find_by_uri", {"uri": uri})
             new_id = document_id(uri, doc.sha256)
             others = [r["id"] for r in existing if r["id"] != new_id]
-            if any(r["id"] == new_id and r["status"] == "complete" for r in existing):
-                report.skipped += 1
+            same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
+            if same:
                 stale += others  # an earlier version a killed job had not yet removed
+                acl = stored_acl(doc.source.acl)
+                if set(same[0].get("acl") or ()) != set(acl):
+                    new_acls[new_id] = acl  # only the ACL changes: nothing is re-embedded
+                else:
+                    report.skipped += 1
                 continue
             replaced[new_id] = others
             todo.append(doc)
         writer = GraphWriter(self.store, depicts_threshold=self.options.depicts_threshold)
+        if new_acls:
+            writer.set_acl(new_acls)
+            report.acl_updated.extend(new_acls)
+            report.document_ids.extend(new_acls)
+            report.ingested += len(new_acls)
         for old in stale:
             writer.delete(old)
         if not todo:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
 
@@ -154,6 +154,15 @@ class GraphWriter:
                 len(bundle.chunks),
                 len(bundle.images),
             )
+
+    def set_acl(self, acls: Mapping[str, Sequence[str]]) -> None:
+        """Give complete documents (``id -> acl``) a new ACL and change nothing else: the same
+        file ingested again with another ``--acl``. One batched, idempotent ``SET``; readers see
+        the new ACL from the next statement they run."""
+        rows = [{"id": doc_id, "acl": list(acl)} for doc_id, acl in acls.items()]
+        self.store.write_rows("document_set_acl", rows, batch_size=self.batch_size)
+        for doc_id, acl in acls.items():
+            log.info("document %s: ACL set to %s", doc_id, ", ".join(acl))
 
     def delete(self, document_id: str) -> None:
         """Remove a document and what only it supported (orphaned entities, stale RELATED).

@@ -19,6 +19,10 @@
 import { testData } from '@neo4j-cypher/language-support';
 
 export const CYPHER_VERSION = 'CYPHER 5';
+/** The dialect of the version overlays in cypher/neo4j_search/ (Neo4j 2026.01+, SEARCH clause). */
+export const CYPHER_25 = 'CYPHER 25';
+/** Procedures deprecated in Cypher 25 (Neo4j 2026.04) in favour of the SEARCH clause. */
+const DEPRECATED_IN_25 = new Set(['db.index.vector.queryNodes', 'db.index.vector.queryRelationships']);
 
 /** @param {string} name @param {string} type @param {string} [defaultValue] Cypher literal */
 function arg(name, type, defaultValue) {
@@ -161,9 +165,10 @@ export const PROCEDURES = [
 ];
 
 /** Built-in Cypher 5 functions, from the package's own server dump (see the header). */
-export const BUILTIN_FUNCTIONS = Object.values(testData.mockSchema.functions[CYPHER_VERSION])
-  .filter((f) => f.isBuiltIn)
-  .map((f) => ({
+function builtinFunctions(version) {
+  return Object.values(testData.mockSchema.functions[version] ?? {})
+    .filter((f) => f.isBuiltIn)
+    .map((f) => ({
     name: f.name,
     category: f.category,
     description: f.description,
@@ -171,17 +176,26 @@ export const BUILTIN_FUNCTIONS = Object.values(testData.mockSchema.functions[CYP
     argumentDescription: f.argumentDescription,
     returnDescription: f.returnDescription,
     signature: f.signature,
-    aggregating: f.aggregating,
-    isDeprecated: f.isDeprecated,
-    ...(f.deprecatedBy ? { deprecatedBy: f.deprecatedBy } : {}),
-  }));
+      aggregating: f.aggregating,
+      isDeprecated: f.isDeprecated,
+      ...(f.deprecatedBy ? { deprecatedBy: f.deprecatedBy } : {}),
+    }));
+}
 
-if (BUILTIN_FUNCTIONS.length < 100 || !BUILTIN_FUNCTIONS.some((f) => f.name === 'count')) {
-  // A future version of the package might drop or reshape testData; fail loudly, not vacuously.
-  throw new Error(
-    `neo4j5-schema: expected the built-in Cypher 5 functions in testData.mockSchema, ` +
-      `found ${BUILTIN_FUNCTIONS.length}; see tools/cypher-lint/README.md`,
-  );
+export const BUILTIN_FUNCTIONS = builtinFunctions(CYPHER_VERSION);
+export const BUILTIN_FUNCTIONS_25 = builtinFunctions(CYPHER_25);
+
+for (const [version, fns] of [
+  [CYPHER_VERSION, BUILTIN_FUNCTIONS],
+  [CYPHER_25, BUILTIN_FUNCTIONS_25],
+]) {
+  if (fns.length < 100 || !fns.some((f) => f.name === 'count')) {
+    // A future version of the package might drop or reshape testData; fail loudly, not vacuously.
+    throw new Error(
+      `neo4j5-schema: expected the built-in ${version} functions in testData.mockSchema, ` +
+        `found ${fns.length}; see tools/cypher-lint/README.md`,
+    );
+  }
 }
 
 /**
@@ -203,3 +217,30 @@ const PROCEDURE_REGISTRY = {
 const FUNCTION_REGISTRY = {
   [CYPHER_VERSION]: Object.fromEntries(BUILTIN_FUNCTIONS.map((f) => [f.name, f])),
 };
+
+/** kgrag's procedures as Cypher 25 sees them: the vector procedures are deprecated there. */
+const PROCEDURES_25 = PROCEDURES.map((p) =>
+  DEPRECATED_IN_25.has(p.name)
+    ? { ...p, option: { deprecated: true }, deprecatedBy: 'the SEARCH clause' }
+    : p,
+);
+const PROCEDURE_REGISTRY_25 = {
+  [CYPHER_25]: Object.fromEntries(PROCEDURES_25.map((p) => [p.name, p])),
+};
+const FUNCTION_REGISTRY_25 = {
+  [CYPHER_25]: Object.fromEntries(BUILTIN_FUNCTIONS_25.map((f) => [f.name, f])),
+};
+
+/**
+ * The DbSchema for one file of a Cypher 25 overlay (cypher/neo4j_search/): Cypher 25 built-in
+ * functions, the same hand-declared procedures (vector ones deprecated).
+ * @param {string[]} parameterNames the `$name`s the file uses; all declared (value unknown).
+ */
+export function neo4j25Schema(parameterNames = []) {
+  return {
+    defaultLanguage: CYPHER_25,
+    procedures: PROCEDURE_REGISTRY_25,
+    functions: FUNCTION_REGISTRY_25,
+    parameters: Object.fromEntries(parameterNames.map((n) => [n, null])),
+  };
+}
