@@ -135,7 +135,7 @@ class Ingestor:
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
         # leftovers of killed jobs are cleaned only when no other job is writing
-        with self.store.ingest_job(GraphWriter(self.store).recover) as recovered:
+        with self.store.ingest_job(self._writer().recover) as recovered:
             report = IngestReport(recovered=recovered)
             expanded = expand_inputs(paths, acl)
             for rejected in expanded.rejected:
@@ -151,7 +151,7 @@ class Ingestor:
         """Ingest documents parsed elsewhere (for example a benchmark corpus)."""
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
-        with self.store.ingest_job(GraphWriter(self.store).recover) as recovered:
+        with self.store.ingest_job(self._writer().recover) as recovered:
             report = IngestReport(recovered=recovered)
             self._ingest_parsed(list(documents), report)
         return self._finish(report, started)
@@ -172,7 +172,14 @@ class Ingestor:
         return report
 
     def delete(self, document_id: str) -> None:
-        GraphWriter(self.store).delete(document_id)
+        self._writer().delete(document_id)
+
+    def _writer(self) -> GraphWriter:
+        return GraphWriter(
+            self.store,
+            depicts_threshold=self.options.depicts_threshold,
+            image_dir=self.options.image_dir,
+        )
 
     # -- stages -------------------------------------------------------------------------------
     def _parse_all(self, items: Sequence[SourceItem], report: IngestReport) -> list[ParsedDocument]:
@@ -216,7 +223,7 @@ class Ingestor:
                 continue
             replaced[new_id] = others
             todo.append(doc)
-        writer = GraphWriter(self.store, depicts_threshold=self.options.depicts_threshold)
+        writer = self._writer()
         if new_acls:
             writer.set_acl(new_acls)
             report.acl_updated.extend(new_acls)

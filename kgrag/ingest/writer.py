@@ -8,11 +8,13 @@ running again.
 
 from __future__ import annotations
 
+import glob
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
+from pathlib import Path
 
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityRecord, display_rank
@@ -30,8 +32,12 @@ class GraphWriter:
         image_embedder: ImageEmbedder | None = None,
         depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD,
         batch_size: int = 500,
+        image_dir: Path | None = None,
     ) -> None:
         self.store = store
+        self.image_dir = image_dir
+        """Where ingestion saved the images it extracted from documents (``{doc}_i{n}.png``):
+        a deleted or replaced document's files there are removed with it."""
         self.image_embedder = image_embedder
         self.depicts_threshold = depicts_threshold
         self.batch_size = batch_size
@@ -181,6 +187,17 @@ class GraphWriter:
         if entity_ids:
             s.write("entity_delete_orphans", {"ids": entity_ids})
         s.write("document_delete_node", {"id": document_id})
+        self._remove_extracted_images(document_id)
+
+    def _remove_extracted_images(self, document_id: str) -> None:
+        """The PNG files ingestion extracted from ``document_id`` (never files it was given)."""
+        if self.image_dir is None or not self.image_dir.is_dir():
+            return
+        for path in self.image_dir.glob(f"{glob.escape(document_id)}_i*.png"):
+            try:
+                path.unlink()
+            except OSError as e:  # the graph is consistent; a stray file is only disk space
+                log.warning("could not remove %s of deleted document %s: %s", path, document_id, e)
 
     def recover(self) -> list[str]:
         """Finish what a killed job left: remove every document not ``complete`` (half written or

@@ -431,3 +431,45 @@ def test_changed_files_replace_their_parts_and_delete_keeps_shared_entities(
             "unfinished": 0,
             "related_zero": 0,
         }
+
+
+def test_images_extracted_from_a_pdf_are_removed_with_their_document(
+    models: Models, tmp_path: Path
+) -> None:
+    manual = tmp_path / "in" / "manual.pdf"
+    manual.parent.mkdir()
+    write_pdf(
+        manual,
+        ["The red valve.", "Page two."],
+        [(1, draw_shape("red", "circle", random.Random(1)))],
+    )
+    db = tmp_path / "db" / "kg.db"
+    images = db.parent / "images"
+    given = drawing(tmp_path / "in" / "given.png", "green", "triangle")
+    agent = make_agent(models, db)
+    try:
+        first = agent.ingest([str(manual), str(given)])
+        assert first.failures == [] and first.ingested == 2
+        old = sorted(p.name for p in images.glob("*.png"))
+        assert len(old) == 1  # the PDF's figure; the PNG ingested as itself is not copied
+
+        write_pdf(
+            manual,
+            ["The blue valve.", "Page two."],
+            [(2, draw_shape("blue", "square", random.Random(2)))],
+        )
+        second = agent.ingest([str(manual)])
+        assert (second.ingested, second.failed) == (1, 0)
+        new = sorted(p.name for p in images.glob("*.png"))
+        assert len(new) == 1 and new != old  # the old version's figure went with it
+
+        doc_id = next(
+            r["id"]
+            for r in rows(agent.store, "MATCH (d:Document) RETURN d.id AS id, d.uri AS uri")
+            if r["uri"] == str(manual.resolve())
+        )
+        agent.delete(doc_id)
+        assert list(images.glob("*.png")) == []
+        assert given.is_file()  # files given to ingestion are never removed
+    finally:
+        agent.close()
