@@ -233,11 +233,19 @@ def _pagerank_hops(
     chunk_frontier = [i for i in seeds if kinds[i] == "chunk"]
     entity_frontier = [i for i in seeds if kinds[i] == "entity"]
     use_related = "RELATED" in p.relationships
+    use_mentions = "MENTIONS" in p.relationships
+    use_next = "NEXT" in p.relationships
     fanout = 50
     for _hop in range(p.hops):
         new_entities: list[str] = []
         new_chunks: list[str] = []
-        if chunk_frontier:
+        if chunk_frontier and use_next:
+            for r in rec.read("expand_next_chunks", {"ids": chunk_frontier}):
+                _add_edge(graph, r["source"], r["target"], float(r["weight"] or 1))
+                if r["target"] not in kinds:
+                    kinds[r["target"]] = "chunk"
+                    new_chunks.append(r["target"])
+        if chunk_frontier and use_mentions:
             for r in rec.read("expand_entities_of_chunks", {"ids": chunk_frontier}):
                 _add_edge(graph, r["source"], r["target"], float(r["weight"] or 1))
                 if r["target"] not in kinds:
@@ -253,7 +261,7 @@ def _pagerank_hops(
                     if rel["target"] not in kinds:
                         kinds[rel["target"]] = "entity"
                         new_entities.append(rel["target"])
-                for ch in r["chunks"]:
+                for ch in r["chunks"] if use_mentions else []:
                     if ch.get("target") is None:
                         continue
                     _add_edge(graph, r["source"], ch["target"], float(ch["weight"] or 1))

@@ -53,7 +53,8 @@ _STEP_TYPES = """\
   (values for the template's parameters), inputs ({parameter: step_id}: that step's result ids
   passed as a list), k.
 - multi_hop: expand from the result nodes of seeds_from (step ids) over relationships
-  (MENTIONS, RELATED, NEXT, PART_OF, DEPICTS, NEAR) for 1-3 hops, ranked by personalised
+  (MENTIONS: chunk-entity, RELATED: entity-entity, NEXT: the neighbouring chunks in reading
+  order) for 1-3 hops, ranked by personalised
   PageRank. parameters: seeds_from, hops, relationships, k.
 - filter: keep results of one source step. parameters: source, min_score, kinds (chunk,
   segment, image, entity, document), modality, document_ids, k.

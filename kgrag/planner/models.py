@@ -82,7 +82,9 @@ MAX_PLAN_STEPS = 32
 
 Modality = Literal["text", "image", "audio"]
 NodeKind = Literal["chunk", "segment", "image", "entity", "document"]
-HopRelationship = Literal["MENTIONS", "RELATED", "NEXT", "PART_OF", "DEPICTS", "NEAR"]
+HopRelationship = Literal["MENTIONS", "RELATED", "NEXT"]
+"""What a ``multi_hop`` may walk: chunk-entity mentions, entity co-mentions, reading order.
+(Images are reached by their own steps: ``image_embedding`` search and ``entity_images``.)"""
 """Relationship types a ``multi_hop`` step may traverse (an allow-list: types are written into
 Cypher, where they cannot be parameters)."""
 StepType = Literal[

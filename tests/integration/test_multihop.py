@@ -116,3 +116,70 @@ def test_every_hop_is_retrieved_where_vector_search_misses_one(
     # the hop was found through the graph: the bridge entities were read by Cypher
     assert sum("MENTIONS" in s for s in statements) == hops - 1  # one bridge round per hop
     assert [s.type for s in plan.plan][:1] == ["vector_search"]
+
+
+def _long_document(root_text: str, filler: str, n: int) -> str:
+    return " ".join([root_text, *(filler.format(i=i) for i in range(n))])
+
+
+def test_multi_hop_walks_only_the_relationships_it_names(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    root = tmp_path_factory.mktemp("next")
+    text = _long_document(
+        "The zeppelin hangar doors carry a warranty of seven years from Hallmark Doors.",
+        "Inspection note {i} records that the hangar crew oiled the rails and checked the seals.",
+        60,
+    )
+    (root / "hangar.txt").write_text(text, encoding="utf-8")
+    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    with KnowledgeAgent(store, default_text_embedder()) as a:
+        assert a.ingest([str(root / "hangar.txt")]).ingested == 1
+        chunks = [
+            r["id"]
+            for r in store.read_freeform(
+                "MATCH (c:Chunk) RETURN c.id AS id ORDER BY c.position", {}
+            )
+        ]
+        assert len(chunks) >= 3
+
+        def hop(relationships: list[str]) -> tuple[list[str], list[str]]:
+            plan = Plan.parse(
+                {
+                    "plan": [
+                        {
+                            "step_id": 1,
+                            "type": "vector_search",
+                            "parameters": {
+                                "query": "warranty of the zeppelin hangar doors",
+                                "k": 1,
+                            },
+                        },
+                        {
+                            "step_id": 2,
+                            "type": "multi_hop",
+                            "dependencies": [1],
+                            "parameters": {
+                                "seeds_from": [1],
+                                "hops": 1,
+                                "relationships": relationships,
+                                "k": 5,
+                            },
+                        },
+                    ]
+                }
+            )
+            outcomes = Executor(_env(a)).run(plan)
+            assert [h.id for h in outcomes[1].result] == [chunks[0]]
+            assert outcomes[2].status == "ok", outcomes[2].error
+            names = [
+                store.statement(n) for n in ("expand_next_chunks", "expand_entities_of_chunks")
+            ]
+            ran = [names.index(t) for t, _ in outcomes[2].statements if t in names]
+            return [h.id for h in outcomes[2].result], [("NEXT", "MENTIONS")[i] for i in ran]
+
+        reached, walked = hop(["NEXT"])
+        assert walked == ["NEXT"]
+        assert chunks[1] in reached and chunks[2] not in reached  # one hop along reading order
+        _, walked = hop(["RELATED"])
+        assert walked == []  # from chunks, RELATED alone reaches nothing: no chunk walk at all
