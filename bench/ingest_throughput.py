@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import write_result
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -158,7 +160,7 @@ def main() -> int:
                 out["audio"] = bench_audio(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    sys.stdout.write(str(write_result("ingest_throughput", out)) + "\n")
     return 0
 
 

@@ -213,8 +213,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         proc.wait()
         result["documents"] = args.documents
     if args.write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "load_http.json").write_text(json.dumps(result, indent=2) + "\n")
+        from common import write_result  # bench/ is on the path when this runs as a script
+
+        write_result("load_http", result)
     print(json.dumps(result))
     return result
 

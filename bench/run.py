@@ -79,7 +79,6 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             "ingest_throughput",
             [PY, str(BENCH / "ingest_throughput.py")],
             [*data, BENCH / "ingest_throughput.py"],
-            RESULTS / "ingest_throughput.json",
         ),
         Step("e2e_latency", e2e_argv, [*data, BENCH / "e2e_latency.py"]),
         Step(
