@@ -376,6 +376,21 @@ def db_status(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         out.print(f"  {r.name}: {r.applied_at or 'pending'}", markup=False)
 
 
+@db_app.command("documents")
+def db_documents(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """List every stored document (id, title, type, file): the ids `kgrag delete` takes."""
+    with _store(store) as st:
+        rows = st.read("document_list", {"principals": [], "admin": True})
+    docs = [
+        {k: r[k] for k in ("id", "title", "modality", "uri", "ingested_at", "tags")} for r in rows
+    ]
+    if as_json:
+        _emit({"documents": docs})
+        return
+    for d in docs:
+        out.print(f"{d['id']}  {d['modality']:<5}  {d['title'] or ''}  {d['uri']}", markup=False)
+
+
 @db_app.command("stats")
 def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Count nodes per label and relationships per type."""

@@ -181,7 +181,9 @@ class KnowledgeAgent:
             r["id"] == document_id
             for r in self.store.read("document_list", {"principals": [], "admin": True})
         ):
-            raise NotFoundError(f"no document with id {document_id!r}; see `kgrag db stats`")
+            raise NotFoundError(
+                f"no document with id {document_id!r}; `kgrag db documents` lists them"
+            )
         self.ingestor().delete(document_id)
 
     def _image_embedder(self) -> ImageEmbedder:

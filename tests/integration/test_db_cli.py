@@ -129,3 +129,24 @@ def test_stats_json_is_one_object_of_counts_that_follow_an_ingest(run: dict[str,
     assert after["nodes"]["Migration"] == len(NAMES)
     # ingesting neither re-applies nor re-records migrations
     assert run["status3_json"] == run["status1_json"]
+
+
+def test_db_documents_lists_the_ids_delete_takes(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kgrag.cli import app
+
+    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    note = tmp_path / "note.txt"
+    note.write_text("The zeppelin hangar opens at dawn.", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(note), "--store", store, "-q"]).exit_code == 0
+    listed = runner.invoke(app, ["db", "documents", "--store", store, "--json"])
+    assert listed.exit_code == 0, listed.output
+    [doc] = json.loads(listed.stdout)["documents"]
+    assert doc["uri"] == str(note.resolve()) and doc["modality"] == "text"
+    assert runner.invoke(app, ["delete", doc["id"], "--store", store]).exit_code == 0
+    again = runner.invoke(app, ["db", "documents", "--store", store, "--json"])
+    assert json.loads(again.stdout)["documents"] == []
+    missing = runner.invoke(app, ["delete", doc["id"], "--store", store])
+    assert missing.exit_code != 0
