@@ -100,6 +100,12 @@ class Settings(BaseSettings):
         None, description="HTTP API: bearer token every request must carry (none: open)"
     )
     max_request_bytes: int = Field(1024 * 1024, gt=0, description="HTTP API: largest request body")
+    max_concurrent_requests: int = Field(
+        32, gt=0, description="HTTP API: requests handled at once; more get 503"
+    )
+    max_queued_jobs: int = Field(
+        64, gt=0, description="HTTP API: ingestion jobs waiting; more get 429"
+    )
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )

@@ -1,5 +1,7 @@
 """The HTTP API over the same library calls as the CLI: one KnowledgeAgent per process,
-ingestion as background jobs on one writer thread, questions answered concurrently.
+ingestion as background jobs on one writer thread (a bounded queue), questions answered
+concurrently (a bounded number at once). A store that stops answering is reopened by the server
+itself (:mod:`kgrag.server.recovery`); meanwhile requests get 503 with Retry-After.
 
 Who asks is what the caller says (``user``, ``groups``), as with ``kgrag ask --user``: put the
 server behind a gateway that sets them, and configure a bearer token (``KGRAG_API_TOKEN``)."""
@@ -7,32 +9,35 @@ server behind a gateway that sets them, and configure a bearer token (``KGRAG_AP
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, File, Form, Query, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgrag import __version__
 from kgrag.config import Settings
-from kgrag.errors import KgragError, NotFoundError
+from kgrag.errors import KgragError, NotFoundError, StoreUnavailableError
 from kgrag.executor.trace import read_trace
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.errors import ApiError, error_body, error_code, status_of
 from kgrag.server.jobs import IngestJobs
 from kgrag.server.models import AskRequest, IngestRequest, JobView, answer_json
-from kgrag.server.security import GuardMiddleware, confine_paths
+from kgrag.server.recovery import StoreSupervisor, probe_store
+from kgrag.server.security import ConcurrencyLimitMiddleware, GuardMiddleware, confine_paths
 
 if TYPE_CHECKING:
     from kgrag.agent.agent import KnowledgeAgent
+    from kgrag.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +45,82 @@ log = logging.getLogger(__name__)
 _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
+#: How long an ingestion job waits for a store that is being reopened before it fails.
+STORE_WAIT_S = 120.0
+
+
+def _job_failure(error: KgragError, attempts: int) -> str:
+    if isinstance(error, StoreUnavailableError):
+        return (
+            f"the graph store stopped answering and was not back in time ({attempts} "
+            "attempt(s)); submit the job again once GET /healthz answers: writes are idempotent "
+            "and documents an interrupted job left unfinished are rewritten"
+        )
+    return str(error)
+
+
 class _Runtime:
     """What the app holds while it runs."""
 
-    def __init__(self, settings: Settings, agent: KnowledgeAgent) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        agent: KnowledgeAgent,
+        supervisor: StoreSupervisor,
+        *,
+        max_queued_jobs: int,
+        store_wait_s: float = STORE_WAIT_S,
+    ) -> None:
         self.settings = settings
         self.agent = agent
-        self.jobs = IngestJobs(self._ingest)
+        self.supervisor = supervisor
+        self.store_wait_s = store_wait_s
+        self._job_store: GraphStore | None = None  # the store the running job uses
+        self.jobs = IngestJobs(
+            self._ingest,
+            max_queued=max_queued_jobs,
+            retry=self._retry_job,
+            failure_message=_job_failure,
+        )
 
     def _ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
         # checked again right before reading: the files may have changed since the request
         confine_paths(paths, acl, self.settings.ingest_roots)
+        if not self.supervisor.wait_ready(self.store_wait_s):
+            raise StoreUnavailableError("the graph store is being reopened")
+        self._job_store = self.agent.store
         return self.agent.ingest(paths, acl)
+
+    def _retry_job(self, error: KgragError) -> bool:
+        """A job that lost the store runs again once the store answers again."""
+        if not isinstance(error, StoreUnavailableError):
+            return False
+        self.supervisor.failed(self._job_store, error)
+        return self.supervisor.wait_ready(self.store_wait_s)
+
+
+def _reopen_store(settings: Settings, agent: KnowledgeAgent) -> GraphStore:
+    """A new store for the agent's settings, its text embedding space checked as at opening."""
+    from kgrag.graph import open_store
+    from kgrag.graph.spaces import EmbeddingSpace, ensure_space
+
+    store = open_store(
+        settings.store,
+        graph_name=settings.graph_name,
+        neo4j_user=settings.neo4j_user,
+        neo4j_password=settings.neo4j_password.get_secret_value(),
+        fsync=settings.fsync,
+    )
+    try:
+        embedder = agent.text_embedder
+        ensure_space(
+            store,
+            EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions),
+        )
+    except Exception:
+        store.close()
+        raise
+    return store
 
 
 def _groups(raw: str) -> list[str]:
@@ -78,11 +147,26 @@ def _answer_response(answer: Any) -> JSONResponse:
     )
 
 
-def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    agent: KnowledgeAgent | None = None,
+    *,
+    max_concurrent_requests: int | None = None,
+    max_queued_jobs: int | None = None,
+    reopen_store: Callable[[], GraphStore] | None = None,
+) -> FastAPI:
     """The FastAPI app. Without ``agent`` one is opened from ``settings`` at startup and closed
-    at shutdown; a given agent stays open (its owner closes it)."""
+    at shutdown; a given agent stays open (its owner closes it).
+
+    ``max_concurrent_requests`` (default: Settings ``max_concurrent_requests``) bounds the
+    requests handled at once, ``max_queued_jobs`` (Settings ``max_queued_jobs``) the ingestion
+    jobs waiting to run. A store that stops
+    answering is reopened with ``reopen_store``; by default an agent the app opened gets a new
+    store from ``settings``, and a given agent's store is only waited for (probed) again."""
     s = settings or Settings()
     runtime: dict[str, _Runtime] = {}
+    concurrent = max_concurrent_requests or s.max_concurrent_requests
+    queued = max_queued_jobs or s.max_queued_jobs
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -92,12 +176,17 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         opened: KnowledgeAgent = (
             agent if agent is not None else await asyncio.to_thread(KnowledgeAgent.open, s)
         )
-        runtime["rt"] = _Runtime(s, opened)
+        reopen = reopen_store
+        if reopen is None and own:
+            reopen = functools.partial(_reopen_store, s, opened)
+        supervisor = StoreSupervisor(opened, reopen)
+        runtime["rt"] = _Runtime(s, opened, supervisor, max_queued_jobs=queued)
         log.info("kgrag API ready on store %s", opened.store.uri)
         try:
             yield
         finally:
             await asyncio.to_thread(runtime["rt"].jobs.close)
+            await asyncio.to_thread(supervisor.stop)
             if own:
                 opened.close()
 
@@ -109,10 +198,19 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         lifespan=lifespan,
     )
     token = s.api_token.get_secret_value() if s.api_token else None
+    # the last added runs first: the token and size checks, then the concurrency bound
+    app.add_middleware(ConcurrencyLimitMiddleware, limit=concurrent)
     app.add_middleware(GuardMiddleware, token=token or None, max_bytes=s.max_request_bytes)
 
     def rt() -> _Runtime:
         return runtime["rt"]
+
+    async def store_ready(request: Request) -> None:
+        """503 with Retry-After at once while the store is being reopened; otherwise remember
+        the store this request starts with (a failure of an older store reopens nothing)."""
+        request.state.store = rt().supervisor.check()
+
+    NeedsStore = [Depends(store_ready)]
 
     # -- errors ---------------------------------------------------------------------------------
     @app.exception_handler(KgragError)
@@ -121,7 +219,17 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(error_body(exc.error, exc.detail), status_code=exc.status)
+        return JSONResponse(
+            error_body(exc.error, exc.detail), status_code=exc.status, headers=exc.headers
+        )
+
+    @app.exception_handler(StoreUnavailableError)
+    async def _store_unavailable(request: Request, exc: StoreUnavailableError) -> JSONResponse:
+        # the cause (paths, socket) goes to the log; the client learns when to retry
+        log.warning("%s %s: %s", request.method, request.url.path, exc)
+        supervisor = rt().supervisor
+        supervisor.failed(getattr(request.state, "store", None), exc)
+        return await _api_error(request, supervisor.unavailable())
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -148,8 +256,30 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
     # -- routes ---------------------------------------------------------------------------------
     @app.get("/healthz", tags=["service"])
     def healthz() -> dict[str, Any]:
-        """Liveness: the agent is open."""
-        return {"status": "ok", "version": __version__, "store": rt().agent.store.uri}
+        """Readiness: the store answers a cheap read. 503 ``store_unavailable`` with
+        Retry-After when it does not (the server is then reopening it by itself)."""
+        supervisor = rt().supervisor
+        store = supervisor.check()
+        try:
+            probe_store(store)
+        except StoreUnavailableError as e:
+            log.warning("GET /healthz: %s", e)
+            supervisor.failed(store, e)
+            raise supervisor.unavailable() from e
+        except Exception as e:
+            log.warning("GET /healthz: the store failed a read: %s", e)
+            raise ApiError(
+                503,
+                "store_error",
+                f"the graph store failed a read ({type(e).__name__}); see the server log",
+                headers={"Retry-After": "5"},
+            ) from e
+        return {
+            "status": "ok",
+            "version": __version__,
+            "store": store.uri,
+            "store_reopens": supervisor.reopens,
+        }
 
     @app.post("/ingest", status_code=202, response_model=JobView, tags=["ingest"])
     def ingest(body: IngestRequest) -> JobView:
@@ -165,7 +295,7 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
             raise NotFoundError(f"no ingest job {job_id!r} (jobs are forgotten at restart)")
         return found
 
-    @app.post("/ask", tags=["ask"])
+    @app.post("/ask", tags=["ask"], dependencies=NeedsStore)
     def ask(body: AskRequest) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
         answer = rt().agent.ask(
@@ -173,7 +303,7 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         )
         return _answer_response(answer)
 
-    @app.post("/ask/upload", tags=["ask"])
+    @app.post("/ask/upload", tags=["ask"], dependencies=NeedsStore)
     def ask_upload(
         files: Annotated[list[UploadFile], File(description="images or recordings (1 to 4)")],
         question: Annotated[str, Form(description="the question; empty: the files ask")] = "",
@@ -202,15 +332,17 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
             )
         return _answer_response(answer)
 
-    @app.post("/ask/stream", tags=["ask"])
-    async def ask_stream(body: AskRequest) -> StreamingResponse:
+    @app.post("/ask/stream", tags=["ask"], dependencies=NeedsStore)
+    async def ask_stream(body: AskRequest, request: Request) -> StreamingResponse:
         """Server-sent events as the answer is built (``KnowledgeAgent.stream``): ``rewrite``
         for a resolved follow-up, then per iteration ``plan``, one ``step`` per step and
         ``evaluation``; finally ``answer`` (the body of POST /ask) and ``complete``, or
-        ``error``."""
+        ``error`` (with ``status``, and ``retry_after`` when the store stopped answering)."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
         agent_ = rt().agent
+        supervisor = rt().supervisor
+        store = request.state.store
 
         def emit(event: str, data: Any) -> None:
             loop.call_soon_threadsafe(events.put_nowait, (event, data))
@@ -224,6 +356,15 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
                         emit("answer", answer_json(event.answer))
                     else:
                         emit(event.kind, event.model_dump(mode="json"))
+            except StoreUnavailableError as e:
+                log.warning("streamed ask: %s", e)
+                supervisor.failed(store, e)
+                busy = supervisor.unavailable()
+                retry = int(busy.headers["Retry-After"])
+                emit(
+                    "error",
+                    {**error_body(busy.error, busy.detail), "status": 503, "retry_after": retry},
+                )
             except KgragError as e:
                 emit("error", {**error_body(error_code(e), str(e)), "status": status_of(e)})
             except Exception as e:
@@ -262,14 +403,19 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
             raise NotFoundError(f"no query {query_id!r} readable by this user")
         return read_trace(store, query_id)
 
-    @app.get("/queries/{query_id}/trace", tags=["queries"])
+    @app.get("/queries/{query_id}/trace", tags=["queries"], dependencies=NeedsStore)
     def trace(
         query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> dict[str, Any]:
         """The reasoning of one answer (``kgrag trace --json``)."""
         return readable_trace(query_id, user, groups)
 
-    @app.get("/queries/{query_id}/trace.html", response_class=HTMLResponse, tags=["queries"])
+    @app.get(
+        "/queries/{query_id}/trace.html",
+        response_class=HTMLResponse,
+        tags=["queries"],
+        dependencies=NeedsStore,
+    )
     def trace_html(
         query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> HTMLResponse:
@@ -279,7 +425,7 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         page = render_trace_html(readable_trace(query_id, user, groups))
         return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
 
-    @app.get("/queries/{query_id}/audit", tags=["queries"])
+    @app.get("/queries/{query_id}/audit", tags=["queries"], dependencies=NeedsStore)
     def audit(
         query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> JSONResponse:
@@ -289,7 +435,12 @@ def create_app(settings: Settings | None = None, agent: KnowledgeAgent | None = 
         readable_trace(query_id, user, groups)
         return JSONResponse(build_audit(rt().agent.store, query_id).model_dump(mode="json"))
 
-    @app.get("/queries/{query_id}/audit.html", response_class=HTMLResponse, tags=["queries"])
+    @app.get(
+        "/queries/{query_id}/audit.html",
+        response_class=HTMLResponse,
+        tags=["queries"],
+        dependencies=NeedsStore,
+    )
     def audit_html(
         query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> HTMLResponse:

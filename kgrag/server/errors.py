@@ -25,13 +25,17 @@ STATUS: tuple[tuple[type[e.KgragError], int], ...] = (
 
 
 class ApiError(Exception):
-    """An error the API itself raises (refused path, bad token, ...)."""
+    """An error the API itself raises (refused path, bad token, server busy, ...); ``headers``
+    go into the response (``Retry-After`` of a 503 or 429)."""
 
-    def __init__(self, status: int, error: str, detail: Any) -> None:
+    def __init__(
+        self, status: int, error: str, detail: Any, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(f"{error}: {detail}")
         self.status = status
         self.error = error
         self.detail = detail
+        self.headers = dict(headers or {})
 
 
 def error_code(exc: BaseException) -> str:

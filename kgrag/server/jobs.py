@@ -1,6 +1,9 @@
 """Ingestion jobs: the embedded store has one writer, so every ingestion runs on one worker
 thread, in the order the jobs were submitted. Job states live in memory (a restart forgets
-them; what they stored stays in the graph)."""
+them; what they stored stays in the graph). At most ``max_queued`` jobs wait at once; one more is
+refused (429 with Retry-After) rather than queued without limit. A job that failed because the
+store stopped answering is run again once the store is back (``retry``), at most
+``max_attempts`` times in all: writes are idempotent and interrupted documents are rewritten."""
 
 from __future__ import annotations
 
@@ -13,12 +16,18 @@ from datetime import UTC, datetime
 
 from kgrag.errors import KgragError
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.errors import ApiError
 from kgrag.server.models import JobView
 
 log = logging.getLogger(__name__)
 
 #: Runs one job: (paths, acl) -> report.
 IngestFn = Callable[[Sequence[str], Sequence[str]], IngestReport]
+#: Whether a job that failed with this error should run again (may wait for the store first).
+RetryFn = Callable[[KgragError], bool]
+
+#: Seconds a client is told to wait when the queue is full.
+QUEUE_FULL_RETRY_AFTER_S = 5
 
 
 def _now() -> str:
@@ -26,18 +35,40 @@ def _now() -> str:
 
 
 class IngestJobs:
-    """A queue of ingestion jobs and the single worker that runs them."""
+    """A bounded queue of ingestion jobs and the single worker that runs them."""
 
-    def __init__(self, run: IngestFn, keep: int = 1000) -> None:
+    def __init__(
+        self,
+        run: IngestFn,
+        keep: int = 1000,
+        *,
+        max_queued: int | None = None,
+        retry: RetryFn | None = None,
+        max_attempts: int = 3,
+        failure_message: Callable[[KgragError, int], str] | None = None,
+    ) -> None:
+        if max_queued is not None and max_queued < 1:
+            raise ValueError("max_queued must be at least 1")
         self._run = run
         self._keep = keep
+        self._max_queued = max_queued
+        self._retry = retry
+        self._max_attempts = max(1, max_attempts)
+        self._failure_message = failure_message
         self._jobs: dict[str, JobView] = {}
+        self._waiting = 0  # jobs queued, not yet running
         self._lock = threading.Lock()
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="kgrag-ingest", daemon=True)
         self._worker.start()
 
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return self._waiting
+
     def submit(self, paths: Sequence[str], acl: Sequence[str]) -> JobView:
+        """Queue a job; :class:`ApiError` 429 ``ingest_queue_full`` when ``max_queued`` wait."""
         job = JobView(
             id="job_" + uuid.uuid4().hex[:16],
             status="queued",
@@ -46,7 +77,17 @@ class IngestJobs:
             created_at=_now(),
         )
         with self._lock:
+            if self._max_queued is not None and self._waiting >= self._max_queued:
+                raise ApiError(
+                    429,
+                    "ingest_queue_full",
+                    f"{self._waiting} ingestion jobs already wait to run, the most this server "
+                    f"queues; retry after {QUEUE_FULL_RETRY_AFTER_S} s or once GET /jobs/{{id}} "
+                    "shows earlier jobs done",
+                    headers={"Retry-After": str(QUEUE_FULL_RETRY_AFTER_S)},
+                )
             self._jobs[job.id] = job
+            self._waiting += 1
             while len(self._jobs) > self._keep:  # forget the oldest finished jobs
                 oldest = next(
                     (k for k, j in self._jobs.items() if j.status in ("done", "failed")), None
@@ -67,27 +108,52 @@ class IngestJobs:
             self._jobs[job_id] = job
             return job
 
+    def _should_retry(self, error: KgragError, attempt: int) -> bool:
+        if self._retry is None or attempt >= self._max_attempts:
+            return False
+        try:
+            return self._retry(error)
+        except Exception:  # the worker must survive its retry policy too
+            log.exception("deciding whether to run a failed job again")
+            return False
+
     def _loop(self) -> None:
         while True:
             job_id = self._queue.get()
             if job_id is None:
                 return
+            with self._lock:
+                self._waiting -= 1
             job = self._update(job_id, status="running", started_at=_now())
-            try:
-                report = self._run(job.paths, job.acl)
-            except KgragError as e:
-                log.warning("ingest job %s failed: %s", job_id, e)
-                self._update(job_id, status="failed", error=str(e), finished_at=_now())
-            except Exception as e:  # the worker must survive any job
-                log.exception("ingest job %s failed unexpectedly", job_id)
-                self._update(
-                    job_id,
-                    status="failed",
-                    error=f"{type(e).__name__}: {e}",
-                    finished_at=_now(),
-                )
-            else:
-                self._update(job_id, status="done", report=report, finished_at=_now())
+            attempt = 0
+            while True:
+                attempt += 1
+                self._update(job_id, attempts=attempt)
+                try:
+                    report = self._run(job.paths, job.acl)
+                except KgragError as e:
+                    if self._should_retry(e, attempt):
+                        log.warning(
+                            "ingest job %s: attempt %d failed (%s); running it again",
+                            job_id,
+                            attempt,
+                            e,
+                        )
+                        continue
+                    log.warning("ingest job %s failed: %s", job_id, e)
+                    message = self._failure_message(e, attempt) if self._failure_message else str(e)
+                    self._update(job_id, status="failed", error=message, finished_at=_now())
+                except Exception as e:  # the worker must survive any job
+                    log.exception("ingest job %s failed unexpectedly", job_id)
+                    self._update(
+                        job_id,
+                        status="failed",
+                        error=f"{type(e).__name__}: {e}",
+                        finished_at=_now(),
+                    )
+                else:
+                    self._update(job_id, status="done", report=report, finished_at=_now())
+                break
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop after the jobs already queued."""

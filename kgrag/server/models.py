@@ -35,6 +35,11 @@ class JobView(_Body):
     finished_at: str | None = None
     report: IngestReport | None = None
     error: str | None = None
+    attempts: int = Field(
+        0,
+        description="times the job ran: one more after each loss of the store (at most 3); the "
+        "report is the last attempt's (documents stored by earlier attempts count as skipped)",
+    )
 
 
 class AskRequest(_Body):

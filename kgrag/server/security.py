@@ -1,5 +1,6 @@
 """What guards the HTTP API: an optional bearer token, a request body size limit (both as one
-ASGI middleware, before any body is read), and the ingest roots that confine POST /ingest."""
+ASGI middleware, before any body is read), a bound on the requests handled at once, and the
+ingest roots that confine POST /ingest."""
 
 from __future__ import annotations
 
@@ -82,6 +83,42 @@ class GuardMiddleware:
         except _TooLarge:
             if not started:
                 await _reply(send, 413, _too_large(seen, self.max_bytes))
+
+
+class ConcurrencyLimitMiddleware:
+    """At most ``limit`` requests in progress at once (a streamed answer counts until its last
+    event); one more is answered 503 ``server_busy`` with ``Retry-After`` at once, never queued.
+    The open paths (``/healthz``, the schema) are not counted."""
+
+    def __init__(self, app: Any, *, limit: int, retry_after_s: int = 1) -> None:
+        if limit < 1:
+            raise ValueError("the concurrency limit must be at least 1")
+        self.app = app
+        self.limit = limit
+        self.retry_after_s = retry_after_s
+        self.active = 0  # touched only on the event loop: no lock needed
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        if self.active >= self.limit:
+            await _reply(
+                send,
+                503,
+                error_body(
+                    "server_busy",
+                    f"this server already handles {self.limit} requests, the most it takes at "
+                    f"once; retry after {self.retry_after_s} s",
+                ),
+                extra=[(b"retry-after", str(self.retry_after_s).encode())],
+            )
+            return
+        self.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.active -= 1
 
 
 def _too_large(size: int, limit: int) -> dict[str, Any]:

@@ -347,3 +347,112 @@ def test_ask_upload_refuses_bad_and_oversized_files(server: Server) -> None:
         assert r.status_code == 413 and r.json()["error"] == "request_too_large"
         r = c.post("/ask/upload", data={"question": "no files"})
         assert r.status_code == 422 and r.json()["error"] == "invalid_request"
+
+
+# -- ACL of the streamed and the multipart ask, of sessions, and of traces and audits ---------
+
+SECRET_WORDS = ("heliotrope", "Hedy", "Lamarr")
+COOLING = "Who maintains the Cooling Fan CF-9?"
+
+
+def _sse_raw(c: httpx.Client, body: dict[str, Any]) -> tuple[str, list[tuple[str, Any]]]:
+    """The whole event stream as sent, and its (event, data) pairs."""
+    with c.stream("POST", "/ask/stream", json=body) as r:
+        assert r.status_code == 200, r.read()
+        raw = "".join(r.iter_text())
+    events, event = [], None
+    for line in raw.splitlines():
+        if line.startswith("event: "):
+            event = line.removeprefix("event: ")
+        elif line.startswith("data: "):
+            events.append((event, json.loads(line.removeprefix("data: "))))
+    return raw, events
+
+
+def _secret_chunks(c: httpx.Client, server: Server) -> set[str]:
+    """The ids of the private document's cited chunks, as its reader sees them."""
+    member = c.post("/ask", json={"question": COOLING, "user": "ada", "groups": ["team-a"]})
+    cited = {x["node_id"] for x in member.json()["citations"]}
+    assert cited and server.secret_doc in member.text
+    return cited
+
+
+def _assert_nothing_private(text: str, server: Server, chunks: set[str]) -> None:
+    for word in (*SECRET_WORDS, server.secret_doc, *chunks):
+        assert word not in text, f"{word!r} reached another user"
+
+
+def test_acl_ask_stream_never_sends_a_private_document_to_another_user(server: Server) -> None:
+    with server.client() as c:
+        chunks = _secret_chunks(c, server)
+        raw, events = _sse_raw(c, {"question": COOLING, "user": "eve"})
+        assert [e for e, _ in events][-2:] == ["answer", "complete"], raw[-500:]
+        _assert_nothing_private(raw, server, chunks)  # plan, steps, evaluation, answer
+        qid = events[-1][1]["query_id"]
+        for kind in ("trace", "audit", "trace.html", "audit.html"):
+            r = c.get(f"/queries/{qid}/{kind}", params={"user": "eve"})
+            assert r.status_code == 200
+            _assert_nothing_private(r.text, server, chunks)
+        # the same stream for a member carries the document (the test can see a leak)
+        raw, events = _sse_raw(c, {"question": COOLING, "user": "ada", "groups": ["team-a"]})
+        answer = dict(events)["answer"]
+        assert server.secret_doc in {x["document_id"] for x in answer["citations"]}
+        assert "Hedy Lamarr" in answer["answer"]
+
+
+def test_acl_ask_upload_never_returns_a_private_document_to_another_user(server: Server) -> None:
+    png = _drawing_png("blue", "square", 7)
+    with server.client() as c:
+        chunks = _secret_chunks(c, server)
+
+        def upload(**form: str) -> httpx.Response:
+            return c.post(
+                "/ask/upload",
+                data={"question": COOLING, **form},
+                files=[("files", ("fan.png", png, "image/png"))],
+            )
+
+        r = upload(user="eve")
+        assert r.status_code == 200, r.text
+        _assert_nothing_private(r.text + json.dumps(dict(r.headers)), server, chunks)
+        for kind in ("trace", "audit"):
+            page = c.get(f"/queries/{r.json()['query_id']}/{kind}", params={"user": "eve"})
+            assert page.status_code == 200
+            _assert_nothing_private(page.text, server, chunks)
+        member = upload(user="ada", groups="team-a")
+        assert member.status_code == 200 and server.secret_doc in member.text
+
+
+def test_acl_another_users_session_id_carries_nothing_of_their_answers(server: Server) -> None:
+    with server.client() as c:
+        chunks = _secret_chunks(c, server)
+        first = c.post(
+            "/ask",
+            json={"question": COOLING, "user": "ada", "groups": ["team-a"], "session_id": "s-ada"},
+        )
+        assert "Hedy Lamarr" in first.json()["answer"]
+        for who in ({"user": "eve"}, {}, {"user": "eve", "groups": ["team-b"]}):
+            for follow_up in ("Who maintains it?", "What is its secret code word?"):
+                raw, _ = _sse_raw(c, {"question": follow_up, "session_id": "s-ada", **who})
+                _assert_nothing_private(raw, server, chunks)
+
+
+def test_acl_trace_and_audit_of_a_query_are_refused_to_other_readers(server: Server) -> None:
+    with server.client() as c:
+        member = c.post("/ask", json={"question": COOLING, "user": "ada", "groups": ["team-a"]})
+        qid = member.json()["query_id"]
+        readers: list[dict[str, str]] = [
+            {},  # no user
+            {"user": "eve"},
+            {"user": "eve", "groups": "team-a"},  # the groups alone are not the asker
+            {"user": "ada"},  # the asker without the groups the answer was read with
+            {"user": "ada", "groups": "team-b"},
+        ]
+        for params in readers:
+            for kind in ("trace", "trace.html", "audit", "audit.html"):
+                r = c.get(f"/queries/{qid}/{kind}", params=params)
+                assert r.status_code == 404, (params, kind, r.status_code)
+                assert r.json()["error"] == "not_found"
+                assert server.secret_doc not in r.text and "heliotrope" not in r.text
+        ok = c.get(f"/queries/{qid}/trace", params={"user": "ada", "groups": "team-a,team-b"})
+        assert ok.status_code == 200 and server.secret_doc in ok.text

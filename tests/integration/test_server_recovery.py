@@ -1,0 +1,259 @@
+"""A real ``kgrag serve`` on 127.0.0.1 whose embedded FalkorDB server is killed (SIGKILL of the
+child redis-server, as tests/reliability/test_faults_ingest.py does in process): the API answers
+503 with Retry-After meanwhile, never 500, ``/healthz`` says so, the server reopens the store by
+itself (a new redis-server replays the append-only file) and answers again without a restart;
+an ingestion job the kill interrupted runs again, and the graph ends with every document once
+and complete."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kgrag.graph import open_store
+from kgrag.graph.embedded_lease import running_server_pid
+from tests.integration.test_server import _free_port, _wait_job
+from tests.reliability.support import kill_and_wait, snapshot, write_corpus
+
+pytestmark = pytest.mark.reliability
+
+QUESTION = "Who inspected the Feed Pump FP-2?"
+
+
+@dataclass
+class Serve:
+    proc: subprocess.Popen[bytes]
+    base: str
+    db: Path
+    root: Path
+    log: Path
+    ingested: list[str] = field(default_factory=list)  # files ingested so far
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base, timeout=120)
+
+    def log_tail(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+def start_serve(tmp: Path, root: Path, env: dict[str, str] | None = None) -> Serve:
+    """``kgrag serve`` on a free port of 127.0.0.1 over ``tmp/kg.db``; waits for /healthz."""
+    port = _free_port()
+    log = tmp / "serve.log"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgrag.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--store",
+            f"falkordb-lite:///{tmp}/kg.db",
+            "--ingest-root",
+            str(root),
+        ],
+        env={
+            **os.environ,
+            "OMP_NUM_THREADS": "1",
+            "HF_HUB_OFFLINE": "1",
+            "KGRAG_DATA_DIR": str(tmp / "data"),
+            **(env or {}),
+        },
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    srv = Serve(proc, f"http://127.0.0.1:{port}", tmp / "kg.db", root, log)
+    deadline = time.monotonic() + 180
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(srv.log_tail())
+        try:
+            if httpx.get(f"{srv.base}/healthz", timeout=2).status_code == 200:
+                return srv
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            stop_serve(srv)
+            raise AssertionError("kgrag serve did not start: " + srv.log_tail())
+        time.sleep(0.3)
+
+
+def stop_serve(srv: Serve) -> None:
+    srv.proc.terminate()
+    try:
+        srv.proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        srv.proc.kill()
+        srv.proc.wait()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Serve]:
+    root = tmp_path / "docs"
+    write_corpus(root / "first", n=2, paragraphs=2)
+    # many small embedding batches: the job writes documents one after the other for seconds
+    srv = start_serve(tmp_path, root, env={"KGRAG_BATCH_SIZE": "4"})
+    try:
+        yield srv
+    finally:
+        stop_serve(srv)
+
+
+def _kill_store_server(srv: Serve) -> int:
+    pid = running_server_pid(srv.db)
+    assert pid, "no embedded redis-server runs for the store"
+    kill_and_wait(pid)
+    return pid
+
+
+def _assert_retry_later(r: httpx.Response) -> None:
+    assert r.status_code == 503, r.text
+    body = r.json()
+    assert body["error"] == "store_unavailable", body
+    assert "Reopen the store" not in body["detail"], body  # nothing an HTTP client can do
+    assert "reconnecting" in body["detail"], body
+    assert int(r.headers["retry-after"]) >= 1
+
+
+def _graph_check(db: Path, expected_files: int) -> None:
+    """Every document once (by content hash) and complete; no chunk id twice. The test process
+    attaches to the server's embedded redis-server and leaves it running."""
+    store = open_store(f"falkordb-lite:///{db}")
+    try:
+        snap = snapshot(store)
+        dup_chunks = store.read_freeform(
+            "MATCH (c:Chunk) WITH c.id AS id, count(*) AS n WHERE n > 1 RETURN id, n"
+        )
+    finally:
+        store.close()
+    assert snap.unfinished() == [], snap.documents
+    assert len(snap.documents) == expected_files, snap.documents
+    assert set(snap.hashes.values()) == {1}, snap.hashes
+    assert dup_chunks == []
+
+
+def test_killed_store_server_is_reopened_and_requests_succeed_again(serve: Serve) -> None:
+    with serve.client() as c:
+        job = _wait_job(c, c.post("/ingest", json={"paths": ["first"]}).json()["id"])
+        assert job["status"] == "done" and job["report"]["ingested"] == 2, job
+        before = c.post("/ask", json={"question": QUESTION})
+        assert before.status_code == 200, before.text
+        assert c.get("/healthz").json()["store_reopens"] == 0
+
+        old_pid = _kill_store_server(serve)
+        # the first touch of the dead store fails and starts the recovery: a clear 503
+        _assert_retry_later(c.get("/healthz"))
+
+        # questions in flight meanwhile get 503 with Retry-After (never a 500), then answers
+        statuses: Counter[int] = Counter()
+        deadline = time.monotonic() + 120
+        answered: dict[str, Any] | None = None
+        while time.monotonic() < deadline:
+            r = c.post("/ask", json={"question": QUESTION})
+            statuses[r.status_code] += 1
+            if r.status_code == 200:
+                answered = r.json()
+                break
+            _assert_retry_later(r)
+            time.sleep(min(float(r.headers["retry-after"]), 2.0))
+        assert answered is not None, f"no answer after the kill: {statuses}\n{serve.log_tail()}"
+        assert {x["document_id"] for x in answered["citations"]} == {
+            x["document_id"] for x in before.json()["citations"]
+        }
+        health = c.get("/healthz")
+        assert health.status_code == 200 and health.json()["store_reopens"] == 1, health.text
+        new_pid = running_server_pid(serve.db)
+        assert new_pid and new_pid != old_pid
+        # a trace written before the kill is still there (the append-only file was replayed)
+        trace = c.get(f"/queries/{before.json()['query_id']}/trace")
+        assert trace.status_code == 200, trace.text
+    assert serve.proc.poll() is None, "kgrag serve was restarted or died"
+    _graph_check(serve.db, expected_files=2)
+
+
+def test_concurrent_requests_during_the_kill_get_503_or_200_never_500(serve: Serve) -> None:
+    statuses: Counter[int] = Counter()
+    bad: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def asker() -> None:
+        with serve.client() as c:
+            while not stop.is_set():
+                r = c.post("/ask", json={"question": QUESTION})
+                with lock:
+                    statuses[r.status_code] += 1
+                    if r.status_code == 503:
+                        try:
+                            _assert_retry_later(r)
+                        except AssertionError as e:
+                            bad.append(str(e))
+                    elif r.status_code != 200:
+                        bad.append(r.text)
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=asker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(2)
+        _kill_store_server(serve)
+        deadline = time.monotonic() + 120
+        with serve.client() as c:  # until the store answers again
+            while c.get("/healthz").status_code != 200 and time.monotonic() < deadline:
+                time.sleep(0.5)
+            time.sleep(2)  # questions after the recovery
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=150)
+    assert not bad, bad[:3]
+    assert statuses[200] > 0 and set(statuses) <= {200, 503}, statuses
+    with serve.client() as c:
+        assert c.get("/healthz").json()["store_reopens"] == 1
+
+
+def test_ingestion_job_interrupted_by_the_kill_runs_again_without_duplicates(
+    serve: Serve,
+) -> None:
+    write_corpus(serve.root / "many", n=16, paragraphs=8)
+    with serve.client() as c:
+        first = _wait_job(c, c.post("/ingest", json={"paths": ["first"]}).json()["id"])
+        assert first["status"] == "done", first
+        submitted = c.post("/ingest", json={"paths": ["many"]})
+        assert submitted.status_code == 202, submitted.text
+        job_id = submitted.json()["id"]
+        deadline = time.monotonic() + 120
+        while c.get(f"/jobs/{job_id}").json()["status"] != "running":
+            assert time.monotonic() < deadline, "the job did not start"
+            time.sleep(0.1)
+        time.sleep(4)  # inside the job: it embeds and writes for about 20 s
+        running = c.get(f"/jobs/{job_id}").json()
+        assert running["status"] == "running", "the job ended before the kill; make it longer"
+        _kill_store_server(serve)
+        job = _wait_job(c, job_id, timeout=400)
+        assert job["status"] == "done", (job, serve.log_tail())
+        assert job["attempts"] == 2, job
+        report = job["report"]
+        assert report["failed"] == 0, report
+        # what the first attempt finished is skipped, what it left undone is written now
+        assert report["ingested"] + report["skipped"] == 16, report
+        assert report["ingested"] > 0, f"the kill landed after the job's writes: {report}"
+        assert c.get("/healthz").json()["store_reopens"] == 1
+        r = c.post("/ask", json={"question": "What wear did the Boiler B-1 show?"})
+        assert r.status_code == 200 and r.json()["citations"], r.text
+    _graph_check(serve.db, expected_files=18)
