@@ -1,0 +1,200 @@
+"""The bounds of the HTTP API on a real uvicorn server on 127.0.0.1 (in this process, over an
+agent whose questions and ingestions wait until the test lets them go): requests beyond the
+concurrency bound and jobs beyond the queue bound are refused at once with a clear error and
+Retry-After, never queued; and a store that stops answering gives 503 with Retry-After and is
+used again once it answers."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kgrag.agent.answer import Answer
+from kgrag.config import Settings
+from kgrag.errors import StoreUnavailableError
+from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.app import create_app
+from tests.integration.test_server import _free_port, _wait_job
+
+
+class StubStore:
+    uri = "stub://store"
+
+    def __init__(self) -> None:
+        self.down = False
+        self.reads = 0
+
+    def read(self, name: str, params: Any = None) -> list[dict[str, Any]]:
+        self.reads += 1
+        if self.down:
+            raise StoreUnavailableError("lost the connection to stub://store. Reopen the store")
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class BlockingAgent:
+    """Questions and ingestions that wait for the test's go."""
+
+    def __init__(self) -> None:
+        self.store = StubStore()
+        self.go_ask = threading.Event()
+        self.go_ingest = threading.Event()
+        self.asking = threading.Semaphore(0)
+        self.ingesting = threading.Semaphore(0)
+
+    def ask(self, question: str, **_: Any) -> Answer:
+        self.store.read("stub")
+        self.asking.release()
+        assert self.go_ask.wait(60)
+        return Answer(
+            query_id="q_stub",
+            answer=f"echo {question}",
+            citations=(),
+            exit_reason="sufficient",
+            iterations=1,
+            mode="extractive",
+        )
+
+    def ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
+        self.ingesting.release()
+        assert self.go_ingest.wait(60)
+        return IngestReport(ingested=len(paths))
+
+
+@contextmanager
+def running(app: Any) -> Iterator[str]:
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nSome text.\n")
+    return folder
+
+
+def test_requests_over_the_concurrency_bound_get_503_with_retry_after(root: Path) -> None:
+    pytest.importorskip("uvicorn")
+    agent = BlockingAgent()
+    app = create_app(
+        Settings(ingest_roots=(root,)),
+        agent=agent,  # type: ignore[arg-type]
+        max_concurrent_requests=2,
+    )
+    results: list[httpx.Response] = []
+
+    def ask(base: str, n: int) -> None:
+        results.append(httpx.post(f"{base}/ask", json={"question": f"q{n}"}, timeout=60))
+
+    with running(app) as base:
+        held = [threading.Thread(target=ask, args=(base, n)) for n in range(2)]
+        for t in held:
+            t.start()
+        for _ in held:  # both are inside the agent: the bound is reached
+            assert agent.asking.acquire(timeout=30)
+        over = httpx.post(f"{base}/ask", json={"question": "one too many"}, timeout=10)
+        assert over.status_code == 503, over.text
+        assert over.json()["error"] == "server_busy"
+        assert "2 requests" in over.json()["detail"]
+        assert over.headers["retry-after"] == "1"
+        # refused at once: the refused question never reached the agent
+        assert not agent.asking.acquire(timeout=0.5)
+        # the health check is not counted
+        assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
+        agent.go_ask.set()
+        for t in held:
+            t.join(60)
+        assert [r.status_code for r in results] == [200, 200], [r.text for r in results]
+        after = httpx.post(f"{base}/ask", json={"question": "now"}, timeout=60)
+        assert after.status_code == 200 and after.json()["answer"] == "echo now"
+
+
+def test_ingest_jobs_over_the_queue_bound_get_429_with_retry_after(root: Path) -> None:
+    pytest.importorskip("uvicorn")
+    agent = BlockingAgent()
+    app = create_app(
+        Settings(ingest_roots=(root,)),
+        agent=agent,  # type: ignore[arg-type]
+        max_queued_jobs=1,
+    )
+    with running(app) as base, httpx.Client(base_url=base, timeout=30) as c:
+        first = c.post("/ingest", json={"paths": ["a.md"]})
+        assert first.status_code == 202, first.text
+        assert agent.ingesting.acquire(timeout=30)  # running: it no longer waits
+        second = c.post("/ingest", json={"paths": ["a.md"]})
+        assert second.status_code == 202 and second.json()["status"] == "queued"
+        third = c.post("/ingest", json={"paths": ["a.md"]})
+        assert third.status_code == 429, third.text
+        assert third.json()["error"] == "ingest_queue_full"
+        assert "1 ingestion jobs already wait" in third.json()["detail"]
+        assert int(third.headers["retry-after"]) >= 1
+        agent.go_ingest.set()
+        for r in (first, second):
+            job = _wait_job(c, r.json()["id"], timeout=30)
+            assert job["status"] == "done" and job["attempts"] == 1, job
+        again = c.post("/ingest", json={"paths": ["a.md"]})
+        assert again.status_code == 202
+        assert _wait_job(c, again.json()["id"], timeout=30)["status"] == "done"
+
+
+def test_an_unavailable_store_gives_503_with_retry_after_until_it_answers_again(
+    root: Path,
+) -> None:
+    """A given agent's store is not reopened (the app does not own it) but probed until it
+    answers again, as a remote server that restarts."""
+    pytest.importorskip("uvicorn")
+    agent = BlockingAgent()
+    agent.go_ask.set()
+    app = create_app(Settings(ingest_roots=(root,)), agent=agent)  # type: ignore[arg-type]
+    with running(app) as base, httpx.Client(base_url=base, timeout=30) as c:
+        assert c.get("/healthz").json()["status"] == "ok"
+        agent.store.down = True
+        r = c.post("/ask", json={"question": "q"})
+        assert r.status_code == 503, r.text
+        body = r.json()
+        assert body["error"] == "store_unavailable" and "Reopen the store" not in body["detail"]
+        assert "stub://" not in body["detail"]  # the cause stays in the server log
+        assert int(r.headers["retry-after"]) >= 1
+        h = c.get("/healthz")
+        assert h.status_code == 503 and h.json()["error"] == "store_unavailable"
+        assert int(h.headers["retry-after"]) >= 1
+        reads = agent.store.reads
+        time.sleep(1.0)
+        # while recovering, requests are answered 503 without touching the store; only the
+        # recovery probes it, with backoff (0.5 s, 1 s, ...), not once per request
+        for _ in range(20):
+            assert c.post("/ask", json={"question": "q"}).status_code == 503
+        assert agent.store.reads - reads <= 4, agent.store.reads - reads
+        agent.store.down = False
+        deadline = time.monotonic() + 30
+        while c.get("/healthz").status_code != 200:
+            assert time.monotonic() < deadline, "the store was not used again"
+            time.sleep(0.2)
+        assert c.post("/ask", json={"question": "back"}).json()["answer"] == "echo back"
+        assert c.get("/healthz").json()["store_reopens"] == 0
