@@ -55,7 +55,5 @@ class ErrorBody(_Body):
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    """The answer as ``kgrag ask --json`` prints it (citations without their excerpt)."""
-    body = answer.model_dump(mode="json", exclude={"citations"})
-    body["citations"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in answer.citations]
-    return body
+    """The answer as ``kgrag ask --json`` prints it."""
+    return answer.to_json()
