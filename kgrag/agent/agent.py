@@ -217,6 +217,7 @@ class KnowledgeAgent:
             question,
             entity_ids=[e.id for e in analysis.entity_mentions],
             want_images="image" in analysis.modalities and self._image_factory is not None,
+            image_min_score=self.ingest_options.depicts_threshold,
         )
         return plan, analysis
 
@@ -313,6 +314,7 @@ class KnowledgeAgent:
             transcriber=self._transcriber_factory,
             discussed_factor=self.discussed_factor,
             rerank_rules=self.rerank_rules,
+            depicts_threshold=self.ingest_options.depicts_threshold,
         )
         return QuestionRun(
             config,

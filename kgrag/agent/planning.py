@@ -16,6 +16,7 @@ from kgrag.agent.attachments import attachment_plan
 from kgrag.agent.evaluate import Judgement
 from kgrag.executor.attachment_handlers import Attachment
 from kgrag.executor.handlers import StepOutcome
+from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.llm import PlanResult, plan_question
@@ -54,6 +55,7 @@ class AgentPlanner:
         demotion: Demotion | None = None,
         rerank_rules: str | None = None,
         max_steps: int = MAX_PLAN_STEPS,
+        image_min_score: float = DEFAULT_DEPICTS_THRESHOLD,
     ) -> None:
         self.client = client
         self.tools = dict(tools or {})
@@ -62,6 +64,7 @@ class AgentPlanner:
         self.demotion = demotion
         self.rerank_rules = rerank_rules
         self.max_steps = max_steps
+        self.image_min_score = image_min_score
         """The metadata rule set every plan's text evidence is reranked with (Settings
         ``rerank_ruleset``); ``None``: no metadata reranking unless a plan asks for it."""
 
@@ -91,7 +94,12 @@ class AgentPlanner:
         want_images = self.images and "image" in analysis.modalities
 
         def rule() -> Plan:
-            return rule_plan(analysis.text, entity_ids=entity_ids, want_images=want_images)
+            return rule_plan(
+                analysis.text,
+                entity_ids=entity_ids,
+                want_images=want_images,
+                image_min_score=self.image_min_score,
+            )
 
         indexes = ["chunk_embedding", "entity_clip", "image_embedding"]
         return plan_question(

@@ -45,6 +45,7 @@ from kgrag.executor.trace import TraceWriter
 from kgrag.graph.store import GraphStore
 from kgrag.llm import BudgetExceededError, CostMeter, LLMClient, LLMError
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
+from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis, analyse
 from kgrag.planner.models import Plan, Step
 from kgrag.tools import ToolContext, ToolRegistry
@@ -73,6 +74,9 @@ class AgentConfig:
     discussed_factor: float = 0.5
     """Score factor of sources already cited earlier in the session (1.0: no demotion)."""
     rerank_rules: RuleBook | None = None
+    depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
+    """CLIP similarity at which an image shows a text (calibrated for the image model): image
+    search hits below it are not taken as pictures of what the question says."""
     """Metadata-aware rerank rule sets a ``rerank`` step may name (Settings.rerank_rules)."""
 
 
@@ -174,6 +178,7 @@ class QuestionRun:
             demotion=self._demotion(analysis),
             rerank_rules=cfg.rerank_rules.default if cfg.rerank_rules else None,
             max_steps=cfg.limits.max_plan_steps,
+            image_min_score=cfg.depicts_threshold,
         )
         judge: Judge = LlmJudge(self.llm) if self.llm is not None else OfflineJudge()
         loop = RetrievalLoop(

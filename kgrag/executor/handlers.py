@@ -357,6 +357,9 @@ def _aggregate(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
             else:
                 fused[hit.id] = fused.get(hit.id, 0.0) + hit.score
     order = sorted(fused, key=lambda i: fused[i], reverse=True)[: p.k]
+    if p.min_share is not None and order:
+        floor = fused[order[0]] * p.min_share
+        order = [i for i in order if fused[i] >= floor]
     return [first[i].rescored(fused[i], step.step_id) for i in order]
 
 

@@ -238,6 +238,9 @@ class AggregateParams(_Params):
     k: int = Field(default=10, ge=1, le=200)
     method: Literal["rrf", "max", "sum"] = "rrf"
     rrf_k: int = Field(default=60, ge=1)
+    min_share: float | None = Field(default=None, gt=0.0, le=1.0)
+    """Keep only hits whose fused score is at least this share of the best one (with ``rrf``
+    and 0.5: when the best hit was found by two sources, hits only one found are dropped)."""
 
     def reads(self) -> frozenset[int]:
         return frozenset(self.sources)

@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.models import Plan
 
 MIN_VECTOR_SIMILARITY = 0.55
@@ -59,7 +60,12 @@ def rule_plan(
     want_images: bool = False,
     k: int = 10,
     hops: int = 2,
+    image_min_score: float = DEFAULT_DEPICTS_THRESHOLD,
 ) -> Plan:
+    """The rule plan of ``question`` (see the module doc). ``image_min_score``: the similarity a
+    CLIP text-to-image hit needs to count as showing what the question says; by default the
+    threshold calibrated for DEPICTS links (an image shows an entity's name), so a question
+    whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess."""
     steps: list[dict[str, Any]] = []
 
     def add(
@@ -143,7 +149,7 @@ def rule_plan(
         "mention (PageRank over MENTIONS/RELATED when only entities seed it)",
     )
     fused_sources = [vec, hop, lexical]
-    add(
+    evidence = add(
         "aggregate",
         {"sources": fused_sources, "k": k, "method": "max"},
         fused_sources,
@@ -151,13 +157,31 @@ def rule_plan(
         why="every passage at its best similarity over the first search and the next hops",
     )
     if want_images:
+        image_lists = [
+            add(
+                "graph_query",
+                {"template": "chunk_images", "inputs": {"ids": evidence}, "k": 3},
+                [evidence],
+                modality="image",
+                why="images near the evidence passages or depicting what they mention",
+            )
+        ]
         img = add(
             "vector_search",
             {"query": question, "index": "image_embedding", "k": 3},
             modality="image",
             why="images through the CLIP text encoder",
         )
-        image_lists = [img]
+        image_lists.append(
+            add(
+                "filter",
+                {"source": img, "min_score": image_min_score},
+                [img],
+                modality="image",
+                why="keep the images CLIP scores as showing the question's words (at least the "
+                "calibrated DEPICTS threshold)",
+            )
+        )
         if entity_ids:
             image_lists.append(
                 add(
@@ -173,10 +197,11 @@ def rule_plan(
             )
         add(
             "aggregate",
-            {"sources": image_lists, "k": 3, "method": "rrf"},
+            {"sources": image_lists, "k": 3, "method": "rrf", "min_share": 0.5},
             image_lists,
             modality="image",
             condition=" or ".join(f"step_{s}.status == 'ok'" for s in image_lists),
-            why="fused image evidence",
+            why="fused image evidence; an image only one source found is dropped when the best "
+            "was found by two",
         )
     return Plan.parse({"plan": steps, "traceability": True})

@@ -113,6 +113,9 @@ def test_the_picture_follow_up_shows_the_figure_linked_to_the_part(
     # the first picture shown is the manual's figure on page 2, next to the text naming PV-7
     assert _name(images[0].uri) == "manual.pdf" and images[0].page == 2
     assert images[0].image_uri and Path(images[0].image_uri).is_file()
+    # and nothing else: the pump's drawing (linked only to another part the roster names) and
+    # CLIP's nearest guess for words no drawing shows are not offered as pictures of PV-7
+    assert len(images) == 1, [c.uri for c in images]
 
 
 @needs_espeak
