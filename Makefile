@@ -26,7 +26,7 @@ lint: setup cypher-lint
 	$(BIN)/mypy
 
 cypher-lint: setup
-	node tools/cypher-lint/lint.mjs cypher cypher/templates
+	node tools/cypher-lint/lint.mjs cypher cypher/templates cypher/schema
 	node tools/cypher-lint/lint.mjs --cypher 25 --strict cypher/neo4j_search
 
 bench: setup

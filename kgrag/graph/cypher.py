@@ -4,6 +4,13 @@ Every statement kgrag runs lives in ``cypher/NAME.cypher`` in the Neo4j 5 dialec
 overlay a statement with ``cypher/<dialect>/NAME.cypher``; only statements that must differ are
 overlaid. In a wheel the corpus ships as ``kgrag/cypher``; in a source checkout it is the top-level
 ``cypher/`` folder.
+
+Schema statements (``cypher/schema/``) must name labels, property keys and indexes, which Cypher
+cannot take as parameters. They write each as a placeholder between backticks (``{{label}}``
+quoted as an identifier), which keeps the file valid Cypher for the linter; :func:`render`
+replaces it, backticks included, with an identifier that
+:func:`kgrag.graph.schema.check_identifier` allows for that slot. Values are never substituted:
+they stay ``$parameters``.
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from kgrag.errors import QueryRefusedError
+from kgrag.graph.schema import check_identifier
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$")
+#: An identifier placeholder: `{{slot}}`, backticks included.
+_SLOT = re.compile(r"`\{\{([a-z_]+)\}\}`")
 
 
 @cache
@@ -45,6 +55,32 @@ def load(name: str, overlays: tuple[str, ...] = ()) -> str:
         if node.is_file():
             return _strip_comments(node.read_text(encoding="utf-8"))
     raise QueryRefusedError(f"unknown Cypher statement {name!r}: no file cypher/{name}.cypher")
+
+
+def render(statement: str, overlays: tuple[str, ...] = (), /, **identifiers: str) -> str:
+    """Statement ``statement`` (as :func:`load`) with each `{{slot}}` placeholder replaced by
+    ``identifiers[slot]``. Every identifier given must be allowed for its slot
+    (:func:`kgrag.graph.schema.check_identifier`); one the statement does not use is still
+    checked, so a caller can pass the same identifiers to every dialect. A placeholder without an
+    identifier, or a malformed one, is refused."""
+    for slot, value in identifiers.items():
+        check_identifier(slot, value)
+    text = load(statement, overlays)
+
+    def fill(match: re.Match[str]) -> str:
+        slot = match.group(1)
+        if slot not in identifiers:
+            raise QueryRefusedError(
+                f"Cypher statement {statement!r} needs an identifier for {slot!r}"
+            )
+        return identifiers[slot]
+
+    out = _SLOT.sub(fill, text)
+    if "{{" in out:
+        raise QueryRefusedError(
+            f"Cypher statement {statement!r} has a placeholder not written as `{{{{slot}}}}`"
+        )
+    return out
 
 
 def exists(name: str) -> bool:

@@ -42,6 +42,7 @@ from kgrag.graph.store import (
     HNSW_M,
     GraphStore,
     Row,
+    positive_int,
     rows_to_dicts,
 )
 
@@ -189,44 +190,92 @@ class FalkorDBStore(GraphStore):
             yield recovered
 
     # -- schema -------------------------------------------------------------------------------
+    # The DDL is cypher/schema/ with the cypher/falkordb/schema/ overlays; identifiers come from
+    # the allow-list (GraphStore.schema_statement), values are parameters.
     def apply_schema_op(self, op: SchemaOp) -> None:
         label = check_label(op.label)
         if isinstance(op, UniqueProperty):
-            self._ddl(f"CREATE INDEX FOR (n:{label}) ON (n.{op.property})")
+            # FalkorDB has no CREATE CONSTRAINT: the range index it needs, then the
+            # GRAPH.CONSTRAINT command (not Cypher), which builds the constraint in the
+            # background (GraphStore.await_schema waits for it).
+            self._ddl(
+                self.schema_statement("schema/property_index", label=label, property=op.property)
+            )
             try:
-                self._graph.create_node_unique_constraint(label, op.property)
+                self._graph.execute_command(
+                    "GRAPH.CONSTRAINT",
+                    "CREATE",
+                    self._graph.name,
+                    "UNIQUE",
+                    "NODE",
+                    label,
+                    "PROPERTIES",
+                    1,
+                    op.property,
+                )
             except Exception as e:
                 if not any(s in str(e).lower() for s in _ALREADY):
                     raise StoreError(
                         f"could not create unique constraint {label}.{op.property}: {e}"
                     ) from e
         elif isinstance(op, PropertyIndex):
-            self._ddl(f"CREATE INDEX FOR (n:{label}) ON (n.{op.property})")
+            self._ddl(
+                self.schema_statement("schema/property_index", label=label, property=op.property)
+            )
         elif isinstance(op, FulltextIndex):
-            self._ddl(f"CALL db.idx.fulltext.createNodeIndex('{label}', '{op.property}')")
+            text = self.schema_statement("schema/fulltext_index", label=label, property=op.property)
+            self._ddl(text, {"label": label, "property": op.property})
 
     def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
         label = check_label(index.label)
+        text = self.schema_statement("schema/vector_index", label=label, property=index.property)
+        # HNSW_* are read at call time: bench/vector_search.py sets them to the settings it tests.
         self._ddl(
-            f"CREATE VECTOR INDEX FOR (n:{label}) ON (n.{index.property}) OPTIONS "
-            f"{{dimension: {int(dimensions)}, similarityFunction: 'cosine', M: {HNSW_M}, "
-            f"efConstruction: {HNSW_EF_CONSTRUCTION}, efRuntime: {HNSW_EF_RUNTIME}}}"
+            text,
+            {
+                "dimensions": positive_int("dimensions", dimensions),
+                "m": positive_int("M", HNSW_M),
+                "ef_construction": positive_int("efConstruction", HNSW_EF_CONSTRUCTION),
+                "ef_runtime": positive_int("efRuntime", HNSW_EF_RUNTIME),
+            },
         )
 
     def drop_vector_index(self, index: VectorIndex) -> None:
+        text = self.schema_statement(
+            "schema/vector_index_drop", label=check_label(index.label), property=index.property
+        )
         try:
-            self._graph.drop_node_vector_index(check_label(index.label), index.property)
+            self._graph.query(text)
         except Exception as e:
             if "unable to drop" not in str(e).lower() and "not" not in str(e).lower():
                 raise StoreError(f"could not drop vector index {index.name}: {e}") from e
 
-    def _ddl(self, text: str) -> None:
-        # DDL text is built only from allow-listed labels, fixed property names and integers.
+    def _await_indexes(self, timeout_s: float) -> None:
+        """FalkorDB has no procedure to wait on; its constraints are polled by await_schema."""
+
+    def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         try:
-            self._graph.query(text)
+            self._graph.execute_command(
+                "GRAPH.CONSTRAINT",
+                "DROP",
+                self._graph.name,
+                "UNIQUE",
+                "NODE",
+                check_label(op.label),
+                "PROPERTIES",
+                1,
+                op.property,
+            )
+        except Exception as e:  # the error that made it fail is what the caller reports
+            log.warning("could not drop the failed constraint %s.%s: %s", op.label, op.property, e)
+
+    def _ddl(self, text: str, params: dict[str, Any] | None = None) -> None:
+        try:
+            self._graph.query(text, params)
         except Exception as e:
             if not any(s in str(e).lower() for s in _ALREADY):
-                raise StoreError(f"schema change failed ({text}): {e}") from e
+                first = " ".join(text.split())
+                raise StoreError(f"schema change failed ({first}): {e}") from e
 
     # -- lifecycle ----------------------------------------------------------------------------
     def server_version(self) -> str:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import MigrationError, StoreError
 from kgrag.graph.schema import MIGRATIONS
-from kgrag.graph.store import GraphStore
+from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +28,11 @@ def status(store: GraphStore) -> list[MigrationStatus]:
     return [MigrationStatus(name=m.name, applied_at=applied.get(m.name)) for m in MIGRATIONS]
 
 
-def migrate(store: GraphStore) -> list[str]:
-    """Apply pending migrations in order; return the names applied now."""
+def migrate(store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S) -> list[str]:
+    """Apply pending migrations in order; return the names applied now. A migration is recorded
+    only once its constraints and indexes are usable (waiting up to ``timeout_s`` for those
+    still being built); one that FAILED, e.g. on duplicate ids, raises :class:`MigrationError`
+    naming it."""
     done = {s.name for s in status(store) if s.applied_at is not None}
     applied: list[str] = []
     for migration in MIGRATIONS:
@@ -38,6 +41,9 @@ def migrate(store: GraphStore) -> list[str]:
         try:
             for op in migration.ops:
                 store.apply_schema_op(op)
+            # FalkorDB builds unique constraints in the background and Neo4j populates indexes
+            # in the background: record the migration only once they are usable.
+            store.await_schema(migration.ops, timeout_s)
         except StoreError as e:
             raise MigrationError(
                 f"migration {migration.name} failed: {e}. The store is unchanged past the last "

@@ -4,6 +4,7 @@ first checked with EXPLAIN and refused unless its query type is read-only."""
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from kgrag.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from kgrag.graph import cypher
 from kgrag.graph.retry import NO_RETRY, RetryPolicy, call_with_retry, is_idempotent
 from kgrag.graph.schema import (
     FulltextIndex,
@@ -23,8 +25,9 @@ from kgrag.graph.schema import (
     UniqueProperty,
     VectorIndex,
     check_label,
+    index_name,
 )
-from kgrag.graph.store import GraphStore, Row
+from kgrag.graph.store import GraphStore, Row, positive_int
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +36,6 @@ SEARCH_CLAUSE_SINCE = (2026, 1)
 #: The statements of ``cypher/neo4j_search/`` (``CYPHER 25`` + ``MATCH ... SEARCH``) overlay the
 #: base ``db.index.vector.queryNodes`` ones on servers from SEARCH_CLAUSE_SINCE on.
 SEARCH_OVERLAY = "neo4j_search"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -94,7 +96,7 @@ class Neo4jStore(GraphStore):
             try:
                 driver.verify_connectivity()
                 records, _, _ = driver.execute_query(
-                    "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                    cypher.load("server_version"),
                     database_=database,
                     routing_=neo4j.RoutingControl.READ,
                 )
@@ -191,35 +193,40 @@ class Neo4jStore(GraphStore):
             )
         return self._execute(text, params, read_only=True)
 
+    # -- schema: cypher/schema/, identifiers from the allow-list (GraphStore.schema_statement) --
     def apply_schema_op(self, op: SchemaOp) -> None:
         label = check_label(op.label)
-        prop = _ident(op.property)
         if isinstance(op, UniqueProperty):
-            name = f"{label.lower()}_{prop}_unique"
-            text = (
-                f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{label}) REQUIRE n.{prop} IS UNIQUE"
-            )
+            statement = "schema/unique_constraint"
         elif isinstance(op, PropertyIndex):
-            name = f"{label.lower()}_{prop}"
-            text = f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+            statement = "schema/property_index"
         elif isinstance(op, FulltextIndex):
-            text = (
-                f"CREATE FULLTEXT INDEX {_ident(op.name)} IF NOT EXISTS FOR (n:{label}) "
-                f"ON EACH [n.{prop}]"
-            )
+            statement = "schema/fulltext_index"
+        text = self.schema_statement(
+            statement, name=index_name(op), label=label, property=op.property
+        )
         self._execute(text, {}, read_only=False)
 
     def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
-        label = check_label(index.label)
-        text = (
-            f"CREATE VECTOR INDEX {_ident(index.name)} IF NOT EXISTS FOR (n:{label}) "
-            f"ON n.{_ident(index.property)} OPTIONS {{indexConfig: {{"
-            "`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}"
+        text = self.schema_statement(
+            "schema/vector_index",
+            name=index_name(index),
+            label=check_label(index.label),
+            property=index.property,
         )
-        self._execute(text, {"dimensions": int(dimensions)}, read_only=False)
+        self._execute(text, {"dimensions": positive_int("dimensions", dimensions)}, read_only=False)
 
     def drop_vector_index(self, index: VectorIndex) -> None:
-        self._execute(f"DROP INDEX {_ident(index.name)} IF EXISTS", {}, read_only=False)
+        text = self.schema_statement("schema/vector_index_drop", name=index_name(index))
+        self._execute(text, {}, read_only=False)
+
+    def _await_indexes(self, timeout_s: float) -> None:
+        # db.awaitIndexes fails when an index (a constraint's too) FAILED or the time runs out.
+        seconds = positive_int("timeout", max(1, math.ceil(timeout_s)))
+        self.write("schema/await_indexes", {"timeout_s": seconds})
+
+    def _discard_failed_constraint(self, op: UniqueProperty) -> None:
+        """Nothing to remove: a Neo4j constraint that cannot be built is never created."""
 
     def server_version(self) -> str:
         return f"Neo4j {self._version}"
@@ -238,12 +245,6 @@ def _retryable(e: BaseException) -> bool:
 def _notes(e: BaseException) -> str:
     notes = getattr(e, "__notes__", None)
     return f" ({'; '.join(notes)})" if notes else ""
-
-
-def _ident(name: str) -> str:
-    if not _IDENT.match(name):
-        raise QueryRefusedError(f"invalid identifier {name!r}")
-    return name
 
 
 def _plain(value: Any) -> Any:

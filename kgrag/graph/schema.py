@@ -1,8 +1,11 @@
 """The graph's schema as data: allowed labels and relationship types, the vector indexes, and the
-ordered migrations. Backends turn these typed operations into their own DDL."""
+ordered migrations. Backends turn these typed operations into the DDL statements of
+``cypher/schema/`` (identifiers substituted by :func:`kgrag.graph.cypher.render`, checked by
+:func:`check_identifier` against the allow-lists here)."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -113,6 +116,18 @@ VECTOR_INDEXES: dict[str, VectorIndex] = {
         name="entity_clip", label="Entity", property="clip_embedding", space="image"
     ),
 }
+
+
+def index_name(op: SchemaOp | VectorIndex) -> str:
+    """The name of the index or constraint ``op`` creates, where the engine names them (Neo4j;
+    FalkorDB's are unnamed)."""
+    if isinstance(op, UniqueProperty):
+        return f"{op.label.lower()}_{op.property}_unique"
+    if isinstance(op, PropertyIndex):
+        return f"{op.label.lower()}_{op.property}"
+    return op.name
+
+
 FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
     "entity_name": FulltextIndex(name="entity_name", label="Entity", property="name"),
     "chunk_text": FulltextIndex(name="chunk_text", label="Chunk", property="text"),
@@ -157,3 +172,41 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(name="0003_fulltext", ops=tuple(FULLTEXT_INDEXES.values())),
 )
+
+
+# -- identifiers a DDL statement may name ------------------------------------------------------
+# Cypher takes no parameters for labels, property keys or index names, so the statements of
+# cypher/schema/ carry `{{slot}}` placeholders that kgrag.graph.cypher.render() fills; each value
+# must be a plain identifier on the allow-list of its slot, derived from the schema above.
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ALL_OPS: tuple[SchemaOp | VectorIndex, ...] = (
+    *(op for migration in MIGRATIONS for op in migration.ops),
+    *VECTOR_INDEXES.values(),
+)
+#: Property keys that schema statements may name.
+SCHEMA_PROPERTIES: frozenset[str] = frozenset(op.property for op in _ALL_OPS)
+#: Index and constraint names that schema statements may name.
+SCHEMA_NAMES: frozenset[str] = frozenset(index_name(op) for op in _ALL_OPS)
+#: Template slot -> the identifiers allowed in it.
+IDENTIFIER_SLOTS: dict[str, frozenset[str]] = {
+    "label": NODE_LABELS,
+    "property": SCHEMA_PROPERTIES,
+    "name": SCHEMA_NAMES,
+}
+
+
+def check_identifier(slot: str, value: object) -> str:
+    """Return ``value`` if it is a plain identifier allowed in template slot ``slot``, else
+    refuse (an unknown slot is refused too)."""
+    allowed = IDENTIFIER_SLOTS.get(slot)
+    if allowed is None:
+        raise QueryRefusedError(
+            f"unknown identifier slot {slot!r}; slots: {', '.join(sorted(IDENTIFIER_SLOTS))}"
+        )
+    if not isinstance(value, str) or not _IDENTIFIER.match(value) or value not in allowed:
+        raise QueryRefusedError(
+            f"{slot} {value!r} is not allowed in a schema statement; allowed: "
+            f"{', '.join(sorted(allowed))}"
+        )
+    return value

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import operator
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
+from kgrag.errors import QueryRefusedError, StoreError
 from kgrag.graph import cypher
-from kgrag.graph.schema import SchemaOp, VectorIndex
+from kgrag.graph.schema import SchemaOp, UniqueProperty, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,11 @@ _LOCAL_JOBS_LOCK = threading.Lock()
 HNSW_M = 32
 HNSW_EF_CONSTRUCTION = 200
 HNSW_EF_RUNTIME = 200
+
+#: How long migrate() waits for new constraints and indexes to become usable.
+SCHEMA_AWAIT_TIMEOUT_S = 300.0
+_OPERATIONAL = "OPERATIONAL"
+_FAILED = "FAILED"
 
 
 class GraphStore(ABC):
@@ -106,9 +114,66 @@ class GraphStore(ABC):
                 _LOCAL_JOBS[self.uri] -= 1
 
     # -- schema -------------------------------------------------------------------------------
+    def schema_statement(self, statement: str, /, **identifiers: str) -> str:
+        """Schema statement ``statement`` for this store's dialect, its `{{slot}}` placeholders
+        filled with allow-listed identifiers (:func:`kgrag.graph.cypher.render`)."""
+        return cypher.render(statement, self.overlays, **identifiers)
+
     @abstractmethod
     def apply_schema_op(self, op: SchemaOp) -> None:
         """Create a constraint or index if it does not exist."""
+
+    def await_schema(
+        self,
+        ops: Sequence[SchemaOp],
+        timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """Wait until the indexes are online and every unique constraint among ``ops`` is
+        OPERATIONAL; raise :class:`StoreError` naming a constraint that FAILED (it is removed
+        again, so that the migration can run once the data is fixed), is missing, or is not
+        ready within ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        self._await_indexes(timeout_s)
+        wanted = [op for op in ops if isinstance(op, UniqueProperty)]
+        delay = 0.02
+        while wanted:
+            status = {
+                (r["label"], r["property"]): str(r["status"])
+                for r in self.read("schema/unique_constraints")
+            }
+            for op in wanted:
+                state = status.get((op.label, op.property))
+                what = f"unique constraint on {op.label}.{op.property}"
+                if state is None:
+                    raise StoreError(f"the {what} was not created ({self.uri})")
+                if state == _FAILED:
+                    self._discard_failed_constraint(op)
+                    raise StoreError(
+                        f"the {what} FAILED to build ({self.uri}): some {op.label} nodes "
+                        f"probably share the same {op.property} value. Remove the duplicates, "
+                        "then run `kgrag db migrate` again"
+                    )
+            wanted = [op for op in wanted if status[(op.label, op.property)] != _OPERATIONAL]
+            if not wanted:
+                return
+            if time.monotonic() >= deadline:
+                names = ", ".join(f"{op.label}.{op.property}" for op in wanted)
+                raise StoreError(
+                    f"unique constraint(s) on {names} not OPERATIONAL after {timeout_s:g} s "
+                    f"({self.uri}); they are still being built: run the migration again later"
+                )
+            sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    @abstractmethod
+    def _await_indexes(self, timeout_s: float) -> None:
+        """Block until the engine's indexes are online, where the engine can (Neo4j)."""
+
+    @abstractmethod
+    def _discard_failed_constraint(self, op: UniqueProperty) -> None:
+        """Remove a constraint whose build FAILED, where the engine keeps one (FalkorDB)."""
 
     @abstractmethod
     def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
@@ -136,6 +201,17 @@ class GraphStore(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def positive_int(what: str, value: object) -> int:
+    """``value`` as an int if it is an integer above zero (a DDL option), else refuse."""
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]  # ints, numpy ints; not floats
+    except TypeError:
+        number = 0
+    if isinstance(value, bool) or number <= 0:
+        raise QueryRefusedError(f"{what} must be a positive integer, not {value!r}")
+    return number
 
 
 def rows_to_dicts(header: Iterable[str], rows: Iterable[Sequence[Any]]) -> list[Row]:

@@ -1,0 +1,4 @@
+// FalkorDB: vector indexes are unnamed, dropped by label and property.
+// `{{label}}`, `{{property}}`: allow-listed identifiers substituted by
+// kgrag.graph.cypher.render().
+DROP VECTOR INDEX FOR (n:`{{label}}`) ON (n.`{{property}}`)

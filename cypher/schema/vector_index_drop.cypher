@@ -1,0 +1,3 @@
+// Drop a vector index if it exists.
+// `{{name}}`: an allow-listed index name substituted by kgrag.graph.cypher.render().
+DROP INDEX `{{name}}` IF EXISTS
