@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -97,6 +97,16 @@ class IngestOptions(BaseModel):
     workers: int = 1
     image_dir: Path = Path("./kgrag-data/images")
     depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
+
+
+class _Embedded(NamedTuple):
+    """A document whose chunks (or segments) and images carry their vectors."""
+
+    doc: ParsedDocument
+    id: str
+    chunks: tuple[ChunkRecord, ...]
+    images: tuple[ImageRecord, ...]
+    language: str | None
 
 
 class Ingestor:
@@ -207,9 +217,16 @@ class Ingestor:
         replaced: dict[str, list[str]] = {}
         stale: list[str] = []
         new_acls: dict[str, tuple[str, ...]] = {}  # unchanged documents given another ACL
+        stored: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        uris = list(dict.fromkeys(str(d.source.path) for d in documents))
+        for start in range(0, len(uris), 1000):  # one round trip per 1,000 files
+            for row in self.store.read(
+                "documents_find_by_uris", {"uris": uris[start : start + 1000]}
+            ):
+                stored[row["uri"]].append(row)
         for doc in documents:
             uri = str(doc.source.path)
-            existing = self.store.read("document_find_by_uri", {"uri": uri})
+            existing = stored.get(uri, [])
             new_id = document_id(uri, doc.sha256)
             others = [r["id"] for r in existing if r["id"] != new_id]
             same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
@@ -251,14 +268,15 @@ class Ingestor:
         total = len(todo)
         done = 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
-            pending: Future[list[str]] | None = None
+            pending: Future[tuple[list[str], list[Failure]]] | None = None
             for batch in self._batches(todo):
-                bundles, failures = self._build(batch)
+                embedded, failures = self._build(batch)
                 report.failures.extend(failures)
                 if pending is not None:
                     done += self._collect(pending, report)
                     self.progress(ProgressEvent(stage="write", done=done, total=total))
-                pending = pool.submit(self._write, writer, bundles, replaced)
+                # entities, summaries and the write of this batch overlap the next batch's models
+                pending = pool.submit(self._finish_and_write, writer, embedded, replaced)
             if pending is not None:
                 done += self._collect(pending, report)
                 self.progress(ProgressEvent(stage="write", done=done, total=total))
@@ -276,11 +294,20 @@ class Ingestor:
             ProgressEvent(stage=stage, done=self._done[stage], total=self._totals[stage], path=path)
         )
 
-    def _collect(self, pending: Future[list[str]], report: IngestReport) -> int:
-        ids = pending.result()
+    def _collect(
+        self, pending: Future[tuple[list[str], list[Failure]]], report: IngestReport
+    ) -> int:
+        ids, failures = pending.result()
+        report.failures.extend(failures)
         report.document_ids.extend(ids)
         report.ingested += len(ids)
         return len(ids)
+
+    def _finish_and_write(
+        self, writer: GraphWriter, embedded: list[_Embedded], replaced: dict[str, list[str]]
+    ) -> tuple[list[str], list[Failure]]:
+        bundles, failures = self._bundles(embedded)
+        return self._write(writer, bundles, replaced), failures
 
     def _write(
         self, writer: GraphWriter, bundles: list[DocumentBundle], replaced: dict[str, list[str]]
@@ -307,8 +334,9 @@ class Ingestor:
         if batch:
             yield batch
 
-    def _build(self, docs: list[ParsedDocument]) -> tuple[list[DocumentBundle], list[Failure]]:
-        """Chunk, transcribe, embed and extract entities for a batch of documents."""
+    def _build(self, docs: list[ParsedDocument]) -> tuple[list[_Embedded], list[Failure]]:
+        """Chunk, transcribe and embed (text and images) a batch of documents: the model work,
+        done in the job's thread; :meth:`_bundles` does the rest in the writer's."""
         failures: list[Failure] = []
         pieces: dict[str, list[dict[str, Any]]] = {}  # doc id -> chunk fields without embeddings
         languages: dict[str, str | None] = {}
@@ -336,8 +364,7 @@ class Ingestor:
         self._model_time("embed_text", t0)
         self._advance("embed_text", len(pieces))
         it = iter(vectors)
-        built: list[tuple[ParsedDocument, str, tuple[ChunkRecord, ...], tuple[ImageRecord, ...]]]
-        built = []
+        built: list[_Embedded] = []
         for doc in docs:
             did = document_id(str(doc.source.path), doc.sha256)
             if did not in pieces:
@@ -348,17 +375,22 @@ class Ingestor:
             except KgragError as e:
                 failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
                 continue
-            built.append((doc, did, chunks, images))
+            built.append(_Embedded(doc, did, chunks, images, languages[did]))
+        return built, failures
+
+    def _bundles(self, built: list[_Embedded]) -> tuple[list[DocumentBundle], list[Failure]]:
+        """Entities and summaries of embedded documents, and their bundles for the writer."""
+        failures: list[Failure] = []
         t0 = time.perf_counter()
-        pairs = [(c.id, c.text, did) for _, did, chunks, _ in built for c in chunks]
+        pairs = [(c.id, c.text, e.id) for e in built for c in e.chunks]
         extraction = self.extractor.extract(
             [(cid, text) for cid, text, _ in pairs], document_ids=[did for _, _, did in pairs]
         )
         per_doc = split_by_document(extraction, {cid: did for cid, _, did in pairs})
         self._timing["entities"] += time.perf_counter() - t0
-        self._advance("entities", len(pieces))
+        self._advance("entities", len(built))
         bundles = []
-        for doc, did, chunks, images in built:
+        for doc, did, chunks, images, language in built:
             try:  # the summary may embed sentences: a model failure fails this document only
                 summary = self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
             except KgragError as e:
@@ -375,7 +407,7 @@ class Ingestor:
                     bytes=doc.bytes,
                     acl=stored_acl(doc.source.acl),
                     tags=doc.source.tags,
-                    language=languages[did],
+                    language=language,
                     segments=doc.source.modality == "audio",
                     summary=summary,
                     chunks=chunks,

@@ -234,7 +234,7 @@ def test_persists_across_close_and_reopen(tmp_path: Path) -> None:
     s.close()
     s = open_store(f"falkordb-lite:///{tmp_path}/kg.db")
     try:
-        assert s.read("document_find_by_uri", {"uri": "/tmp/keep.txt"})[0]["id"] == "keep"
+        assert s.read("documents_find_by_uris", {"uris": ["/tmp/keep.txt"]})[0]["id"] == "keep"
     finally:
         s.close()
 
@@ -254,7 +254,7 @@ def test_write_survives_sigkill_of_the_embedded_server(tmp_path: Path) -> None:
             break
     s2 = open_store(f"falkordb-lite:///{tmp_path}/kg.db")
     try:
-        rows = s2.read("document_find_by_uri", {"uri": "/tmp/crash.txt"})
+        rows = s2.read("documents_find_by_uris", {"uris": ["/tmp/crash.txt"]})
         assert [r["id"] for r in rows] == ["crash"]
     finally:
         s2.close()
