@@ -78,17 +78,9 @@ def _settings(store: str | None) -> Settings:
 
 
 def _store(store: str | None, *, run_migrations: bool = True) -> Any:
-    from kgrag.graph import open_store
+    from kgrag.graph import open_settings_store
 
-    s = _settings(store)
-    return open_store(
-        s.store,
-        graph_name=s.graph_name,
-        neo4j_user=s.neo4j_user,
-        neo4j_password=s.neo4j_password.get_secret_value(),
-        fsync=s.fsync,
-        run_migrations=run_migrations,
-    )
+    return open_settings_store(_settings(store), run_migrations=run_migrations)
 
 
 def _agent(store: str | None) -> Any:

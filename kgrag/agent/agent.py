@@ -28,7 +28,7 @@ from kgrag.config import Settings
 from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
-from kgrag.graph import open_store
+from kgrag.graph import open_settings_store
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
@@ -113,13 +113,7 @@ class KnowledgeAgent:
         from kgrag.llm import LLMClient
 
         s = settings or Settings()
-        store = open_store(
-            s.store,
-            graph_name=s.graph_name,
-            neo4j_user=s.neo4j_user,
-            neo4j_password=s.neo4j_password.get_secret_value(),
-            fsync=s.fsync,
-        )
+        store = open_settings_store(s)
         try:
             return cls(
                 store,

@@ -236,41 +236,36 @@ def _pagerank_hops(
     use_mentions = "MENTIONS" in p.relationships
     use_next = "NEXT" in p.relationships
     fanout = 50
+    new: dict[str, list[str]] = {"entity": [], "chunk": []}  # the next frontier, by kind
+
+    def reach(source: str, edge: Mapping[str, Any], kind: str) -> None:
+        """An edge of the walk; a node not seen before joins the next frontier."""
+        target = edge.get("target")
+        if target is None:
+            return
+        _add_edge(graph, source, target, float(edge.get("weight") or 1))
+        if target not in kinds:
+            kinds[target] = kind
+            new[kind].append(target)
+
     for _hop in range(p.hops):
-        new_entities: list[str] = []
-        new_chunks: list[str] = []
+        new["entity"], new["chunk"] = [], []
         if chunk_frontier and use_next:
             for r in rec.read("expand_next_chunks", {"ids": chunk_frontier}):
-                _add_edge(graph, r["source"], r["target"], float(r["weight"] or 1))
-                if r["target"] not in kinds:
-                    kinds[r["target"]] = "chunk"
-                    new_chunks.append(r["target"])
+                reach(r["source"], r, "chunk")
         if chunk_frontier and use_mentions:
             for r in rec.read("expand_entities_of_chunks", {"ids": chunk_frontier}):
-                _add_edge(graph, r["source"], r["target"], float(r["weight"] or 1))
-                if r["target"] not in kinds:
-                    kinds[r["target"]] = "entity"
-                    new_entities.append(r["target"])
+                reach(r["source"], r, "entity")
         if entity_frontier:
             rows = rec.read("expand_from_entities", {"ids": entity_frontier, "fanout": fanout})
             for r in rows:
                 for rel in r["related"] if use_related else []:
-                    if rel.get("target") is None:
-                        continue
-                    _add_edge(graph, r["source"], rel["target"], float(rel["weight"] or 1))
-                    if rel["target"] not in kinds:
-                        kinds[rel["target"]] = "entity"
-                        new_entities.append(rel["target"])
+                    reach(r["source"], rel, "entity")
                 for ch in r["chunks"] if use_mentions else []:
-                    if ch.get("target") is None:
-                        continue
-                    _add_edge(graph, r["source"], ch["target"], float(ch["weight"] or 1))
-                    if ch["target"] not in kinds:
-                        kinds[ch["target"]] = "chunk"
-                        new_chunks.append(ch["target"])
+                    reach(r["source"], ch, "chunk")
         if graph.number_of_nodes() >= p.max_nodes:
             break
-        chunk_frontier, entity_frontier = new_chunks, new_entities
+        chunk_frontier, entity_frontier = new["chunk"], new["entity"]
     # Down-weight hub entities (mentioned everywhere) as HippoRAG does with node specificity.
     for node in graph.nodes:
         if kinds.get(node) == "entity":

@@ -4,13 +4,29 @@ Neo4j 5; the Cypher corpus loader; migrations; the embedding-space guard."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from kgrag.errors import ConfigError
 from kgrag.graph.migrations import migrate
 from kgrag.graph.store import GraphStore
 
-__all__ = ["GraphStore", "open_store"]
+if TYPE_CHECKING:
+    from kgrag.config import Settings
+
+__all__ = ["GraphStore", "open_settings_store", "open_store"]
+
+
+def open_settings_store(settings: Settings, *, run_migrations: bool = True) -> GraphStore:
+    """The store ``settings`` names (URI, graph name, Neo4j credentials, fsync policy)."""
+    return open_store(
+        settings.store,
+        graph_name=settings.graph_name,
+        neo4j_user=settings.neo4j_user,
+        neo4j_password=settings.neo4j_password.get_secret_value(),
+        fsync=settings.fsync,
+        run_migrations=run_migrations,
+    )
 
 
 def open_store(

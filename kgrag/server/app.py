@@ -101,16 +101,10 @@ class _Runtime:
 
 def _reopen_store(settings: Settings, agent: KnowledgeAgent) -> GraphStore:
     """A new store for the agent's settings, its text embedding space checked as at opening."""
-    from kgrag.graph import open_store
+    from kgrag.graph import open_settings_store
     from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 
-    store = open_store(
-        settings.store,
-        graph_name=settings.graph_name,
-        neo4j_user=settings.neo4j_user,
-        neo4j_password=settings.neo4j_password.get_secret_value(),
-        fsync=settings.fsync,
-    )
+    store = open_settings_store(settings)
     try:
         embedder = agent.text_embedder
         ensure_space(
