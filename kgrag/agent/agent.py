@@ -98,12 +98,7 @@ class KnowledgeAgent:
         self.discussed_factor = discussed_factor
         self.rerank_rules = rerank_rules
         self.entity_extractor = entity_extractor
-        ensure_space(
-            store,
-            EmbeddingSpace(
-                name="text", model=text_embedder.model_name, dimensions=text_embedder.dimensions
-            ),
-        )
+        ensure_space(store, EmbeddingSpace.of("text", text_embedder))
         self._image: ImageEmbedder | None = None
         self._image_lock = threading.Lock()
 
@@ -185,12 +180,7 @@ class KnowledgeAgent:
             if self._image is None:
                 assert self._image_factory is not None
                 embedder = self._image_factory()
-                ensure_space(
-                    self.store,
-                    EmbeddingSpace(
-                        name="image", model=embedder.model_name, dimensions=embedder.dimensions
-                    ),
-                )
+                ensure_space(self.store, EmbeddingSpace.of("image", embedder))
                 self._image = embedder
             return self._image
 

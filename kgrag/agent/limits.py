@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
 from kgrag.config import Settings
 from kgrag.planner.models import MAX_PLAN_STEPS
 
@@ -13,7 +14,7 @@ from kgrag.planner.models import MAX_PLAN_STEPS
 class QueryLimits(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_iterations: int = Field(3, ge=1, le=10)
+    max_iterations: int = Field(DEFAULT_MAX_ITERATIONS, ge=1, le=10)
     """Retrieval iterations (plan, execute, judge) per question (KGRAG_MAX_ITERATIONS)."""
     llm_budget_usd: float | None = Field(None, ge=0)
     """LLM spend per question (KGRAG_LLM_BUDGET_USD); unlimited when unset."""

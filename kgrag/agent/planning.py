@@ -63,10 +63,10 @@ class AgentPlanner:
         self.attachments = tuple(attachments)
         self.demotion = demotion
         self.rerank_rules = rerank_rules
-        self.max_steps = max_steps
-        self.image_min_score = image_min_score
         """The metadata rule set every plan's text evidence is reranked with (Settings
         ``rerank_ruleset``); ``None``: no metadata reranking unless a plan asks for it."""
+        self.max_steps = max_steps
+        self.image_min_score = image_min_score
 
     def first(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
         return self._finished(self._first(analysis, entity_ids), analysis.text)

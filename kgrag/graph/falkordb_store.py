@@ -202,17 +202,7 @@ class FalkorDBStore(GraphStore):
                 self.schema_statement("schema/property_index", label=label, property=op.property)
             )
             try:
-                self._graph.execute_command(
-                    "GRAPH.CONSTRAINT",
-                    "CREATE",
-                    self._graph.name,
-                    "UNIQUE",
-                    "NODE",
-                    label,
-                    "PROPERTIES",
-                    1,
-                    op.property,
-                )
+                self._unique_constraint("CREATE", op)
             except Exception as e:
                 if not any(s in str(e).lower() for s in _ALREADY):
                     raise StoreError(
@@ -255,19 +245,24 @@ class FalkorDBStore(GraphStore):
 
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         try:
-            self._graph.execute_command(
-                "GRAPH.CONSTRAINT",
-                "DROP",
-                self._graph.name,
-                "UNIQUE",
-                "NODE",
-                check_label(op.label),
-                "PROPERTIES",
-                1,
-                op.property,
-            )
+            self._unique_constraint("DROP", op)
         except Exception as e:  # the error that made it fail is what the caller reports
             log.warning("could not drop the failed constraint %s.%s: %s", op.label, op.property, e)
+
+    def _unique_constraint(self, action: str, op: UniqueProperty) -> None:
+        """``GRAPH.CONSTRAINT CREATE|DROP`` of the unique constraint ``op`` (a command, not
+        Cypher; its label is allow-listed, its property comes from the schema)."""
+        self._graph.execute_command(
+            "GRAPH.CONSTRAINT",
+            action,
+            self._graph.name,
+            "UNIQUE",
+            "NODE",
+            check_label(op.label),
+            "PROPERTIES",
+            1,
+            op.property,
+        )
 
     def _ddl(self, text: str, params: dict[str, Any] | None = None) -> None:
         try:

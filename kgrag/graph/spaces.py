@@ -4,6 +4,8 @@ silent mix of incomparable vectors."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import EmbeddingSpaceMismatchError
@@ -18,6 +20,21 @@ class EmbeddingSpace(BaseModel):
     model: str
     dimensions: int
     similarity: str = "cosine"
+
+    @classmethod
+    def of(cls, name: str, model: EmbeddingModel) -> EmbeddingSpace:
+        """The space of the vectors ``model`` (a text or image embedder) makes."""
+        return cls(name=name, model=model.model_name, dimensions=model.dimensions)
+
+
+class EmbeddingModel(Protocol):
+    """What a space is named after: any embedder."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
 
 
 def registered(store: GraphStore) -> dict[str, EmbeddingSpace]:

@@ -34,7 +34,7 @@ from kgrag.ingest.records import (
 )
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
-from kgrag.ingest.writer import GraphWriter
+from kgrag.ingest.writer import GraphWriter, extracted_image_name
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
@@ -462,7 +462,7 @@ class Ingestor:
             if image.path is not None:
                 paths.append(image.path)
             else:
-                target = self.options.image_dir / f"{did}_i{n}.png"
+                target = self.options.image_dir / extracted_image_name(did, n)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 _save_png(image.data or b"", target, doc.source.path)
                 paths.append(target.resolve())

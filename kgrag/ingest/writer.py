@@ -25,6 +25,11 @@ from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 log = logging.getLogger(__name__)
 
 
+def extracted_image_name(document_id: str, n: int | str) -> str:
+    """The file name of image ``n`` that ingestion extracted from a document (a PDF figure)."""
+    return f"{document_id}_i{n}.png"
+
+
 class GraphWriter:
     def __init__(
         self,
@@ -193,7 +198,7 @@ class GraphWriter:
         """The PNG files ingestion extracted from ``document_id`` (never files it was given)."""
         if self.image_dir is None or not self.image_dir.is_dir():
             return
-        for path in self.image_dir.glob(f"{glob.escape(document_id)}_i*.png"):
+        for path in self.image_dir.glob(extracted_image_name(glob.escape(document_id), "*")):
             try:
                 path.unlink()
             except OSError as e:  # the graph is consistent; a stray file is only disk space

@@ -106,11 +106,7 @@ def _reopen_store(settings: Settings, agent: KnowledgeAgent) -> GraphStore:
 
     store = open_settings_store(settings)
     try:
-        embedder = agent.text_embedder
-        ensure_space(
-            store,
-            EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions),
-        )
+        ensure_space(store, EmbeddingSpace.of("text", agent.text_embedder))
     except Exception:
         store.close()
         raise
