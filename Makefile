@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo test test-fast lint cypher-lint bench clean
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -15,7 +15,15 @@ demo: setup
 	$(BIN)/kgrag demo
 
 test: setup lint
-	$(BIN)/python -m pytest -q tests
+	@bash scripts/test.sh tests
+
+# A Neo4j Community server on 127.0.0.1 (Bolt 7687, HTTP and Browser 7474), from Maven Central.
+# Prints the export lines that point kgrag at it: eval "$$(make -s neo4j)".
+neo4j:
+	@bash scripts/neo4j.sh start
+
+neo4j-stop:
+	@bash scripts/neo4j.sh stop
 
 test-fast: setup
 	$(BIN)/python -m pytest -q tests/unit

@@ -1,11 +1,8 @@
-"""Contract tests: the same test functions against every available backend. The embedded
-FalkorDB always runs; Neo4j runs when KGRAG_TEST_NEO4J_URI is set, otherwise it is skipped with
-that reason (no Docker engine or Neo4j server on these machines), or through testcontainers
-when a Docker engine answers."""
+"""Contract tests: the same test functions against both engines, the embedded FalkorDB and a
+Neo4j 5 server (tests/support/engines.py says where it comes from)."""
 
 from __future__ import annotations
 
-import atexit
 import os
 import signal
 import time
@@ -20,68 +17,15 @@ from kgrag.graph import open_store
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
+from tests.support.engines import Engine
 
 DIM = 16
 PUBLIC = {"principals": ["*"], "admin": False}
 
 
-def _open(kind: str, tmp_path: Path) -> GraphStore:
-    if kind == "falkordb-lite":
-        return open_store(f"falkordb-lite:///{tmp_path}/kg.db")
-    uri, user, password = _neo4j_server()
-    _wipe_neo4j(uri, user, password)
-    return open_store(uri, neo4j_user=user, neo4j_password=password)
-
-
-_NEO4J: list[tuple[str, str, str]] = []
-
-
-def _neo4j_server() -> tuple[str, str, str]:
-    """A Neo4j 5 server: ``KGRAG_TEST_NEO4J_URI`` (user and password from KGRAG_NEO4J_USER /
-    KGRAG_NEO4J_PASSWORD), else a ``neo4j:5`` container started once through testcontainers
-    when a Docker engine answers; otherwise the test is skipped saying which was missing."""
-    uri = os.environ.get("KGRAG_TEST_NEO4J_URI")
-    if uri:
-        return (
-            uri,
-            os.environ.get("KGRAG_NEO4J_USER", "neo4j"),
-            os.environ.get("KGRAG_NEO4J_PASSWORD", ""),
-        )
-    if not _NEO4J:
-        try:
-            import docker  # type: ignore[import-untyped]
-
-            docker.from_env().ping()
-        except Exception as e:  # no SDK, no socket, or an engine that does not answer
-            pytest.skip(
-                "Neo4j contract tests need KGRAG_TEST_NEO4J_URI or a Docker engine for "
-                f"testcontainers, and no Docker engine answers here ({type(e).__name__})"
-            )
-        from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
-
-        container = Neo4jContainer("neo4j:5")
-        container.start()
-        atexit.register(container.stop)
-        _NEO4J.append((container.get_connection_url(), container.username, container.password))
-    return _NEO4J[0]
-
-
-def _wipe_neo4j(uri: str, user: str, password: str) -> None:
-    """Each contract test starts from an empty database, as the embedded one does."""
-    import neo4j
-
-    with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
-        driver.execute_query("MATCH (n) DETACH DELETE n")
-        records, _, _ = driver.execute_query(
-            "SHOW INDEXES YIELD name, type WHERE type = 'VECTOR' RETURN name"
-        )
-        for record in records:
-            driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
-
-
-@pytest.fixture(params=["falkordb-lite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
-    s = _open(request.param, tmp_path)
+@pytest.fixture
+def store(engine: Engine) -> Iterator[GraphStore]:
+    s = engine.open()
     ensure_space(s, EmbeddingSpace(name="text", model="test-model", dimensions=DIM))
     yield s
     s.close()
@@ -228,11 +172,11 @@ def test_embedding_space_guard_names_both_models(store: GraphStore) -> None:
     assert "test-model" in str(e.value) and "other-model" in str(e.value)
 
 
-def test_persists_across_close_and_reopen(tmp_path: Path) -> None:
-    s = open_store(f"falkordb-lite:///{tmp_path}/kg.db")
+def test_persists_across_close_and_reopen(engine: Engine) -> None:
+    s = engine.open()
     _doc(s, "keep")
     s.close()
-    s = open_store(f"falkordb-lite:///{tmp_path}/kg.db")
+    s = engine.open()
     try:
         assert s.read("documents_find_by_uris", {"uris": ["/tmp/keep.txt"]})[0]["id"] == "keep"
     finally:

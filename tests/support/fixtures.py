@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.support.engines import ENGINE_PARAMS, Engine, engine_for
 from tests.support.openai_server import LocalOpenAIServer
 
 
@@ -15,3 +17,20 @@ def openai_server() -> Iterator[LocalOpenAIServer]:
     to give an OpenAI client (any API key is accepted)."""
     with LocalOpenAIServer() as server:
         yield server
+
+
+@pytest.fixture(params=ENGINE_PARAMS)
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
+    """Each engine in turn (embedded FalkorDB, Neo4j) for one test; Neo4j is emptied first."""
+    found = engine_for(request.param, tmp_path)
+    found.reset()
+    return found
+
+
+@pytest.fixture(scope="module", params=ENGINE_PARAMS)
+def module_engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """Each engine in turn for a whole module (its fixtures ingest once per engine); Neo4j is
+    emptied first."""
+    found = engine_for(request.param, tmp_path_factory.mktemp(request.param))
+    found.reset()
+    return found

@@ -1,0 +1,149 @@
+"""The two real engines every store-touching test runs on: the embedded FalkorDB and a Neo4j 5
+server.
+
+Neo4j comes from ``KGRAG_TEST_NEO4J_URI`` (with ``KGRAG_NEO4J_USER`` / ``KGRAG_NEO4J_PASSWORD``;
+``make test`` starts one with ``scripts/neo4j.sh`` and sets them), else from a ``neo4j:5``
+container through testcontainers when a Docker engine answers. Without either the Neo4j half is
+skipped, saying why, unless ``KGRAG_REQUIRE_NEO4J=1`` (set by ``make test``, so CI), which turns
+that skip into a failure.
+
+Neo4j Community has one user database, so a test that opens the Neo4j engine gets it emptied
+first (nodes, constraints and indexes), as a fresh embedded file would be; tests therefore never
+hold two Neo4j stores of different content at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgrag.config import Settings
+from kgrag.graph import open_store
+from kgrag.graph.store import GraphStore
+
+FALKORDB = "falkordb-lite"
+NEO4J = "neo4j"
+
+#: ``@pytest.fixture(params=ENGINE_PARAMS)`` or ``@pytest.mark.parametrize("engine_name", ...)``.
+ENGINE_PARAMS = [pytest.param(FALKORDB, id=FALKORDB), pytest.param(NEO4J, id=NEO4J, marks=pytest.mark.neo4j)]
+
+_CONTAINER: list[tuple[str, str, str]] = []
+
+
+def neo4j_server() -> tuple[str, str, str]:
+    """``(uri, user, password)`` of the Neo4j server for tests, or skip (fail under
+    ``KGRAG_REQUIRE_NEO4J=1``) saying which was missing."""
+    uri = os.environ.get("KGRAG_TEST_NEO4J_URI")
+    if uri:
+        return (
+            uri,
+            os.environ.get("KGRAG_NEO4J_USER", "neo4j"),
+            os.environ.get("KGRAG_NEO4J_PASSWORD", ""),
+        )
+    if not _CONTAINER:
+        try:
+            import docker  # type: ignore[import-untyped]
+
+            docker.from_env().ping()
+        except Exception as e:  # no SDK, no socket, or an engine that does not answer
+            reason = (
+                "Neo4j tests need KGRAG_TEST_NEO4J_URI (make neo4j starts a server) or a Docker "
+                f"engine for testcontainers, and no Docker engine answers here ({type(e).__name__})"
+            )
+            if os.environ.get("KGRAG_REQUIRE_NEO4J") == "1":
+                pytest.fail(reason + "; KGRAG_REQUIRE_NEO4J=1 forbids skipping them")
+            pytest.skip(reason)
+        from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
+
+        container = Neo4jContainer("neo4j:5")
+        container.start()
+        atexit.register(container.stop)
+        _CONTAINER.append((container.get_connection_url(), container.username, container.password))
+    return _CONTAINER[0]
+
+
+def wipe_neo4j(uri: str, user: str, password: str) -> None:
+    """Empty the database: every node and relationship, then every constraint and index (a
+    test may register an embedding space of another dimension than the last one)."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
+        with driver.session() as session:
+            # In batches: one transaction over a large graph would need a large heap.
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+        records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
+        for record in records:
+            driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
+        records, _, _ = driver.execute_query(
+            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+        )
+        for record in records:
+            driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine for one test: its store URI, and the environment a subprocess needs."""
+
+    name: str
+    folder: Path
+
+    @property
+    def is_neo4j(self) -> bool:
+        return self.name == NEO4J
+
+    @property
+    def uri(self) -> str:
+        if self.is_neo4j:
+            return neo4j_server()[0]
+        return f"falkordb-lite:///{self.folder}/kg.db"
+
+    def credentials(self) -> dict[str, str]:
+        if not self.is_neo4j:
+            return {}
+        _, user, password = neo4j_server()
+        return {"neo4j_user": user, "neo4j_password": password}
+
+    def env(self) -> dict[str, str]:
+        """``KGRAG_STORE`` and the credentials, for a ``kgrag`` subprocess."""
+        out = {"KGRAG_STORE": self.uri}
+        if self.is_neo4j:
+            _, user, password = neo4j_server()
+            out |= {"KGRAG_NEO4J_USER": user, "KGRAG_NEO4J_PASSWORD": password}
+        return out
+
+    def reset(self) -> None:
+        """Empty the Neo4j database (the embedded store of a new folder is empty already)."""
+        if self.is_neo4j:
+            wipe_neo4j(*neo4j_server())
+
+    def open(self, **kwargs: Any) -> GraphStore:
+        """Open this engine's store (migrated) without emptying it."""
+        return open_store(self.uri, **self.credentials(), **kwargs)
+
+    def fresh(self, **kwargs: Any) -> GraphStore:
+        """An empty, migrated store."""
+        self.reset()
+        return self.open(**kwargs)
+
+    def settings(self, **kwargs: Any) -> Settings:
+        """Settings that point at this engine (``data_dir`` defaults to the test's folder)."""
+        values: dict[str, Any] = {"store": self.uri, "data_dir": self.folder}
+        if self.is_neo4j:
+            _, user, password = neo4j_server()
+            values |= {"neo4j_user": user, "neo4j_password": password}
+        return Settings(**(values | kwargs))
+
+
+def engine_for(name: str, folder: Path) -> Engine:
+    """The engine ``name`` for a test whose files live in ``folder``; skips (or fails, see the
+    module doc) when Neo4j is asked for and none is configured."""
+    engine = Engine(name, folder)
+    if engine.is_neo4j:
+        neo4j_server()
+    return engine
