@@ -1,5 +1,8 @@
 // Nearest text chunks (and transcript segments) to a query vector, readable by the caller.
-CALL db.index.vector.queryNodes('chunk_embedding', $k, $vector) YIELD node, score
+// Neo4j searches with a beam as wide as the count asked for: ask for at least 200 (FalkorDB's
+// efRuntime) and keep the best $k, so both engines return the exact neighbours alike.
+CALL db.index.vector.queryNodes('chunk_embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, $vector) YIELD node, score
+WITH node, score ORDER BY score DESC LIMIT $k
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN node.id AS id, node.text AS text, node.page AS page, node.start_s AS start_s,

@@ -36,6 +36,10 @@ SEARCH_CLAUSE_SINCE = (2026, 1)
 #: The statements of ``cypher/neo4j_search/`` (``CYPHER 25`` + ``MATCH ... SEARCH``) overlay the
 #: base ``db.index.vector.queryNodes`` ones on servers from SEARCH_CLAUSE_SINCE on.
 SEARCH_OVERLAY = "neo4j_search"
+#: Server notifications the driver would log as warnings on every run of a correct statement: a
+#: property key no node has yet (normal in a schema-less graph: `page` before the first PDF) and
+#: planner performance hints on deliberate cross products of two MERGEd ends.
+QUIET_NOTIFICATIONS = ["UNRECOGNIZED", "PERFORMANCE"]
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -91,7 +95,10 @@ class Neo4jStore(GraphStore):
         def connect() -> tuple[Any, str]:
             # The driver's own transaction retries are off: RetryPolicy decides what is repeated.
             driver = neo4j.GraphDatabase.driver(
-                uri, auth=(user, password), max_transaction_retry_time=0
+                uri,
+                auth=(user, password),
+                max_transaction_retry_time=0,
+                notifications_disabled_classifications=QUIET_NOTIFICATIONS,
             )
             try:
                 driver.verify_connectivity()

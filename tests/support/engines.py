@@ -30,7 +30,10 @@ FALKORDB = "falkordb-lite"
 NEO4J = "neo4j"
 
 #: ``@pytest.fixture(params=ENGINE_PARAMS)`` or ``@pytest.mark.parametrize("engine_name", ...)``.
-ENGINE_PARAMS = [pytest.param(FALKORDB, id=FALKORDB), pytest.param(NEO4J, id=NEO4J, marks=pytest.mark.neo4j)]
+ENGINE_PARAMS = [
+    pytest.param(FALKORDB, id=FALKORDB),
+    pytest.param(NEO4J, id=NEO4J, marks=pytest.mark.neo4j),
+]
 
 _CONTAINER: list[tuple[str, str, str]] = []
 
@@ -75,7 +78,9 @@ def wipe_neo4j(uri: str, user: str, password: str) -> None:
     with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
         with driver.session() as session:
             # In batches: one transaction over a large graph would need a large heap.
-            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+            session.run(
+                "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+            ).consume()
         records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
         for record in records:
             driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")

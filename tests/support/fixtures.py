@@ -28,7 +28,9 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
 
 
 @pytest.fixture(scope="module", params=ENGINE_PARAMS)
-def module_engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+def module_engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Engine:
     """Each engine in turn for a whole module (its fixtures ingest once per engine); Neo4j is
     emptied first."""
     found = engine_for(request.param, tmp_path_factory.mktemp(request.param))

@@ -86,8 +86,10 @@ def test_vector_ddl_renders_to_what_the_stores_built_before(index: Any) -> None:
     neo4j = cypher.render("schema/vector_index", **ids)
     assert _flat(neo4j) == (
         f"CREATE VECTOR INDEX {index.name} IF NOT EXISTS FOR (n:{index.label}) "
-        f"ON n.{index.property} OPTIONS {{indexConfig: {{"
-        "`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}"
+        f"ON n.{index.property} OPTIONS {{indexConfig: {{ "
+        "`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine', "
+        "`vector.hnsw.m`: 32, `vector.hnsw.ef_construction`: 200, "
+        "`vector.quantization.enabled`: false }}"
     )
     # FalkorDB: the same DDL, with the integers as parameters instead of formatted in
     falkordb = cypher.render("schema/vector_index", FALKORDB, **ids)
