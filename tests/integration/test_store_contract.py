@@ -17,15 +17,23 @@ from kgrag.graph import open_store
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
-from tests.support.engines import Engine
+from tests.support.engines import CONTRACT_ENGINE_PARAMS, Engine, engine_for
 
 DIM = 16
 PUBLIC = {"principals": ["*"], "admin": False}
 
 
+@pytest.fixture(params=CONTRACT_ENGINE_PARAMS)
+def contract_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
+    """The two engines, and Neo4j 2026 beside Neo4j 5.26 (its Cypher 25 statement forms)."""
+    found = engine_for(request.param, tmp_path)
+    found.reset()
+    return found
+
+
 @pytest.fixture
-def store(engine: Engine) -> Iterator[GraphStore]:
-    s = engine.open()
+def store(contract_engine: Engine) -> Iterator[GraphStore]:
+    s = contract_engine.open()
     ensure_space(s, EmbeddingSpace(name="text", model="test-model", dimensions=DIM))
     yield s
     s.close()
@@ -172,11 +180,11 @@ def test_embedding_space_guard_names_both_models(store: GraphStore) -> None:
     assert "test-model" in str(e.value) and "other-model" in str(e.value)
 
 
-def test_persists_across_close_and_reopen(engine: Engine) -> None:
-    s = engine.open()
+def test_persists_across_close_and_reopen(contract_engine: Engine) -> None:
+    s = contract_engine.open()
     _doc(s, "keep")
     s.close()
-    s = engine.open()
+    s = contract_engine.open()
     try:
         assert s.read("documents_find_by_uris", {"uris": ["/tmp/keep.txt"]})[0]["id"] == "keep"
     finally:
@@ -202,3 +210,58 @@ def test_write_survives_sigkill_of_the_embedded_server(tmp_path: Path) -> None:
         assert [r["id"] for r in rows] == ["crash"]
     finally:
         s2.close()
+
+
+def test_every_vector_statement_returns_the_exact_neighbours(store: GraphStore) -> None:
+    """Images and entities' CLIP vectors through each statement that searches them (on Neo4j
+    2026.01+ these are the Cypher 25 SEARCH forms, so they run here, not only in the lint)."""
+    ensure_space(store, EmbeddingSpace(name="image", model="test-clip", dimensions=DIM))
+    _doc(store)
+    store.write("document_complete", {"id": "d1", "chunk_count": 1, "image_count": 120})
+    rng = np.random.default_rng(5)
+    img = rng.normal(size=(120, DIM)).astype(np.float32)
+    img /= np.linalg.norm(img, axis=1, keepdims=True)
+    store.write_rows(
+        "image_upsert",
+        [
+            {
+                "id": f"d1:i{i}",
+                "uri": f"/tmp/i{i}.png",
+                "width": 8,
+                "height": 8,
+                "page": None,
+                "caption": None,
+                "embedding": img[i].tolist(),
+            }
+            for i in range(120)
+        ],
+        params={"document_id": "d1"},
+    )
+    ent = rng.normal(size=(60, DIM)).astype(np.float32)
+    ent /= np.linalg.norm(ent, axis=1, keepdims=True)
+    ids = [f"e{i}" for i in range(60)]
+    store.write_rows(
+        "entity_upsert", [{"id": e, "name": e, "type": "OTHER", "name_rank": 0} for e in ids]
+    )
+    store.write_rows(
+        "entity_set_clip",
+        [{"id": e, "name": e, "embedding": ent[i].tolist()} for i, e in enumerate(ids)],
+    )
+    rows, _ = _chunks(1)
+    store.write_rows("chunk_upsert", rows, params={"document_id": "d1"})
+    store.write_rows(
+        "mention_upsert", [{"chunk_id": "d1:c0", "entity_id": e, "count": 1} for e in ids]
+    )
+    q = rng.normal(size=DIM).astype(np.float32)
+    q /= np.linalg.norm(q)
+    top_images = [f"d1:i{i}" for i in np.argsort(-(img @ q))[:5]]
+    top_entities = [ids[i] for i in np.argsort(-(ent @ q))[:5]]
+    got = store.read("vector_images", {"vector": q.tolist(), "k": 5, **PUBLIC})
+    assert [r["id"] for r in got] == top_images
+    got = store.read("vector_entity_clip", {"vector": q.tolist(), "k": 5, **PUBLIC})
+    assert [r["id"] for r in got] == top_entities
+    got = store.read("entity_clip_nearest", {"vector": q.tolist(), "k": 5})
+    assert sorted(r["id"] for r in got) == sorted(top_entities)
+    near = store.read("images_near_clip", {"rows": [{"id": "e0", "vector": q.tolist()}], "k": 5})
+    assert sorted(r["image_id"] for r in near) == sorted(top_images)
+    assert {r["entity_id"] for r in near} == {"e0"}

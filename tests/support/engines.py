@@ -28,6 +28,10 @@ from kgrag.graph.store import GraphStore
 
 FALKORDB = "falkordb-lite"
 NEO4J = "neo4j"
+#: A Neo4j 2026.x server (Cypher 25: the ``cypher/neo4j_search`` SEARCH-clause overlays run there);
+#: only the store contract tests use it, from ``KGRAG_TEST_NEO4J_2026_URI``.
+NEO4J_2026 = "neo4j-2026"
+_URI_VARIABLE = {NEO4J: "KGRAG_TEST_NEO4J_URI", NEO4J_2026: "KGRAG_TEST_NEO4J_2026_URI"}
 
 #: ``@pytest.fixture(params=ENGINE_PARAMS)`` or ``@pytest.mark.parametrize("engine_name", ...)``.
 ENGINE_PARAMS = [
@@ -35,13 +39,27 @@ ENGINE_PARAMS = [
     pytest.param(NEO4J, id=NEO4J, marks=pytest.mark.neo4j),
 ]
 
+#: The contract tests also run on Neo4j 2026 (scripts/test.sh starts one beside 5.26).
+CONTRACT_ENGINE_PARAMS = [
+    *ENGINE_PARAMS,
+    pytest.param(NEO4J_2026, id=NEO4J_2026, marks=pytest.mark.neo4j),
+]
+
 _CONTAINER: list[tuple[str, str, str]] = []
 
 
-def neo4j_server() -> tuple[str, str, str]:
+def _missing(reason: str) -> None:
+    if os.environ.get("KGRAG_REQUIRE_NEO4J") == "1":
+        pytest.fail(reason + "; KGRAG_REQUIRE_NEO4J=1 forbids skipping them")
+    pytest.skip(reason)
+
+
+def neo4j_server(name: str = NEO4J) -> tuple[str, str, str]:
     """``(uri, user, password)`` of the Neo4j server for tests, or skip (fail under
     ``KGRAG_REQUIRE_NEO4J=1``) saying which was missing."""
-    uri = os.environ.get("KGRAG_TEST_NEO4J_URI")
+    uri = os.environ.get(_URI_VARIABLE[name])
+    if name == NEO4J_2026 and not uri:
+        _missing(f"Neo4j 2026 tests need {_URI_VARIABLE[name]} (scripts/test.sh starts one)")
     if uri:
         return (
             uri,
@@ -54,13 +72,10 @@ def neo4j_server() -> tuple[str, str, str]:
 
             docker.from_env().ping()
         except Exception as e:  # no SDK, no socket, or an engine that does not answer
-            reason = (
+            _missing(
                 "Neo4j tests need KGRAG_TEST_NEO4J_URI (make neo4j starts a server) or a Docker "
                 f"engine for testcontainers, and no Docker engine answers here ({type(e).__name__})"
             )
-            if os.environ.get("KGRAG_REQUIRE_NEO4J") == "1":
-                pytest.fail(reason + "; KGRAG_REQUIRE_NEO4J=1 forbids skipping them")
-            pytest.skip(reason)
         from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
 
         container = Neo4jContainer("neo4j:5")
@@ -100,32 +115,32 @@ class Engine:
 
     @property
     def is_neo4j(self) -> bool:
-        return self.name == NEO4J
+        return self.name in _URI_VARIABLE
 
     @property
     def uri(self) -> str:
         if self.is_neo4j:
-            return neo4j_server()[0]
+            return neo4j_server(self.name)[0]
         return f"falkordb-lite:///{self.folder}/kg.db"
 
     def credentials(self) -> dict[str, str]:
         if not self.is_neo4j:
             return {}
-        _, user, password = neo4j_server()
+        _, user, password = neo4j_server(self.name)
         return {"neo4j_user": user, "neo4j_password": password}
 
     def env(self) -> dict[str, str]:
         """``KGRAG_STORE`` and the credentials, for a ``kgrag`` subprocess."""
         out = {"KGRAG_STORE": self.uri}
         if self.is_neo4j:
-            _, user, password = neo4j_server()
+            _, user, password = neo4j_server(self.name)
             out |= {"KGRAG_NEO4J_USER": user, "KGRAG_NEO4J_PASSWORD": password}
         return out
 
     def reset(self) -> None:
         """Empty the Neo4j database (the embedded store of a new folder is empty already)."""
         if self.is_neo4j:
-            wipe_neo4j(*neo4j_server())
+            wipe_neo4j(*neo4j_server(self.name))
 
     def open(self, **kwargs: Any) -> GraphStore:
         """Open this engine's store (migrated) without emptying it."""
@@ -140,7 +155,7 @@ class Engine:
         """Settings that point at this engine (``data_dir`` defaults to the test's folder)."""
         values: dict[str, Any] = {"store": self.uri, "data_dir": self.folder}
         if self.is_neo4j:
-            _, user, password = neo4j_server()
+            _, user, password = neo4j_server(self.name)
             values |= {"neo4j_user": user, "neo4j_password": password}
         return Settings(**(values | kwargs))
 
@@ -150,5 +165,5 @@ def engine_for(name: str, folder: Path) -> Engine:
     module doc) when Neo4j is asked for and none is configured."""
     engine = Engine(name, folder)
     if engine.is_neo4j:
-        neo4j_server()
+        neo4j_server(name)
     return engine
