@@ -8,7 +8,7 @@ import math
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from kgrag.errors import (
     DependencyMissingError,
@@ -19,6 +19,7 @@ from kgrag.errors import (
 from kgrag.graph import cypher
 from kgrag.graph.retry import NO_RETRY, RetryPolicy, call_with_retry, is_idempotent
 from kgrag.graph.schema import (
+    VECTOR_INDEXES,
     FulltextIndex,
     PropertyIndex,
     SchemaOp,
@@ -39,7 +40,10 @@ SEARCH_OVERLAY = "neo4j_search"
 #: Server notifications the driver would log as warnings on every run of a correct statement: a
 #: property key no node has yet (normal in a schema-less graph: `page` before the first PDF) and
 #: planner performance hints on deliberate cross products of two MERGEd ends.
-QUIET_NOTIFICATIONS = ["UNRECOGNIZED", "PERFORMANCE"]
+QUIET_NOTIFICATIONS: tuple[Literal["UNRECOGNIZED", "PERFORMANCE"], ...] = (
+    "UNRECOGNIZED",
+    "PERFORMANCE",
+)
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -231,6 +235,20 @@ class Neo4jStore(GraphStore):
         # db.awaitIndexes fails when an index (a constraint's too) FAILED or the time runs out.
         seconds = positive_int("timeout", max(1, math.ceil(timeout_s)))
         self.write("schema/await_indexes", {"timeout_s": seconds})
+
+    def erase(self, batch: int = 5_000) -> int:
+        """Delete every node and relationship of this database and kgrag's vector indexes (their
+        dimensions come with the next embedding space), in batches that fit a small heap; the
+        next open migrates again. For tests, benchmarks and the demo: Neo4j Community has one
+        database, so "a fresh store" means this. Returns the number of nodes deleted."""
+        total = 0
+        while deleted := int(
+            self.write("erase_batch", {"batch": positive_int("batch", batch)})[0]["deleted"]
+        ):
+            total += deleted
+        for index in VECTOR_INDEXES.values():
+            self.drop_vector_index(index)
+        return total
 
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         """Nothing to remove: a Neo4j constraint that cannot be built is never created."""

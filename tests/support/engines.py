@@ -86,24 +86,15 @@ def neo4j_server(name: str = NEO4J) -> tuple[str, str, str]:
 
 
 def wipe_neo4j(uri: str, user: str, password: str) -> None:
-    """Empty the database: every node and relationship, then every constraint and index (a
-    test may register an embedding space of another dimension than the last one)."""
-    import neo4j
+    """Empty the database (Neo4jStore.erase: nodes, relationships, kgrag's vector indexes)."""
+    from kgrag.graph.neo4j_store import Neo4jStore
 
-    with neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver:
-        with driver.session() as session:
-            # In batches: one transaction over a large graph would need a large heap.
-            session.run(
-                "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
-            ).consume()
-        records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
-        for record in records:
-            driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
-        records, _, _ = driver.execute_query(
-            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
-        )
-        for record in records:
-            driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
+    store = open_store(uri, neo4j_user=user, neo4j_password=password, run_migrations=False)
+    try:
+        assert isinstance(store, Neo4jStore)
+        store.erase()
+    finally:
+        store.close()
 
 
 @dataclass(frozen=True)
