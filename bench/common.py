@@ -113,3 +113,61 @@ def quiet_models() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+# ------------------------------------------------------------------------------------ engines
+FALKORDB = "falkordb-lite"
+NEO4J = "neo4j"
+ENGINES = (FALKORDB, NEO4J)
+
+
+def neo4j_uri() -> str:
+    """The Neo4j server the benchmarks use: ``KGRAG_BENCH_NEO4J_URI`` (``bench/run.py`` starts
+    the project's server with scripts/neo4j.sh and sets it); credentials from
+    ``KGRAG_NEO4J_USER`` / ``KGRAG_NEO4J_PASSWORD`` as for any kgrag process."""
+    uri = os.environ.get("KGRAG_BENCH_NEO4J_URI")
+    if not uri:
+        raise SystemExit(
+            "no Neo4j for the benchmark: run it through bench/run.py (make bench), or set "
+            "KGRAG_BENCH_NEO4J_URI, KGRAG_NEO4J_USER and KGRAG_NEO4J_PASSWORD "
+            "(see: make -s neo4j)"
+        )
+    return uri
+
+
+def open_neo4j(*, erase: bool) -> Any:
+    """The benchmark's Neo4j store, migrated; ``erase`` empties it first (Community has one
+    database, so every measurement that needs a fresh store starts with this)."""
+    from kgrag.config import Settings
+    from kgrag.graph import open_store
+    from kgrag.graph.neo4j_store import Neo4jStore
+
+    settings = Settings(store=neo4j_uri())
+    password = settings.neo4j_password.get_secret_value()
+    if erase:
+        store = open_store(
+            settings.store,
+            neo4j_user=settings.neo4j_user,
+            neo4j_password=password,
+            run_migrations=False,
+        )
+        assert isinstance(store, Neo4jStore)
+        try:
+            store.erase()
+        finally:
+            store.close()
+    return open_store(settings.store, neo4j_user=settings.neo4j_user, neo4j_password=password)
+
+
+def result_name(benchmark: str, engine: str) -> str:
+    """``bench/results/`` name of one engine's result: the embedded store keeps the plain name
+    (older results read the same), Neo4j's get a suffix: ``retrieval_neo4j``."""
+    return benchmark if engine == FALKORDB else f"{benchmark}_{engine}"
+
+
+if __name__ == "__main__":  # `python bench/common.py erase-neo4j`: bench/run.py's reset step
+    import sys
+
+    if sys.argv[1:] != ["erase-neo4j"]:
+        raise SystemExit("usage: python bench/common.py erase-neo4j")
+    open_neo4j(erase=True).close()

@@ -23,10 +23,16 @@ from typing import Any
 
 from common import (
     CACHE,
+    ENGINES,
+    FALKORDB,
+    NEO4J,
     latency_summary,
     load_corpus,
     load_questions,
+    neo4j_uri,
+    open_neo4j,
     quiet_models,
+    result_name,
     stopwatch,
     write_result,
 )
@@ -109,8 +115,11 @@ def _places(module: str, cls: str, methods: list[str] | None) -> list[tuple[Any,
     return found
 
 
-def _ready_store(size: int, corpus: Sequence[dict[str, str]]) -> tuple[str, float | None, str]:
-    """The store URI for the first ``size`` passages, ingesting them when not cached.
+def _ready_store(
+    size: int, corpus: Sequence[dict[str, str]], engine: str = FALKORDB
+) -> tuple[str, float | None, str]:
+    """The store URI for the first ``size`` passages, ingesting them when not cached (Neo4j has
+    one database: it is emptied and filled anew for each size).
 
     Returns the URI, the ingestion seconds (None when reused) and where the store came from.
     """
@@ -120,17 +129,22 @@ def _ready_store(size: int, corpus: Sequence[dict[str, str]]) -> tuple[str, floa
     folder = E2E_CACHE / f"musique-{size}"
     db = folder / "store" / "kg.db"
     stamp = folder / "ingested.json"
-    uri = f"falkordb-lite://{db}"
-    if stamp.is_file() and db.is_file():
-        return uri, None, "cache"
-    shutil.rmtree(folder / "store", ignore_errors=True)
+    if engine == NEO4J:
+        open_neo4j(erase=True).close()
+        uri = neo4j_uri()
+    else:
+        uri = f"falkordb-lite://{db}"
+        if stamp.is_file() and db.is_file():
+            return uri, None, "cache"
+        shutil.rmtree(folder / "store", ignore_errors=True)
     manifest = write_manifest(corpus[:size], folder)
     settings = Settings(store=uri, data_dir=folder / "store")
     with KnowledgeAgent.open(settings) as agent, stopwatch() as t:
         report = agent.ingest([str(manifest)])
-    stamp.write_text(
-        json.dumps({"passages": size, "seconds": round(t[0], 1), "report": _report(report)})
-    )
+    if engine == FALKORDB:
+        stamp.write_text(
+            json.dumps({"passages": size, "seconds": round(t[0], 1), "report": _report(report)})
+        )
     log.info("ingested %d passages in %.1f s", size, t[0])
     return uri, t[0], "ingested now"
 
@@ -176,7 +190,11 @@ def measure(uri: str, questions: Sequence[str], warmup: int) -> dict[str, Any]:
 
 
 def run(
-    sizes: Sequence[int], warmup: int, limit: int | None = None, reuse: str | None = None
+    sizes: Sequence[int],
+    warmup: int,
+    limit: int | None = None,
+    reuse: str | None = None,
+    engine: str = FALKORDB,
 ) -> dict[str, Any]:
     corpus = load_corpus()
     questions = [q["question"] for q in load_questions()][:limit]
@@ -185,7 +203,7 @@ def run(
         if reuse and size == len(corpus):
             uri, ingest_s, source = reuse, None, "the store `kgrag eval retrieval` built"
         else:
-            uri, ingest_s, source = _ready_store(size, corpus)
+            uri, ingest_s, source = _ready_store(size, corpus, engine)
         row: dict[str, Any] = {"passages": size, "store": source}
         if ingest_s is not None:
             row["ingest_s"] = round(ingest_s, 1)
@@ -199,6 +217,7 @@ def run(
         )
         rows.append(row)
     return {
+        "engine": engine,
         "corpus": "musique_corpus.json",
         "questions_file": "musique_dev.json",
         "mode": "offline: rule planner, local MiniLM, extractive answer, trace written",
@@ -214,13 +233,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--reuse-store", default=None, help="store URI holding the whole corpus already"
     )
-    parser.add_argument("--out", default="e2e_latency")
+    parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
+    parser.add_argument("--out", default=None, help="result name (default: per engine)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_models()
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    result = run(sizes, args.warmup, args.questions, args.reuse_store)
-    print(write_result(args.out, result))
+    result = run(sizes, args.warmup, args.questions, args.reuse_store, args.engine)
+    print(write_result(args.out or result_name("e2e_latency", args.engine), result))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import write_result
+from common import ENGINES, FALKORDB, NEO4J, open_neo4j, result_name, write_result
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -55,7 +55,7 @@ def _figures(report: Any, items: int) -> dict[str, Any]:
     }
 
 
-def _agent(db: Path, image_dir: Path) -> Any:
+def _agent(db: Path, image_dir: Path, engine: str) -> Any:
     from kgrag.agent.agent import KnowledgeAgent
     from kgrag.config import Settings
     from kgrag.graph import open_store
@@ -72,8 +72,9 @@ def _agent(db: Path, image_dir: Path) -> Any:
             whisper.append(auto_transcriber("auto", cpu_threads=1))
         return whisper[0]
 
+    store = open_neo4j(erase=True) if engine == NEO4J else open_store(f"falkordb-lite:///{db}")
     return KnowledgeAgent(
-        open_store(f"falkordb-lite:///{db}"),
+        store,
         factory.text_embedder(Settings()),
         image_embedder=lambda: clip,
         transcriber=transcriber,
@@ -81,7 +82,7 @@ def _agent(db: Path, image_dir: Path) -> Any:
     )
 
 
-def bench_text(tmp: Path, limit: int | None) -> dict[str, Any]:
+def bench_text(tmp: Path, limit: int | None, engine: str) -> dict[str, Any]:
     from kgrag.eval.datasets import Dataset, corpus_fingerprint, parse_corpus
     from kgrag.eval.retrieval import corpus_documents
 
@@ -93,12 +94,12 @@ def bench_text(tmp: Path, limit: int | None) -> dict[str, Any]:
         fingerprint=corpus_fingerprint(passages),
     )
     docs = corpus_documents(dataset)
-    with _agent(tmp / "text" / "kg.db", tmp / "images") as agent:
+    with _agent(tmp / "text" / "kg.db", tmp / "images", engine) as agent:
         report = agent.ingestor().ingest_documents(docs)
     return _figures(report, len(docs))
 
 
-def bench_images(tmp: Path, count: int) -> dict[str, Any]:
+def bench_images(tmp: Path, count: int, engine: str) -> dict[str, Any]:
     from kgrag.demo.shapes import COLOURS, SHAPES, draw_shape
 
     folder = tmp / "drawings"
@@ -107,12 +108,12 @@ def bench_images(tmp: Path, count: int) -> dict[str, Any]:
     for i in range(count):
         colour, shape = COLOURS[i % len(COLOURS)], SHAPES[(i // len(COLOURS)) % len(SHAPES)]
         draw_shape(colour, shape, rng).save(folder / f"{i:03d}-{colour}-{shape}.png")
-    with _agent(tmp / "img" / "kg.db", tmp / "images") as agent:
+    with _agent(tmp / "img" / "kg.db", tmp / "images", engine) as agent:
         report = agent.ingest([str(folder)])
     return _figures(report, count)
 
 
-def bench_audio(tmp: Path) -> dict[str, Any]:
+def bench_audio(tmp: Path, engine: str) -> dict[str, Any]:
     folder = tmp / "speech"
     folder.mkdir()
     seconds = 0.0
@@ -127,7 +128,7 @@ def bench_audio(tmp: Path) -> dict[str, Any]:
         )
         if i:  # 0.wav is ingested first, to load the model outside the measured job
             seconds += float(out.stdout)
-    with _agent(tmp / "audio" / "kg.db", tmp / "images") as agent:
+    with _agent(tmp / "audio" / "kg.db", tmp / "images", engine) as agent:
         agent.ingest([str(folder / "0.wav")])  # load the model outside the measured job
         started = time.perf_counter()
         report = agent.ingest([str(folder)])
@@ -143,6 +144,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N passages only")
     parser.add_argument("--images", type=int, default=60)
     parser.add_argument("--skip-media", action="store_true", help="text only")
+    parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
     args = parser.parse_args()
     if not CORPUS.is_file():
         sys.stderr.write(f"missing {CORPUS}\n")
@@ -153,14 +155,15 @@ def main() -> int:
     out: dict[str, Any] = {}
     tmp = Path(tempfile.mkdtemp(prefix="kgrag-bench-"))
     try:
-        out["text"] = bench_text(tmp, args.limit)
+        out["engine"] = args.engine
+        out["text"] = bench_text(tmp, args.limit, args.engine)
         if not args.skip_media:
-            out["images"] = bench_images(tmp, args.images)
+            out["images"] = bench_images(tmp, args.images, args.engine)
             if shutil.which("espeak-ng") and shutil.which("ffprobe"):
-                out["audio"] = bench_audio(tmp)
+                out["audio"] = bench_audio(tmp, args.engine)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    sys.stdout.write(str(write_result("ingest_throughput", out)) + "\n")
+    sys.stdout.write(str(write_result(result_name("ingest_throughput", args.engine), out)) + "\n")
     return 0
 
 

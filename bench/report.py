@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, ROOT
+from common import ENGINES, FALKORDB, NEO4J, RESULTS, ROOT, result_name
 
 log = logging.getLogger("bench.report")
 
@@ -29,6 +29,8 @@ VECTOR_GOAL_SIZE = 100_000
 ASK_P50_GOAL_MS = 1000.0
 RECALL5_LIFT_GOAL = 1.15
 INGEST_OUTSIDE_GOAL = 0.15
+
+ENGINE_NAMES = {FALKORDB: "FalkorDB (embedded)", NEO4J: "Neo4j 5.26"}
 
 PHASES = ("execute", "synthesis", "trace", "other")  # of ask, as bench/e2e_latency.py times them
 
@@ -74,10 +76,19 @@ def _measured(doc: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------- vector search
 
 
+def engine_of(r: dict[str, Any]) -> str:
+    """A run row's engine (rows written before Neo4j was measured are the embedded store's)."""
+    return str(r.get("engine", FALKORDB))
+
+
+def falkordb_runs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in doc.get("runs", []) if engine_of(r) == FALKORDB]
+
+
 def chosen_config(doc: dict[str, Any]) -> tuple[int, int, int] | None:
-    """The HNSW setting the report stands on: at the largest size measured, the fastest setting
-    that meets the recall goal, else the one with the best recall."""
-    runs = doc.get("runs", [])
+    """The embedded store's HNSW setting the report stands on: at the largest size measured, the
+    fastest setting that meets the recall goal, else the one with the best recall."""
+    runs = falkordb_runs(doc)
     if not runs:
         return None
     largest = max(r["size"] for r in runs)
@@ -102,6 +113,7 @@ def vector_section(doc: dict[str, Any] | None) -> str:
     rows = [
         [
             r["size"],
+            ENGINE_NAMES.get(engine_of(r), engine_of(r)),
             f"{r['M']} / {r['efConstruction']} / {r['efRuntime']}",
             f"{r['recall_at_10']:.4f}",
             r["latency_ms"]["p50"],
@@ -111,7 +123,7 @@ def vector_section(doc: dict[str, Any] | None) -> str:
             exact.get(r["size"], {}).get("p95", "-"),
             r["load_rows_per_s"],
         ]
-        for r in sorted(doc.get("runs", []), key=lambda r: (r["size"], _cfg(r)))
+        for r in sorted(doc.get("runs", []), key=lambda r: (r["size"], engine_of(r), _cfg(r)))
     ]
     q = doc.get("queries", {})
     parts = [
@@ -122,6 +134,7 @@ def vector_section(doc: dict[str, Any] | None) -> str:
         table(
             [
                 "vectors",
+                "engine",
                 "M / efC / efR",
                 "recall@10",
                 "p50 ms",
@@ -135,9 +148,12 @@ def vector_section(doc: dict[str, Any] | None) -> str:
         ),
         "",
         "p50/p95: the product's `vector_chunks` statement (index call, Document join, ACL filter)"
-        " through `GraphStore.read`, client to embedded server. Index call: the bare "
-        "`db.idx.vector.queryNodes`. Exact: one query at a time against the whole matrix in "
-        "numpy (one thread).",
+        " through `GraphStore.read`, client to server over a unix socket (FalkorDB) or Bolt on "
+        "loopback (Neo4j). Index call: the bare `db.idx.vector.queryNodes` (FalkorDB) or "
+        "`db.index.vector.queryNodes` 200 wide, best 10 kept (Neo4j). Neo4j's row: the "
+        "product's index (M 32, efConstruction 200, no quantization; Neo4j has no efRuntime, "
+        "its search is as wide as the count asked for). Exact: one query at a time against the "
+        "whole matrix in numpy (one thread).",
     ]
     chosen = chosen_config(doc)
     if chosen:
@@ -156,7 +172,7 @@ def vector_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
     if doc is None:
         return "not run", None
     chosen = chosen_config(doc)
-    mine = [r for r in doc.get("runs", []) if _cfg(r) == chosen]
+    mine = [r for r in falkordb_runs(doc) if _cfg(r) == chosen]
     at = [r for r in mine if r["size"] == VECTOR_GOAL_SIZE]
     if not at:
         if not mine:
@@ -176,7 +192,7 @@ def plot_vector(doc: dict[str, Any] | None, plt: Any) -> str | None:
     chosen = chosen_config(doc) if doc else None
     if doc is None or chosen is None:
         return None
-    runs = sorted((r for r in doc["runs"] if _cfg(r) == chosen), key=lambda r: r["size"])
+    runs = sorted((r for r in falkordb_runs(doc) if _cfg(r) == chosen), key=lambda r: r["size"])
     exact = sorted(doc.get("exact", []), key=lambda e: e["size"])
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
     sizes = [r["size"] for r in runs]
@@ -483,6 +499,89 @@ def make_plots(results: dict[str, dict[str, Any] | None]) -> list[str]:
     return [p for p in out if p]
 
 
+def _pct(value: Any) -> str:
+    return f"{100 * value:.1f}" if isinstance(value, (int, float)) else "-"
+
+
+def _ms(doc: dict[str, Any] | None, *path: str) -> Any:
+    value: Any = doc
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if value is not None else "-"
+
+
+def engines_section(results: dict[str, dict[str, Any] | None]) -> str:
+    """Both engines side by side, one column each: every figure measured in the same run of
+    ``make bench`` on the same machine, so their ratios hold even where the machine was busy."""
+    cols = list(ENGINES)
+    rows: list[list[Any]] = []
+
+    def add(label: str, get: Callable[[str], Any]) -> None:
+        rows.append([label, *(get(e) for e in cols)])
+
+    def retrieval(e: str) -> dict[str, Any] | None:
+        return results.get(result_name("retrieval", e))
+
+    add("MuSiQue dev: kgrag recall@2", lambda e: _pct(_ms(retrieval(e), "kgrag", "recall@2")))
+    add("MuSiQue dev: kgrag recall@5", lambda e: _pct(_ms(retrieval(e), "kgrag", "recall@5")))
+    add("MuSiQue dev: dense recall@2", lambda e: _pct(_ms(retrieval(e), "dense", "recall@2")))
+    add("MuSiQue dev: dense recall@5", lambda e: _pct(_ms(retrieval(e), "dense", "recall@5")))
+    add(
+        "eval question p50 / p95 ms",
+        lambda e: (
+            f"{_ms(retrieval(e), 'latency_ms', 'p50')} / {_ms(retrieval(e), 'latency_ms', 'p95')}"
+        ),
+    )
+    add("eval ingestion of 1,890 passages, s", lambda e: _ms(retrieval(e), "ingest", "seconds"))
+    vector = results.get("vector_search") or {}
+    sizes = sorted({r["size"] for r in vector.get("runs", [])})
+    chosen = chosen_config(vector) if vector else None
+    for size in sizes:
+
+        def at(e: str, size: int = size) -> dict[str, Any] | None:
+            found = [
+                r
+                for r in vector.get("runs", [])
+                if r["size"] == size and engine_of(r) == e and (e != FALKORDB or _cfg(r) == chosen)
+            ]
+            return found[0] if found else None
+
+        add(f"{size:,} vectors: recall@10", lambda e, at=at: _ms(at(e), "recall_at_10"))
+        add(
+            f"{size:,} vectors: search p50 / p95 ms",
+            lambda e, at=at: (
+                f"{_ms(at(e), 'latency_ms', 'p50')} / {_ms(at(e), 'latency_ms', 'p95')}"
+            ),
+        )
+        add(f"{size:,} vectors: load rows/s", lambda e, at=at: _ms(at(e), "load_rows_per_s"))
+
+    def ingest(e: str) -> dict[str, Any] | None:
+        return results.get(result_name("ingest_throughput", e))
+
+    add("ingestion, text: passages/s", lambda e: _ms(ingest(e), "text", "items_per_s"))
+    add(
+        "ingestion, text: write stage s", lambda e: _ms(ingest(e), "text", "stage_seconds", "write")
+    )
+    add("ingestion, images: per s", lambda e: _ms(ingest(e), "images", "items_per_s"))
+    add(
+        "ingestion, audio: recording s per s",
+        lambda e: _ms(ingest(e), "audio", "audio_seconds_per_s"),
+    )
+
+    def e2e(e: str) -> dict[str, Any] | None:
+        doc = results.get(result_name("e2e_latency", e))
+        full = [r for r in (doc or {}).get("runs", []) if r.get("passages") == 1890]
+        return full[0] if full else None
+
+    add(
+        "`ask` p50 / p95 ms (1,890 passages)",
+        lambda e: f"{_ms(e2e(e), 'latency_ms', 'p50')} / {_ms(e2e(e), 'latency_ms', 'p95')}",
+    )
+    if all(str(cell) in {"-", "- / -"} for r in rows for cell in r[1:]):
+        return "_Not run yet: `make bench` (it starts the project's Neo4j)._"
+    return table(["figure", *(ENGINE_NAMES[e] for e in cols)], rows)
+
+
 def replace_section(text: str, name: str, body: str) -> str:
     """Replace what stands between ``<!-- BEGIN GENERATED: name -->`` and its END marker."""
     pattern = re.compile(
@@ -506,10 +605,13 @@ def render() -> Path:
         "load_http",
     )
     results = {n: load(n) for n in names}
+    for n in ("retrieval", "ingest_throughput", "e2e_latency"):
+        results[result_name(n, NEO4J)] = load(result_name(n, NEO4J))
     plots = make_plots(results)
     sections = {
         "machine": machine_section(results),
         "goals": goals_section(results),
+        "engines": engines_section(results),
         "retrieval": retrieval_section(results["retrieval"]),
         "vector_search": vector_section(results["vector_search"]),
         "ingest_throughput": generic_section(

@@ -40,6 +40,7 @@ class Step:
     argv: list[str]
     needs: list[Path] = field(default_factory=list)
     stdout_to: Path | None = None  # for commands that print their JSON instead of writing it
+    neo4j: bool = False  # needs the project's Neo4j (started once, before the first such step)
 
 
 def steps(reuse_eval_store: bool) -> list[Step]:
@@ -59,8 +60,35 @@ def steps(reuse_eval_store: bool) -> list[Step]:
     e2e_argv = [PY, str(BENCH / "e2e_latency.py")]
     if reuse_eval_store:
         e2e_argv += ["--reuse-store", f"falkordb-lite://{EVAL_STORE}"]
+    neo4j_uri = os.environ.get("KGRAG_BENCH_NEO4J_URI", "")
+    # Neo4j: the eval ingests the corpus into the emptied database (its ingestion time is
+    # measured), and `ask` is timed on that same store afterwards (one database: no 500 size).
+    eval_neo4j_argv = [*eval_argv[: eval_argv.index("--store") + 1], neo4j_uri, "--json"]
     return [
         Step("retrieval", eval_argv, [*data, Path(KGRAG)], RESULTS / "retrieval.json"),
+        Step("neo4j_erase", [PY, str(BENCH / "common.py"), "erase-neo4j"], neo4j=True),
+        Step(
+            "retrieval_neo4j",
+            eval_neo4j_argv,
+            [*data, Path(KGRAG)],
+            RESULTS / "retrieval_neo4j.json",
+            neo4j=True,
+        ),
+        Step(
+            "e2e_latency_neo4j",
+            [
+                PY,
+                str(BENCH / "e2e_latency.py"),
+                "--engine",
+                "neo4j",
+                "--sizes",
+                "1890",
+                "--reuse-store",
+                neo4j_uri,
+            ],
+            [*data, BENCH / "e2e_latency.py"],
+            neo4j=True,
+        ),
         Step(
             "vector_search",
             [
@@ -72,13 +100,22 @@ def steps(reuse_eval_store: bool) -> list[Step]:
                 VECTOR_CONFIGS,
                 "--sweep",
                 VECTOR_SWEEP,
+                "--engines",
+                "falkordb-lite,neo4j",
             ],
             [*data, BENCH / "vector_search.py"],
+            neo4j=True,
         ),
         Step(
             "ingest_throughput",
             [PY, str(BENCH / "ingest_throughput.py")],
             [*data, BENCH / "ingest_throughput.py"],
+        ),
+        Step(
+            "ingest_throughput_neo4j",
+            [PY, str(BENCH / "ingest_throughput.py"), "--engine", "neo4j"],
+            [*data, BENCH / "ingest_throughput.py"],
+            neo4j=True,
         ),
         Step("e2e_latency", e2e_argv, [*data, BENCH / "e2e_latency.py"]),
         Step(
@@ -130,6 +167,27 @@ def run_step(step: Step, env: dict[str, str]) -> str:
     return f"ok in {seconds:.0f} s"
 
 
+def start_neo4j(env: dict[str, str]) -> bool:
+    """Start the project's Neo4j (scripts/neo4j.sh) unless KGRAG_BENCH_NEO4J_URI names one, and
+    put its URI and credentials into ``env``. True when this run started it (and must stop it)."""
+    if env.get("KGRAG_BENCH_NEO4J_URI"):
+        return False
+    running = subprocess.run(
+        ["bash", "scripts/neo4j.sh", "status"], cwd=ROOT, capture_output=True, check=False
+    )
+    started = subprocess.run(
+        ["bash", "scripts/neo4j.sh", "start"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    for line in started.stdout.splitlines():
+        name, _, value = line.removeprefix("export ").partition("=")
+        if name in {"KGRAG_NEO4J_USER", "KGRAG_NEO4J_PASSWORD"}:
+            env[name] = value
+        elif name == "KGRAG_STORE":
+            env["KGRAG_BENCH_NEO4J_URI"] = value
+    os.environ["KGRAG_BENCH_NEO4J_URI"] = env["KGRAG_BENCH_NEO4J_URI"]
+    return running.returncode != 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated step names")
@@ -145,13 +203,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = {s for s in args.only.split(",") if s}
     skip = {s for s in args.skip.split(",") if s}
     outcomes: list[tuple[str, str]] = []
-    for index in range(len(steps(False))):
-        # the end-to-end step reuses the store `kgrag eval retrieval` built, when it ran now
-        reuse = any(n == "retrieval" and o.startswith("ok") for n, o in outcomes)
-        step = steps(reuse)[index]
-        if (only and step.name not in only) or step.name in skip:
-            continue
-        outcomes.append((step.name, run_step(step, env)))
+    stop_neo4j = False
+    neo4j_ready = False
+    try:
+        for index in range(len(steps(False))):
+            # the end-to-end step reuses the store `kgrag eval retrieval` built, when it ran now
+            reuse = any(n == "retrieval" and o.startswith("ok") for n, o in outcomes)
+            step = steps(reuse)[index]
+            if (only and step.name not in only) or step.name in skip:
+                continue
+            if step.neo4j and not neo4j_ready:
+                stop_neo4j = start_neo4j(env)
+                neo4j_ready = True
+                step = steps(reuse)[index]  # its arguments name the server now
+            outcomes.append((step.name, run_step(step, env)))
+    finally:
+        if stop_neo4j:
+            subprocess.run(["bash", "scripts/neo4j.sh", "stop"], cwd=ROOT, check=False)
     print("\n== summary")
     for name, outcome in outcomes:
         print(f"{name:>18}: {outcome}")

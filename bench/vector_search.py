@@ -16,6 +16,12 @@ was created first (as ``ensure_space`` does), and each query runs the statement 
 the exact top-10 by normalised dot product in numpy, whose own per-query latency is reported as
 the reference.
 
+On Neo4j (``--engines falkordb-lite,neo4j``) the index is the product's own (M 32,
+efConstruction 200, no quantization, searched at least 200 wide: cypher/schema/vector_index.cypher
+and cypher/vector_chunks.cypher), in the benchmark's Neo4j emptied first; the HNSW configs and the
+sweep apply to FalkorDB only, whose index settings are module constants. Each run row names its
+engine.
+
     python bench/vector_search.py --sizes 1000,10000,100000 --configs 32:200:200,16:200:100
 """
 
@@ -37,9 +43,13 @@ from typing import Any
 import numpy as np
 from common import (
     CACHE,
+    ENGINES,
+    FALKORDB,
+    NEO4J,
     latency_summary,
     load_corpus,
     load_questions,
+    open_neo4j,
     quiet_models,
     stopwatch,
     write_result,
@@ -261,15 +271,50 @@ def exact_topk(base: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, list[
     return ids, ms
 
 
+#: The bare index call per engine (no Document join, no ACL), for the index-only latency. On Neo4j
+#: it searches as wide as vector_chunks does (200) and keeps 10.
+BARE_INDEX_CALL = {
+    FALKORDB: (
+        "CALL db.idx.vector.queryNodes('Chunk', 'embedding', $k, vecf32($vector)) YIELD node "
+        "RETURN node.id AS id"
+    ),
+    NEO4J: (
+        "CALL db.index.vector.queryNodes('chunk_embedding', 200, $vector) YIELD node, score "
+        "RETURN node.id AS id ORDER BY score DESC LIMIT $k"
+    ),
+}
+
+
+def open_engine_store(engine: str, db_dir: Path, graph: str) -> Any:
+    """A fresh store of ``engine`` for one measurement."""
+    if engine == NEO4J:
+        return open_neo4j(erase=True)
+    shutil.rmtree(db_dir, ignore_errors=True)
+    return open_bench_store(db_dir / "vec.db", graph)
+
+
+def create_engine_index(store: Any, engine: str, config: HnswConfig, dimensions: int) -> None:
+    if engine == NEO4J:
+        from kgrag.graph.schema import VECTOR_INDEXES
+
+        store.create_vector_index(VECTOR_INDEXES["chunk_embedding"], dimensions)
+    else:
+        create_index(store, config, dimensions)
+
+
+def bare_read(store: Any, engine: str, params: dict[str, Any]) -> None:
+    if engine == NEO4J:
+        # The driver's read path itself: read_freeform would add an EXPLAIN round trip.
+        store._execute(BARE_INDEX_CALL[NEO4J], params, read_only=True)
+    else:
+        store.read_freeform(BARE_INDEX_CALL[FALKORDB], params)
+
+
 def measure(
-    store: Any, queries: np.ndarray, exact: np.ndarray
+    store: Any, queries: np.ndarray, exact: np.ndarray, engine: str = FALKORDB
 ) -> tuple[list[float], list[float], list[float]]:
     """Per query: recall@10 and latency (ms) of ``vector_chunks``, and of the bare index call."""
     params = {"k": K, "admin": True, "principals": []}
-    bare = (
-        "CALL db.idx.vector.queryNodes('Chunk', 'embedding', $k, vecf32($vector)) YIELD node "
-        "RETURN node.id AS id"
-    )
     for q in queries[:10]:  # warm-up
         store.read("vector_chunks", {**params, "vector": q.tolist()})
     recalls: list[float] = []
@@ -283,7 +328,7 @@ def measure(
         got = {int(r["id"][1:]) for r in rows}
         recalls.append(len(got & set(truth.tolist())) / K)
         started = time.perf_counter()
-        store.read_freeform(bare, {"k": K, "vector": vector})
+        bare_read(store, engine, {"k": K, "vector": vector})
         bare_ms.append((time.perf_counter() - started) * 1000)
     return recalls, ms, bare_ms
 
@@ -293,8 +338,10 @@ def run(
     configs: Sequence[HnswConfig],
     n_queries: int,
     sweep: dict[int, list[HnswConfig]] | None = None,
+    engines: Sequence[str] = (FALKORDB,),
 ) -> dict[str, Any]:
-    """Measure every config at every size, plus the ``sweep`` configs at their sizes."""
+    """Measure every config at every size, plus the ``sweep`` configs at their sizes, on
+    FalkorDB; the product's index at every size on Neo4j."""
     plan: dict[int, list[HnswConfig]] = {size: list(configs) for size in sizes}
     for size, extra in (sweep or {}).items():
         plan.setdefault(size, [])
@@ -318,19 +365,24 @@ def run(
         truth, exact_ms = exact_topk(base, queries)
         exact_rows.append({"size": size, "latency_ms": latency_summary(exact_ms)})
         log.info("size %d: exact p50 %.2f ms", size, exact_rows[-1]["latency_ms"]["p50"])
-        for config in plan[size]:
-            shutil.rmtree(db_dir, ignore_errors=True)
+        measured = [(FALKORDB, c) for c in plan[size] if FALKORDB in engines]
+        if NEO4J in engines:
+            measured.append((NEO4J, HnswConfig(32, 200, 200)))
+        for engine, config in measured:
             graph = f"vec_{size}_{config.m}_{config.ef_construction}_{config.ef_runtime}"
-            store = open_bench_store(db_dir / "vec.db", graph)
+            store = open_engine_store(engine, db_dir, graph)
             try:
-                create_index(store, config, base.shape[1])
+                create_engine_index(store, engine, config, base.shape[1])
                 with stopwatch() as t:
                     load(store, base, base_texts)
-                recalls, ms, bare_ms = measure(store, queries, truth)
+                    if engine == NEO4J:  # Neo4j fills a new index in the background
+                        store.await_schema([], timeout_s=3600)
+                recalls, ms, bare_ms = measure(store, queries, truth, engine)
             finally:
                 store.close()
             shutil.rmtree(db_dir, ignore_errors=True)
             row: dict[str, Any] = {
+                "engine": engine,
                 "size": size,
                 "M": config.m,
                 "efConstruction": config.ef_construction,
@@ -344,7 +396,8 @@ def run(
             }
             runs.append(row)
             log.info(
-                "size %d %s: load %.1f s, recall@10 %.4f, p50 %.2f ms, p95 %.2f ms",
+                "%s size %d %s: load %.1f s, recall@10 %.4f, p50 %.2f ms, p95 %.2f ms",
+                engine,
                 size,
                 config.label(),
                 row["load_s"],
@@ -390,6 +443,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="more settings at one size, e.g. 10000=16:200:100,64:200:200",
     )
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--engines", default=FALKORDB, help=f"comma-separated, of {', '.join(ENGINES)}"
+    )
     parser.add_argument("--out", default="vector_search")
     parser.add_argument(
         "--prepare", action="store_true", help="only embed and cache the vectors, then stop"
@@ -406,7 +462,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.sweep:
         size_text, _, config_text = args.sweep.partition("=")
         sweep[int(size_text)] = [HnswConfig.parse(c) for c in config_text.split(",") if c]
-    result = run(sizes, configs, args.queries, sweep)
+    engines = [e for e in args.engines.split(",") if e]
+    if unknown := set(engines) - set(ENGINES):
+        parser.error(f"unknown engine(s): {', '.join(sorted(unknown))}")
+    result = run(sizes, configs, args.queries, sweep, engines)
     print(write_result(args.out, result))
 
 

@@ -79,3 +79,28 @@ def test_retrieval_goal_needs_the_lift_and_recall_at_2() -> None:
 def test_flatten_gives_dotted_scalar_leaves() -> None:
     doc = {"machine": {"cpu": "x"}, "a": {"b": 1, "c": [1, 2]}, "runs": [{"d": 2.5}]}
     assert report.flatten(doc) == [("a.b", 1), ("a.c", "1, 2"), ("runs[0].d", 2.5)]
+
+
+def test_engines_table_puts_each_engine_in_its_column() -> None:
+    falkor = _run(10_000, 0.999, 1.5)
+    neo = {**_run(10_000, 1.0, 40.0), "engine": "neo4j"}
+    results = {
+        "vector_search": {"runs": [falkor, neo]},
+        "retrieval": {"kgrag": {"recall@2": 0.542, "recall@5": 0.76}},
+        "retrieval_neo4j": {"kgrag": {"recall@2": 0.55, "recall@5": 0.74}},
+    }
+    lines = report.engines_section(results).splitlines()
+    assert "FalkorDB" in lines[0] and "Neo4j" in lines[0]
+    row = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in lines[2:]}
+    assert row["MuSiQue dev: kgrag recall@5"][:2] == ["76.0", "74.0 |"]
+    assert row["10,000 vectors: recall@10"][0] == "0.999"
+    assert row["10,000 vectors: search p50 / p95 ms"][1].startswith("40.0 / 80.0")
+    # FalkorDB's HNSW sweep rows do not leak into its column: only the chosen setting's
+    sweep = _run(10_000, 0.5, 0.1, m=16, efr=50)
+    results["vector_search"]["runs"].append(sweep)
+    again = report.engines_section(results)
+    assert "0.5 " not in again and "| 0.5 |" not in again
+
+
+def test_engines_table_says_how_to_run_it_when_nothing_was_measured() -> None:
+    assert "make bench" in report.engines_section({})
