@@ -11,8 +11,10 @@ inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json
 
 # 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings;
 #    chromium (headless) tests the HTML trace viewer; npm (with Node.js) runs Neo4j's Cypher
-#    linter.
+#    linter; Java 17 and Maven fetch and run the Neo4j server of the tests (scripts/neo4j.sh).
 missing=()
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null || missing+=(maven)
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v npm >/dev/null || missing+=(npm)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
