@@ -10,6 +10,7 @@
     │   ├── EmbeddingSpaceMismatchError  store built with another embedding model or dimension
     │   ├── MigrationError            a schema migration failed
     │   └── QueryRefusedError         a query was refused (write in a read path, unknown label, ...)
+    ├── InvalidKeyError           a value that would be an id (session id, ...) is not one
     ├── ModelError                a model (embedder, transcriber, CLIP, LLM) failed
     ├── IngestError               one input could not be ingested (names the file and the reason)
     ├── PlanError                 a plan is invalid (names the step and the reason)
@@ -66,6 +67,22 @@ class MigrationError(StoreError):
 
 class QueryRefusedError(StoreError):
     """A query was refused before it reached the database."""
+
+
+class InvalidKeyError(KgragError):
+    """A value that would be stored under a unique constraint (an id, a session id, a name) is
+    empty, has surrounding whitespace or control characters, or is too long. Refused before any
+    query runs (kgrag.graph.keys): such values crash FalkorDB 4.22."""
+
+    exit_code = 2
+
+    def __init__(self, what: str, problem: str) -> None:
+        super().__init__(
+            f"invalid {what}: it {problem}. Use a non-empty string without surrounding "
+            "whitespace or control characters, of at most 1,024 bytes."
+        )
+        self.what = what
+        self.problem = problem
 
 
 class ModelError(KgragError):

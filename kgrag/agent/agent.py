@@ -29,6 +29,7 @@ from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
 from kgrag.graph import open_settings_store
+from kgrag.graph.keys import check_key
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
@@ -285,6 +286,8 @@ class KnowledgeAgent:
         on_step: StepCallback | None,
         attachments: Sequence[Path] = (),
     ) -> QuestionRun:
+        if session_id is not None:  # it becomes a Session node's id: refused here, not by a crash
+            check_key("session id", session_id)
         checked = check_attachments(attachments, self.ingest_options.max_file_bytes)
         if checked and not question.strip():
             question = DEFAULT_ATTACHMENT_QUESTION

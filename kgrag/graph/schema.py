@@ -174,6 +174,16 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
+#: (label, property) pairs under a unique constraint: kgrag.graph.keys guards every value written
+#: to them.
+UNIQUE_KEYS: frozenset[tuple[str, str]] = frozenset(
+    (op.label, op.property)
+    for migration in MIGRATIONS
+    for op in migration.ops
+    if isinstance(op, UniqueProperty)
+)
+
+
 # -- identifiers a DDL statement may name ------------------------------------------------------
 # Cypher takes no parameters for labels, property keys or index names, so the statements of
 # cypher/schema/ carry `{{slot}}` placeholders that kgrag.graph.cypher.render() fills; each value

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from kgrag.errors import QueryRefusedError, StoreError
 from kgrag.graph import cypher
-from kgrag.graph.schema import SchemaOp, UniqueProperty, VectorIndex
+from kgrag.graph.keys import guard_write
+from kgrag.graph.schema import UNIQUE_KEYS, SchemaOp, UniqueProperty, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +60,12 @@ class GraphStore(ABC):
         return self._execute(self.statement(name), dict(params or {}), read_only=True)
 
     def write(self, name: str, params: Params | None = None) -> list[Row]:
-        """Run a write statement (one atomic query)."""
-        return self._execute(self.statement(name), dict(params or {}), read_only=False)
+        """Run a write statement (one atomic query). Values it would store under a unique
+        constraint are checked first (kgrag.graph.keys): InvalidKeyError, nothing written."""
+        text = self.statement(name)
+        values = dict(params or {})
+        guard_write(text, values, None, UNIQUE_KEYS)
+        return self._execute(text, values, read_only=False)
 
     def write_rows(
         self,
@@ -77,6 +82,7 @@ class GraphStore(ABC):
         """
         text = self.statement(name)
         extra = dict(params or {})
+        guard_write(text, extra, rows, UNIQUE_KEYS)  # every row, before the first batch
         for start in range(0, len(rows), batch_size):
             batch = [dict(r) for r in rows[start : start + batch_size]]
             self._execute(text, {**extra, "rows": batch}, read_only=False)

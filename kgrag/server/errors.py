@@ -15,6 +15,7 @@ STATUS: tuple[tuple[type[e.KgragError], int], ...] = (
     (e.NotFoundError, 404),
     (e.PlanError, 422),
     (e.IngestError, 422),
+    (e.InvalidKeyError, 422),
     (e.QueryRefusedError, 403),
     (e.EmbeddingSpaceMismatchError, 409),
     (e.StoreUnavailableError, 503),

@@ -44,7 +44,12 @@ class JobView(_Body):
 
 class AskRequest(_Body):
     question: str = Field(..., min_length=1)
-    session_id: str | None = None
+    session_id: str | None = Field(
+        None,
+        min_length=1,
+        description="conversation id: a non-empty string without surrounding whitespace or "
+        "control characters, at most 1,024 UTF-8 bytes (else 422)",
+    )
     user: str | None = None
     groups: list[str] = Field(default_factory=list)
 
