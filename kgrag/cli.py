@@ -509,8 +509,10 @@ def _print_error(message: str) -> None:
 
 
 def main() -> None:
-    for name in _NOISY_LOGGERS:  # --debug (the app callback) lets them through again
-        logging.getLogger(name).setLevel(logging.ERROR)
+    # --debug (the app callback) lets them through again. CRITICAL, not ERROR: the Neo4j driver
+    # logs "Unable to retrieve routing information" as an ERROR on every connection attempt.
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         # without standalone mode click returns a typer.Exit's code instead of exiting with it
         # (typer turns Ctrl-C into Exit(130)); everything else is raised to here

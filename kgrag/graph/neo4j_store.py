@@ -297,14 +297,14 @@ class Neo4jStore(GraphStore):
             try:
                 self.write("ingest_job_end", {"id": job_id})
             except StoreError as e:  # the server is gone: the node goes stale and is removed
-                log.warning("could not unregister ingestion job %s: %s", job_id, e)
+                log.info("could not unregister ingestion job %s: %s", job_id, e)
 
     def _heartbeat(self, job_id: str, stop: threading.Event) -> None:
         while not stop.wait(JOB_HEARTBEAT_S):
             try:
                 self.write("ingest_job_heartbeat", {"id": job_id})
-            except StoreError as e:  # the job's own statements will fail and say why
-                log.warning("ingestion job heartbeat failed: %s", e)
+            except StoreError as e:  # the job's own statements fail too and say why
+                log.info("ingestion job heartbeat failed: %s", e)
 
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         """Nothing to remove: a Neo4j constraint that cannot be built is never created."""
