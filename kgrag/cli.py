@@ -93,6 +93,19 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
 
+def _check_shard(value: str | None) -> str | None:
+    """``--shard I/N``: a usage error (exit 2, naming the option) unless 1 <= I <= N."""
+    if value is None:
+        return None
+    from kgrag.ingest.shards import Shard
+
+    try:
+        Shard.parse(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--shard'") from None
+    return value
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="files, folders, globs or JSONL manifests")],
@@ -101,15 +114,28 @@ def ingest(
         typer.Option("--acl", help="principal allowed to read (repeatable); public when none"),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            callback=_check_shard,
+            help="take only shard I of N of the inputs (by a stable hash of each file's path), "
+            "so N processes on N machines split one folder; run --shard 1/N ... N/N",
+        ),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
     """Ingest documents, images and recordings into the graph."""
     from kgrag.ingest.pipeline import ProgressEvent
+    from kgrag.ingest.shards import Shard
 
     with _agent(store) as agent:
-        agent.ingest_options = agent.ingest_options.model_copy(update={"workers": workers})
+        agent.ingest_options = agent.ingest_options.model_copy(
+            update={"workers": workers, "shard": Shard.parse(shard) if shard else None}
+        )
         show = not (as_json or _state["quiet"])
         with Progress(
             TextColumn("{task.description:>6}"),
@@ -138,6 +164,8 @@ def ingest(
                     "seconds",
                     "stage_seconds",
                     "acl_updated",
+                    "shard",
+                    "other_shards",
                 }
             )
         )
@@ -146,6 +174,10 @@ def ingest(
             f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
             f"in {report.seconds:.1f} s"
         )
+        if report.shard:
+            err.print(
+                f"  shard {report.shard}: {report.other_shards} input(s) left to other shards"
+            )
         for f in report.failures:
             err.print(f"  [red]failed[/red] {escape(f'{f.path}: {f.reason}')}")
         if report.stage_seconds:
@@ -477,8 +509,10 @@ def _print_error(message: str) -> None:
 
 
 def main() -> None:
-    for name in _NOISY_LOGGERS:  # --debug (the app callback) lets them through again
-        logging.getLogger(name).setLevel(logging.ERROR)
+    # --debug (the app callback) lets them through again. CRITICAL, not ERROR: the Neo4j driver
+    # logs "Unable to retrieve routing information" as an ERROR on every connection attempt.
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         # without standalone mode click returns a typer.Exit's code instead of exiting with it
         # (typer turns Ctrl-C into Exit(130)); everything else is raised to here

@@ -3,11 +3,16 @@ first checked with EXPLAIN and refused unless its query type is read-only."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
 import re
+import socket
+import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from kgrag.errors import (
@@ -39,11 +44,22 @@ SEARCH_CLAUSE_SINCE = (2026, 1)
 SEARCH_OVERLAY = "neo4j_search"
 #: Server notifications the driver would log as warnings on every run of a correct statement: a
 #: property key no node has yet (normal in a schema-less graph: `page` before the first PDF) and
-#: planner performance hints on deliberate cross products of two MERGEd ends.
-QUIET_NOTIFICATIONS: tuple[Literal["UNRECOGNIZED", "PERFORMANCE"], ...] = (
+#: planner performance hints on deliberate cross products of two MERGEd ends, and "already
+#: exists" / "does not exist" notes on the IF [NOT] EXISTS schema statements of migrations.
+QUIET_NOTIFICATIONS: tuple[Literal["UNRECOGNIZED", "PERFORMANCE", "SCHEMA"], ...] = (
     "UNRECOGNIZED",
     "PERFORMANCE",
+    "SCHEMA",
 )
+#: A MERGE that lost a race with another transaction creating the same node under a unique
+#: constraint fails with this code; run again, the MERGE matches the node the winner created.
+CONSTRAINT_RACE = "Neo.ClientError.Schema.ConstraintValidationFailed"
+#: Ingestion jobs of all processes register in the graph (ingest_job_*.cypher): a live job
+#: refreshes its heartbeat every JOB_HEARTBEAT_S; one silent for JOB_STALE_S is taken as dead.
+JOB_HEARTBEAT_S = 5.0
+JOB_STALE_S = 60.0
+#: The id of the IngestJob node whose write lock serialises job registrations.
+JOB_LOCK_ID = "lock"
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -131,6 +147,9 @@ class Neo4jStore(GraphStore):
 
         routing = neo4j.RoutingControl.READ if read_only else neo4j.RoutingControl.WRITE
         repeatable = read_only or is_idempotent(text)
+        # Concurrent writers (shards on several machines) MERGE the same entities: under the
+        # unique constraint the loser of a creation race fails; its MERGE, run again, matches.
+        retryable = _retryable_merge if repeatable and _MERGE.search(text) else _retryable
 
         def run() -> list[Any]:
             records, _, _ = self._driver.execute_query(
@@ -142,7 +161,7 @@ class Neo4jStore(GraphStore):
             records = call_with_retry(
                 run,
                 self.retry if repeatable else NO_RETRY,
-                _retryable,
+                retryable,
                 what=f"Neo4j {'read' if read_only else 'write'}",
                 sleep=self._sleep,
             )
@@ -216,7 +235,18 @@ class Neo4jStore(GraphStore):
         text = self.schema_statement(
             statement, name=index_name(op), label=label, property=op.property
         )
-        self._execute(text, {}, read_only=False)
+        self._execute_ddl(text, {})
+
+    def _execute_ddl(self, text: str, params: dict[str, Any]) -> None:
+        """Run ``CREATE ... IF NOT EXISTS``. Two processes migrating one database at once (N
+        shards starting together) race: the loser's statement fails with "an equivalent index
+        already exists" although IF NOT EXISTS was given, and that outcome is the one wanted."""
+        try:
+            self._execute(text, params, read_only=False)
+        except StoreError as e:
+            if getattr(e.__cause__, "code", None) not in _ALREADY_EXISTS:
+                raise
+            log.info("schema object created meanwhile by another process: %s", e)
 
     def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
         text = self.schema_statement(
@@ -225,7 +255,7 @@ class Neo4jStore(GraphStore):
             label=check_label(index.label),
             property=index.property,
         )
-        self._execute(text, {"dimensions": positive_int("dimensions", dimensions)}, read_only=False)
+        self._execute_ddl(text, {"dimensions": positive_int("dimensions", dimensions)})
 
     def drop_vector_index(self, index: VectorIndex) -> None:
         text = self.schema_statement("schema/vector_index_drop", name=index_name(index))
@@ -250,6 +280,52 @@ class Neo4jStore(GraphStore):
             self.drop_vector_index(index)
         return total
 
+    # -- jobs of several processes ------------------------------------------------------------
+    @contextlib.contextmanager
+    def ingest_job(self, recover: Callable[[], list[str]]) -> Iterator[list[str]]:
+        """As :meth:`GraphStore.ingest_job`, for the jobs of every process and machine writing
+        to this database: each registers an ``IngestJob`` node with a heartbeat, ``recover``
+        runs only in a job that found no other live job, and a job that found one waits until
+        no live job is still recovering before it writes."""
+        job_id = uuid.uuid4().hex
+        common = {"lock_id": JOB_LOCK_ID, "stale_ms": int(JOB_STALE_S * 1000)}
+        rows = self.write(
+            "ingest_job_begin",
+            {**common, "id": job_id, "host": f"{socket.gethostname()}:{os.getpid()}"},
+        )
+        others = int(rows[0]["others"]) if rows else 0
+        stop = threading.Event()
+        beat = threading.Thread(
+            target=self._heartbeat, args=(job_id, stop), name="kgrag-job-heartbeat", daemon=True
+        )
+        beat.start()
+        try:
+            if others == 0:
+                recovered = recover()
+                self.write("ingest_job_recovered", {"id": job_id})
+            else:
+                log.info("%d other ingestion job(s) run on %s: no recovery here", others, self.uri)
+                recovered = []
+                delay = 0.1
+                while self.read("ingest_job_recovering", {**common, "id": job_id})[0]["n"]:
+                    self._sleep(delay)  # another job removes crashed jobs' leftovers first
+                    delay = min(2.0, delay * 2)
+            yield recovered
+        finally:
+            stop.set()
+            beat.join()
+            try:
+                self.write("ingest_job_end", {"id": job_id})
+            except StoreError as e:  # the server is gone: the node goes stale and is removed
+                log.info("could not unregister ingestion job %s: %s", job_id, e)
+
+    def _heartbeat(self, job_id: str, stop: threading.Event) -> None:
+        while not stop.wait(JOB_HEARTBEAT_S):
+            try:
+                self.write("ingest_job_heartbeat", {"id": job_id})
+            except StoreError as e:  # the job's own statements fail too and say why
+                log.info("ingestion job heartbeat failed: %s", e)
+
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         """Nothing to remove: a Neo4j constraint that cannot be built is never created."""
 
@@ -265,6 +341,22 @@ def _retryable(e: BaseException) -> bool:
     TransientErrors are retryable; client errors (syntax, auth, constraints) are not."""
     check = getattr(e, "is_retryable", None)
     return bool(check()) if callable(check) else False
+
+
+#: What a concurrent CREATE INDEX / CONSTRAINT ... IF NOT EXISTS may fail with (see _execute_ddl).
+_ALREADY_EXISTS = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    }
+)
+_MERGE = re.compile(r"\bMERGE\b", re.IGNORECASE)
+
+
+def _retryable_merge(e: BaseException) -> bool:
+    """As :func:`_retryable`, and a MERGE's lost creation race under a unique constraint."""
+    return _retryable(e) or getattr(e, "code", None) == CONSTRAINT_RACE
 
 
 def _notes(e: BaseException) -> str:

@@ -26,6 +26,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Plan",
         "Step",
         "Answer",
+        "IngestJob",
     }
 )
 RELATIONSHIP_TYPES: frozenset[str] = frozenset(
@@ -171,6 +172,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(name="0003_fulltext", ops=tuple(FULLTEXT_INDEXES.values())),
+    # Ingestion jobs of several processes register in the graph (Neo4j; GraphStore.ingest_job):
+    # the unique id makes concurrent MERGEs of the one lock node create it once.
+    Migration(name="0004_ingest_jobs", ops=(UniqueProperty(label="IngestJob"),)),
 )
 
 

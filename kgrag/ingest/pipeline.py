@@ -32,6 +32,7 @@ from kgrag.ingest.records import (
     document_id,
     stored_acl,
 )
+from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
 from kgrag.ingest.writer import GraphWriter, extracted_image_name
@@ -71,6 +72,10 @@ class IngestReport(BaseModel):
     ``skipped``."""
     recovered: list[str] = []
     """Documents an interrupted job had left unfinished, removed before this job ran."""
+    shard: str | None = None
+    """``I/N`` when this job was shard I of N (:attr:`IngestOptions.shard`), else None."""
+    other_shards: int = 0
+    """Inputs (files found, or refused) that belong to the other shards and were left to them."""
 
 
 class ProgressEvent(BaseModel):
@@ -97,6 +102,9 @@ class IngestOptions(BaseModel):
     workers: int = 1
     image_dir: Path = Path("./kgrag-data/images")
     depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
+    shard: Shard | None = None
+    """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
+    processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
 
 
 class _Embedded(NamedTuple):
@@ -148,12 +156,20 @@ class Ingestor:
         with self.store.ingest_job(self._writer().recover) as recovered:
             report = IngestReport(recovered=recovered)
             expanded = expand_inputs(paths, acl)
-            for rejected in expanded.rejected:
+            items, refused = list(expanded.items), list(expanded.rejected)
+            shard = self.options.shard
+            if shard is not None:
+                report.shard = str(shard)
+                items = [i for i in expanded.items if shard.owns(str(i.path))]
+                refused = [r for r in expanded.rejected if shard.owns(r.path)]
+                report.other_shards = len(expanded.items) + len(expanded.rejected)
+                report.other_shards -= len(items) + len(refused)
+            for rejected in refused:
                 if rejected.explicit:
                     report.failures.append(Failure(path=rejected.path, reason=rejected.reason))
                 else:
                     report.skipped += 1
-            parsed = self._parse_all(expanded.items, report)
+            parsed = self._parse_all(items, report)
             self._ingest_parsed(parsed, report)
         return self._finish(report, started)
 
@@ -163,7 +179,13 @@ class Ingestor:
         self._timing, self._intervals = defaultdict(float), []
         with self.store.ingest_job(self._writer().recover) as recovered:
             report = IngestReport(recovered=recovered)
-            self._ingest_parsed(list(documents), report)
+            mine = list(documents)
+            shard = self.options.shard
+            if shard is not None:
+                report.shard = str(shard)
+                mine = [d for d in documents if shard.owns(str(d.source.path))]
+                report.other_shards = len(documents) - len(mine)
+            self._ingest_parsed(mine, report)
         return self._finish(report, started)
 
     def _finish(self, report: IngestReport, started: float) -> IngestReport:
@@ -172,7 +194,10 @@ class Ingestor:
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
         report.inference_seconds = round(_union_seconds(self._intervals), 3)
         log.info(
-            "ingested %d, skipped %d, failed %d in %.1f s (%s)",
+            "%singested %d, skipped %d, failed %d in %.1f s (%s)",
+            f"shard {report.shard} ({report.other_shards} inputs left to other shards): "
+            if report.shard
+            else "",
             report.ingested,
             report.skipped,
             report.failed,

@@ -106,17 +106,19 @@ class GraphWriter:
             ordered = sorted(bundle.chunks, key=lambda c: c.position)
             next_rows += [{"a": x.id, "b": y.id} for x, y in pairwise(ordered)]
         s.write_rows("chunk_link_next", next_rows, batch_size=b)
+        # Entities are shared between jobs: rows in id order, so concurrent jobs (shards) lock
+        # the same entities in the same order and rarely deadlock (a deadlock is retried).
         entities = {e.id: e for bundle in bundles for e in bundle.extraction.entities}
-        s.write_rows("entity_upsert", [_entity_row(e) for e in entities.values()], batch_size=b)
         s.write_rows(
-            "mention_upsert",
-            [
-                {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
-                for bundle in bundles
-                for m in bundle.extraction.mentions
-            ],
-            batch_size=b,
+            "entity_upsert", [_entity_row(entities[k]) for k in sorted(entities)], batch_size=b
         )
+        mentions = [
+            {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
+            for bundle in bundles
+            for m in bundle.extraction.mentions
+        ]
+        mentions.sort(key=lambda r: (r["entity_id"], r["chunk_id"]))
+        s.write_rows("mention_upsert", mentions, batch_size=b)
         self._recompute_related(
             [
                 {"a": r.source_id, "b": r.target_id}

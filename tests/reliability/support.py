@@ -155,3 +155,70 @@ def server_alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+class GraphContents(BaseModel):
+    """The evidence graph itself, for runs that must build exactly the same graph (say one
+    process against N shards): every evidence node by label and id with its key properties, and
+    every evidence relationship by type and end ids with its weight or count."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    nodes: dict[str, dict[str, tuple[Any, ...]]]  # label -> id -> key properties
+    relationships: frozenset[tuple[str, str, str, Any]]  # (type, start id, end id, value)
+
+    def differences(self, other: GraphContents, limit: int = 10) -> list[str]:
+        """What differs, in words (at most ``limit`` lines per kind), for assertion messages."""
+        out = []
+        for label in sorted(set(self.nodes) | set(other.nodes)):
+            mine, theirs = self.nodes.get(label, {}), other.nodes.get(label, {})
+            wrong = [
+                f"{label} {k}: {mine.get(k)} != {theirs.get(k)}"
+                for k in sorted(set(mine) | set(theirs))
+                if mine.get(k) != theirs.get(k)
+            ]
+            out += wrong[:limit]
+        only = sorted(self.relationships - other.relationships, key=str)[:limit]
+        out += [f"only in the first: {r}" for r in only]
+        only = sorted(other.relationships - self.relationships, key=str)[:limit]
+        out += [f"only in the second: {r}" for r in only]
+        return out
+
+
+# Key properties per label (besides the id); the node's embeddings are left out.
+_KEYS = {
+    "Document": ("status", "sha256", "uri", "chunk_count", "image_count", "acl"),
+    "Chunk": ("document_id", "position", "page", "text"),
+    "Segment": ("document_id", "position", "start_s", "end_s", "text"),
+    "Image": ("uri", "page"),
+    "Entity": ("name", "type"),
+}
+# The property that carries a relationship's value, per type.
+_VALUE = {"MENTIONS": "count", "RELATED": "weight", "DEPICTS": "score"}
+
+
+def contents(store: GraphStore) -> GraphContents:
+    nodes: dict[str, dict[str, tuple[Any, ...]]] = {}
+    for label, keys in _KEYS.items():
+        fields = ", ".join(f"n.{k} AS {k}" for k in keys)
+        rows = store.read_freeform(f"MATCH (n:{label}) RETURN n.id AS id, {fields}")
+        found = nodes.setdefault(label, {})
+        for r in rows:
+            assert r["id"] not in found, f"two {label} nodes with id {r['id']}"
+            found[r["id"]] = tuple(
+                tuple(sorted(v)) if isinstance(v, list) else v for v in (r[k] for k in keys)
+            )
+    rels = store.read_freeform(
+        "MATCH (a)-[r]->(b) WHERE type(r) IN $types "
+        "RETURN type(r) AS type, a.id AS a, b.id AS b, r.count AS count, r.weight AS weight, "
+        "r.score AS score",
+        {"types": sorted(EVIDENCE_RELS)},
+    )
+    relationships = []
+    for r in rels:
+        value = r.get(_VALUE.get(r["type"], ""))
+        if isinstance(value, float):
+            value = round(value, 4)
+        relationships.append((r["type"], str(r["a"]), str(r["b"]), value))
+    assert len(set(relationships)) == len(relationships), "duplicate relationships"
+    return GraphContents(nodes=nodes, relationships=frozenset(relationships))

@@ -1,0 +1,3 @@
+// The job running alone has removed what crashed jobs left: other jobs may start writing.
+MATCH (job:IngestJob {id: $id})
+SET job.recovering = false
