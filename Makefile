@@ -14,6 +14,11 @@ setup:
 demo: setup
 	$(BIN)/kgrag demo
 
+# The same demo on the project's Neo4j server (scripts/neo4j.sh: started if it is not running,
+# Bolt 7687, Browser http://127.0.0.1:7474/browser/). It replaces what that database holds.
+demo-neo4j: setup
+	@eval "$$(bash scripts/neo4j.sh start)" && $(BIN)/kgrag demo --store "$$KGRAG_STORE"
+
 test: setup lint
 	@bash scripts/test.sh tests
 
