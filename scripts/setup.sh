@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
 STAMP=$VENV/.kgrag-setup-stamp
-inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json tools/cypher-lint/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
+inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json tools/cypher-lint/package-lock.json tools/browser-check/package.json tools/browser-check/package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
 
 # 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings;
 #    chromium (headless) tests the HTML trace viewer; npm (with Node.js) runs Neo4j's Cypher
@@ -50,8 +50,10 @@ fi
 # 5. kgrag itself with every extra, and the dev tools.
 $PIP install -q -e '.[all]' --group dev
 
-# 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher.
+# 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher; playwright-core (no
+#    browser download: it drives Debian's chromium) for the Neo4j Browser check.
 (cd tools/cypher-lint && npm ci --silent --no-audit --no-fund)
+(cd tools/browser-check && npm ci --silent --no-audit --no-fund)
 
 # 7. The tiny CLIP model the demo and tests use: trained here (no CLIP weights can be had), about
 #    4 minutes on 2 cores, only when the checkpoint is not already in kgrag/assets/tiny_clip.
