@@ -99,11 +99,13 @@ def guard_write(
     if not fields:
         return
     batch = rows if rows is not None else params.get("rows", ())
+    # None is never stored as a key: statements skip an optional one (`WHERE $session_id IS NOT
+    # NULL` before `MERGE (s:Session {id: $session_id})`, as for a question without a session)
     for where, source, name in fields:
         if source == "param":
-            if name in params:
+            if params.get(name) is not None:
                 check_key(where, params[name])
             continue
         for row in batch:
-            if name in row:
+            if row.get(name) is not None:
                 check_key(where, row[name])

@@ -44,6 +44,14 @@ def test_rows_and_params_are_both_checked() -> None:
         guard_write("MERGE (q:Query {id: $id})", {"id": ""}, None, UNIQUE_KEYS)
 
 
+def test_an_optional_key_left_out_is_not_refused() -> None:
+    # a question asked without a session (cypher/trace_query.cypher skips the Session)
+    text = "MERGE (q:Query {id: $id}) WITH q WHERE $sid IS NOT NULL MERGE (s:Session {id: $sid})"
+    guard_write(text, {"id": "q_1", "sid": None}, None, UNIQUE_KEYS)
+    with pytest.raises(InvalidKeyError, match=r"Session\.id.*empty"):
+        guard_write(text, {"id": "q_1", "sid": ""}, None, UNIQUE_KEYS)
+
+
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
