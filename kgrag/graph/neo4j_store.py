@@ -28,7 +28,7 @@ from kgrag.graph.schema import (
     check_label,
     index_name,
 )
-from kgrag.graph.store import GraphStore, Row, positive_int
+from kgrag.graph.store import GraphStore, Row, constraint_failed, positive_int
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,16 @@ class Neo4jStore(GraphStore):
         text = self.schema_statement(
             statement, name=index_name(op), label=label, property=op.property
         )
-        self._execute(text, {}, read_only=False)
+        try:
+            self._execute(text, {}, read_only=False)
+        except StoreError as e:
+            # Neo4j validates the stored data while CREATE CONSTRAINT runs and creates nothing
+            # when it fails: say so in the words FalkorDB's FAILED background build gets
+            code = getattr(e.__cause__, "code", None) or ""
+            if isinstance(op, UniqueProperty) and code.endswith("ConstraintCreationFailed"):
+                detail = " ".join(str(getattr(e.__cause__, "message", "")).split())
+                raise constraint_failed(op, self.uri, detail) from e
+            raise
 
     def create_vector_index(self, index: VectorIndex, dimensions: int) -> None:
         text = self.schema_statement(

@@ -150,11 +150,7 @@ class GraphStore(ABC):
                     raise StoreError(f"the {what} was not created ({self.uri})")
                 if state == _FAILED:
                     self._discard_failed_constraint(op)
-                    raise StoreError(
-                        f"the {what} FAILED to build ({self.uri}): some {op.label} nodes "
-                        f"probably share the same {op.property} value. Remove the duplicates, "
-                        "then run `kgrag db migrate` again"
-                    )
+                    raise constraint_failed(op, self.uri)
             wanted = [op for op in wanted if status[(op.label, op.property)] != _OPERATIONAL]
             if not wanted:
                 return
@@ -201,6 +197,17 @@ class GraphStore(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def constraint_failed(op: UniqueProperty, uri: str, detail: str = "") -> StoreError:
+    """The error for a unique constraint that could not be built over the stored data, in the
+    same words on every engine (``detail``: the engine's own account, e.g. the duplicate)."""
+    seen = f" ({detail})" if detail else ""
+    return StoreError(
+        f"the unique constraint on {op.label}.{op.property} FAILED to build ({uri}): some "
+        f"{op.label} nodes probably share the same {op.property} value{seen}. Remove the "
+        "duplicates, then run `kgrag db migrate` again"
+    )
 
 
 def positive_int(what: str, value: object) -> int:
