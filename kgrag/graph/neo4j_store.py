@@ -3,11 +3,16 @@ first checked with EXPLAIN and refused unless its query type is read-only."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
 import re
+import socket
+import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from kgrag.errors import (
@@ -44,6 +49,13 @@ QUIET_NOTIFICATIONS: tuple[Literal["UNRECOGNIZED", "PERFORMANCE"], ...] = (
     "UNRECOGNIZED",
     "PERFORMANCE",
 )
+#: An ingestion job's lease (an ``IngestJob`` node) is renewed this often while the job runs...
+JOB_HEARTBEAT_S = 10.0
+#: ...and a lease not renewed for this long belongs to a job that died on another machine (on
+#: this machine a lease whose process is gone is dead at once).
+JOB_LEASE_TTL_S = 60.0
+#: How often a new job checks whether another job has finished removing crashed jobs' leftovers.
+JOB_RECOVERY_POLL_S = 0.5
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -259,6 +271,68 @@ class Neo4jStore(GraphStore):
             self.drop_vector_index(index)
         return total
 
+    # -- jobs: a lease per ingestion job in the graph, as several processes (and machines) may
+    # ingest into one Neo4j database: `kgrag serve`, a `kgrag ingest` job, a batch runner --
+    @contextlib.contextmanager
+    def ingest_job(self, recover: Callable[[], list[str]]) -> Iterator[list[str]]:
+        """As :meth:`GraphStore.ingest_job`, for the jobs of every process on this database:
+        each job holds a lease (an ``IngestJob`` node, heart-beaten), ``recover`` runs only for
+        a job that finds no other live lease, and a job that starts while another recovers waits
+        for it. A lease is dead when its process is gone (same host) or its heartbeat is older
+        than JOB_LEASE_TTL_S; dead leases are removed."""
+        job = f"job_{uuid.uuid4().hex}"
+        lease = {"id": job, "host": socket.gethostname(), "pid": os.getpid()}
+        self.write("ingest_job_begin", lease)
+        stop = threading.Event()
+        beat = threading.Thread(
+            target=self._heartbeat, args=(job, stop), name=f"kgrag-{job}", daemon=True
+        )
+        beat.start()
+        try:
+            ttl_ms = int(JOB_LEASE_TTL_S * 1000)
+            while True:
+                self._remove_dead_jobs(job)
+                claim = self.write("ingest_job_claim", {"id": job, "ttl_ms": ttl_ms})[0]
+                if not claim["recovering"]:
+                    break
+                log.info("another ingestion job is removing interrupted work; waiting for it")
+                time.sleep(JOB_RECOVERY_POLL_S)
+            recovered: list[str] = []
+            if claim["recover"]:
+                try:
+                    recovered = recover()
+                finally:
+                    self.write("ingest_job_recovered", {"id": job})
+            else:
+                log.info(
+                    "another ingestion job runs on %s: unfinished documents left to it", self.uri
+                )
+            yield recovered
+        finally:
+            stop.set()
+            beat.join()
+            self.write("ingest_job_end", {"ids": [job]})
+
+    def _heartbeat(self, job: str, stop: threading.Event) -> None:
+        while not stop.wait(JOB_HEARTBEAT_S):
+            try:
+                self.write("ingest_job_heartbeat", {"id": job})
+            except StoreError as e:  # the job's own writes will fail and say why
+                log.warning("could not renew ingestion job %s's lease: %s", job, e)
+
+    def _remove_dead_jobs(self, job: str) -> None:
+        host = socket.gethostname()
+        dead = [
+            r["id"]
+            for r in self.read("ingest_job_list", {"id": job})
+            if r["age_ms"] is None
+            or r["age_ms"] > JOB_LEASE_TTL_S * 1000
+            or (r["host"] == host and not _process_alive(r["pid"]))
+        ]
+        if dead:
+            log.info("removing the leases of ingestion jobs that died: %s", ", ".join(dead))
+            self.write("ingest_job_end", {"ids": dead})
+
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         """Nothing to remove: a Neo4j constraint that cannot be built is never created."""
 
@@ -267,6 +341,19 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _process_alive(pid: object) -> bool:
+    """Whether a process of this machine with id ``pid`` exists."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _retryable(e: BaseException) -> bool:

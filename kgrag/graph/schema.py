@@ -21,6 +21,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Entity",
         "EmbeddingSpace",
         "Migration",
+        "IngestJob",
         "Session",
         "Query",
         "Plan",

@@ -10,10 +10,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.modalities.text import default_text_embedder
 from tests.integration.ingest_media import KGRAG, REPO, orphans, snapshot
 from tests.support.engines import Engine, engine_for
 
@@ -226,3 +229,89 @@ def test_leftovers_of_a_killed_job_are_removed_before_the_next_job(engine: Engin
             "unfinished": 0,
             "related_zero": 0,
         }
+
+
+#: Another ingestion job, in its own process, caught half-way through a document: it registers
+#: its job (store.ingest_job), begins document `doc_running`, says so and waits for stdin.
+RUNNING_JOB = """
+import json, sys
+from kgrag.config import Settings
+from kgrag.graph import open_settings_store
+store = open_settings_store(Settings())
+with store.ingest_job(lambda: []):
+    store.write("document_begin", json.loads(sys.argv[1]))
+    print("running", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_job_leaves_the_unfinished_documents_of_a_running_job_alone(engine: Engine) -> None:
+    """Two jobs on one store from two processes (`kgrag serve` and `kgrag ingest`, say): the
+    second does not take the first's document in progress for a crash's leftovers; once the
+    first is killed, the next job removes what it left."""
+    doc = {
+        "id": "doc_running",
+        "uri": str(engine.folder / "running.txt"),
+        "sha256": "1" * 64,
+        "modality": "text",
+        "mime": "text/plain",
+        "title": "running",
+        "bytes": 10,
+        "acl": ["*"],
+        "tags": [],
+        "ingested_at": "2026-01-01T00:00:00+00:00",
+        "language": None,
+        "summary": None,
+    }
+    other = subprocess.Popen(
+        [sys.executable, "-c", RUNNING_JOB, json.dumps(doc)],
+        env=env_for(engine),
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "running"
+        first, second = engine.folder / "first", engine.folder / "second"
+        for folder, text in (
+            (first, "Grace Hopper visited Harvard University."),
+            (second, "Alan Turing worked in Manchester."),
+        ):
+            folder.mkdir()
+            (folder / "a.txt").write_text(text, "utf-8")
+        with KnowledgeAgent(engine.open(), default_text_embedder()) as agent:  # in-process
+            result = agent.ingest([str(first)])
+            assert (result.ingested, result.failed) == (1, 0)
+            running = [d for d in snapshot(agent.store)["documents"] if d[0] == "doc_running"]
+            assert running == [("doc_running", "ingesting")]  # left to the running job
+    finally:
+        os.killpg(other.pid, signal.SIGKILL)  # the job dies half-way (and an embedded server)
+        other.wait(timeout=60)
+    with KnowledgeAgent(engine.open(), default_text_embedder()) as agent:
+        result = agent.ingest([str(second)])
+        assert (result.ingested, result.failed) == (1, 0)
+        store = agent.store
+        snap = snapshot(store)
+        assert "doc_running" not in {d for d, _ in snap["documents"]}  # the dead job's, removed
+        assert len(snap["documents"]) == 2
+        assert "IngestJob" not in snap["labels"]  # no lease outlives its job
+        assert orphans(store)["unfinished"] == 0
+
+
+def test_jobs_of_one_process_recover_only_when_alone(engine: Engine) -> None:
+    """Two jobs at once in one process (the HTTP server's): the first removes a crash's
+    leftovers, the second does not; the next job alone does again."""
+    calls: list[int] = []
+
+    def recover() -> list[str]:
+        calls.append(1)
+        return ["left"]
+
+    with engine.open() as store:
+        with store.ingest_job(recover) as first, store.ingest_job(recover) as second:
+            assert first == ["left"] and second == [] and len(calls) == 1
+        with store.ingest_job(recover) as third:
+            assert third == ["left"] and len(calls) == 2
+        assert "IngestJob" not in snapshot(store)["labels"]

@@ -157,17 +157,3 @@ def test_real_driver_against_a_closed_port_gives_up_with_a_clear_error() -> None
     message = str(e.value)
     assert "bolt://127.0.0.1:1" in message and "gave up after 3 attempt(s)" in message
     assert "secret" not in message
-
-
-def test_ingest_job_recovers_only_when_no_other_job_of_this_process_runs() -> None:
-    store, _, _ = _store([])
-    calls: list[int] = []
-
-    def recover() -> list[str]:
-        calls.append(1)
-        return ["left"]
-
-    with store.ingest_job(recover) as first, store.ingest_job(recover) as second:
-        assert first == ["left"] and second == [] and len(calls) == 1
-    with store.ingest_job(recover) as third:
-        assert third == ["left"] and len(calls) == 2

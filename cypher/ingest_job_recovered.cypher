@@ -1,0 +1,3 @@
+// Ingestion job $id has finished removing what crashed jobs left.
+MATCH (job:IngestJob {id: $id})
+SET job.recovering = false
