@@ -292,11 +292,14 @@ class Neo4jStore(GraphStore):
             ttl_ms = int(JOB_LEASE_TTL_S * 1000)
             while True:
                 self._remove_dead_jobs(job)
-                claim = self.write("ingest_job_claim", {"id": job, "ttl_ms": ttl_ms})[0]
+                claimed = self.write("ingest_job_claim", {"id": job, "ttl_ms": ttl_ms})
+                if not claimed:  # our lease is gone (the database was emptied): recover nothing
+                    claimed = [{"recover": False, "recovering": 0}]
+                claim = claimed[0]
                 if not claim["recovering"]:
                     break
                 log.info("another ingestion job is removing interrupted work; waiting for it")
-                time.sleep(JOB_RECOVERY_POLL_S)
+                self._sleep(JOB_RECOVERY_POLL_S)
             recovered: list[str] = []
             if claim["recover"]:
                 try:
@@ -311,7 +314,10 @@ class Neo4jStore(GraphStore):
         finally:
             stop.set()
             beat.join()
-            self.write("ingest_job_end", {"ids": [job]})
+            try:
+                self.write("ingest_job_end", {"ids": [job]})
+            except StoreError as e:  # never hide the job's own outcome; the lease will expire
+                log.warning("could not end ingestion job %s's lease: %s", job, e)
 
     def _heartbeat(self, job: str, stop: threading.Event) -> None:
         while not stop.wait(JOB_HEARTBEAT_S):

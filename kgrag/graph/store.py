@@ -99,7 +99,8 @@ class GraphStore(ABC):
         ingestion job is running on this store, and no job can start while it runs; otherwise it
         is skipped (yields ``[]``), because the unfinished documents may be that job's work in
         progress. This base version knows the jobs of this process only; the embedded store
-        also knows those of other processes (a lock file beside the database).
+        also knows those of other processes (a lock file beside the database), Neo4j those of
+        every process and machine (a lease node per job).
         """
         with _LOCAL_JOBS_LOCK:
             alone = _LOCAL_JOBS.get(self.uri, 0) == 0
