@@ -1,3 +1,5 @@
-// An ingestion job ended (done or failed): it no longer holds other jobs' recovery back.
-MATCH (job:IngestJob {id: $id})
-DETACH DELETE job
+// Remove the leases $ids: jobs that ended, or that died (their process is gone, or their
+// heartbeat stopped).
+MATCH (job:IngestJob)
+WHERE job.id IN $ids
+DELETE job

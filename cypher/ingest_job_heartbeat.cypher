@@ -1,3 +1,3 @@
-// A running ingestion job says it is alive (server clock, ms); see ingest_job_begin.
-MERGE (job:IngestJob {id: $id})
+// Keep ingestion job $id's lease alive while it runs.
+MATCH (job:IngestJob {id: $id})
 SET job.heartbeat_at = timestamp()

@@ -1,3 +1,3 @@
-// The job running alone has removed what crashed jobs left: other jobs may start writing.
+// Ingestion job $id has finished removing what crashed jobs left.
 MATCH (job:IngestJob {id: $id})
 SET job.recovering = false

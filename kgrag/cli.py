@@ -43,6 +43,8 @@ StoreOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
 _state: dict[str, bool] = {"debug": False, "quiet": False}
 # loggers whose warnings only repeat what the one error line says (connection retries)
+#: Loggers that repeat what kgrag's own one-line error says: each retry, and the Neo4j driver's
+#: ERROR records for every failed routing attempt before it raises (shown with --debug).
 _NOISY_LOGGERS = ("neo4j", "kgrag.graph.retry")
 
 

@@ -33,7 +33,7 @@ from kgrag.graph.schema import (
     check_label,
     index_name,
 )
-from kgrag.graph.store import GraphStore, Row, positive_int
+from kgrag.graph.store import GraphStore, Row, constraint_failed, positive_int
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +54,13 @@ QUIET_NOTIFICATIONS: tuple[Literal["UNRECOGNIZED", "PERFORMANCE", "SCHEMA"], ...
 #: A MERGE that lost a race with another transaction creating the same node under a unique
 #: constraint fails with this code; run again, the MERGE matches the node the winner created.
 CONSTRAINT_RACE = "Neo.ClientError.Schema.ConstraintValidationFailed"
-#: Ingestion jobs of all processes register in the graph (ingest_job_*.cypher): a live job
-#: refreshes its heartbeat every JOB_HEARTBEAT_S; one silent for JOB_STALE_S is taken as dead.
-JOB_HEARTBEAT_S = 5.0
-JOB_STALE_S = 60.0
-#: The id of the IngestJob node whose write lock serialises job registrations.
-JOB_LOCK_ID = "lock"
+#: An ingestion job's lease (an ``IngestJob`` node) is renewed this often while the job runs...
+JOB_HEARTBEAT_S = 10.0
+#: ...and a lease not renewed for this long belongs to a job that died on another machine (on
+#: this machine a lease whose process is gone is dead at once).
+JOB_LEASE_TTL_S = 60.0
+#: How often a new job checks whether another job has finished removing crashed jobs' leftovers.
+JOB_RECOVERY_POLL_S = 0.5
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -235,7 +236,16 @@ class Neo4jStore(GraphStore):
         text = self.schema_statement(
             statement, name=index_name(op), label=label, property=op.property
         )
-        self._execute_ddl(text, {})
+        try:
+            self._execute_ddl(text, {})
+        except StoreError as e:
+            # Neo4j validates the stored data while CREATE CONSTRAINT runs and creates nothing
+            # when it fails: say so in the words FalkorDB's FAILED background build gets
+            code = getattr(e.__cause__, "code", None) or ""
+            if isinstance(op, UniqueProperty) and code.endswith("ConstraintCreationFailed"):
+                detail = " ".join(str(getattr(e.__cause__, "message", "")).split())
+                raise constraint_failed(op, self.uri, detail) from e
+            raise
 
     def _execute_ddl(self, text: str, params: dict[str, Any]) -> None:
         """Run ``CREATE ... IF NOT EXISTS``. Two processes migrating one database at once (N
@@ -280,51 +290,73 @@ class Neo4jStore(GraphStore):
             self.drop_vector_index(index)
         return total
 
-    # -- jobs of several processes ------------------------------------------------------------
+    # -- jobs: a lease per ingestion job in the graph, as several processes (and machines) may
+    # ingest into one Neo4j database: `kgrag serve`, a `kgrag ingest` job, a batch runner --
     @contextlib.contextmanager
     def ingest_job(self, recover: Callable[[], list[str]]) -> Iterator[list[str]]:
-        """As :meth:`GraphStore.ingest_job`, for the jobs of every process and machine writing
-        to this database: each registers an ``IngestJob`` node with a heartbeat, ``recover``
-        runs only in a job that found no other live job, and a job that found one waits until
-        no live job is still recovering before it writes."""
-        job_id = uuid.uuid4().hex
-        common = {"lock_id": JOB_LOCK_ID, "stale_ms": int(JOB_STALE_S * 1000)}
-        rows = self.write(
-            "ingest_job_begin",
-            {**common, "id": job_id, "host": f"{socket.gethostname()}:{os.getpid()}"},
-        )
-        others = int(rows[0]["others"]) if rows else 0
+        """As :meth:`GraphStore.ingest_job`, for the jobs of every process on this database:
+        each job holds a lease (an ``IngestJob`` node, heart-beaten), ``recover`` runs only for
+        a job that finds no other live lease, and a job that starts while another recovers waits
+        for it. A lease is dead when its process is gone (same host) or its heartbeat is older
+        than JOB_LEASE_TTL_S; dead leases are removed."""
+        job = f"job_{uuid.uuid4().hex}"
+        lease = {"id": job, "host": socket.gethostname(), "pid": os.getpid()}
+        self.write("ingest_job_begin", lease)
         stop = threading.Event()
         beat = threading.Thread(
-            target=self._heartbeat, args=(job_id, stop), name="kgrag-job-heartbeat", daemon=True
+            target=self._heartbeat, args=(job, stop), name=f"kgrag-{job}", daemon=True
         )
         beat.start()
         try:
-            if others == 0:
-                recovered = recover()
-                self.write("ingest_job_recovered", {"id": job_id})
+            ttl_ms = int(JOB_LEASE_TTL_S * 1000)
+            while True:
+                self._remove_dead_jobs(job)
+                claimed = self.write("ingest_job_claim", {"id": job, "ttl_ms": ttl_ms})
+                if not claimed:  # our lease is gone (the database was emptied): recover nothing
+                    claimed = [{"recover": False, "recovering": 0}]
+                claim = claimed[0]
+                if not claim["recovering"]:
+                    break
+                log.info("another ingestion job is removing interrupted work; waiting for it")
+                self._sleep(JOB_RECOVERY_POLL_S)
+            recovered: list[str] = []
+            if claim["recover"]:
+                try:
+                    recovered = recover()
+                finally:
+                    self.write("ingest_job_recovered", {"id": job})
             else:
-                log.info("%d other ingestion job(s) run on %s: no recovery here", others, self.uri)
-                recovered = []
-                delay = 0.1
-                while self.read("ingest_job_recovering", {**common, "id": job_id})[0]["n"]:
-                    self._sleep(delay)  # another job removes crashed jobs' leftovers first
-                    delay = min(2.0, delay * 2)
+                log.info(
+                    "another ingestion job runs on %s: unfinished documents left to it", self.uri
+                )
             yield recovered
         finally:
             stop.set()
             beat.join()
             try:
-                self.write("ingest_job_end", {"id": job_id})
-            except StoreError as e:  # the server is gone: the node goes stale and is removed
-                log.info("could not unregister ingestion job %s: %s", job_id, e)
+                self.write("ingest_job_end", {"ids": [job]})
+            except StoreError as e:  # never hide the job's own outcome; the lease will expire
+                log.warning("could not end ingestion job %s's lease: %s", job, e)
 
-    def _heartbeat(self, job_id: str, stop: threading.Event) -> None:
+    def _heartbeat(self, job: str, stop: threading.Event) -> None:
         while not stop.wait(JOB_HEARTBEAT_S):
             try:
-                self.write("ingest_job_heartbeat", {"id": job_id})
-            except StoreError as e:  # the job's own statements fail too and say why
-                log.info("ingestion job heartbeat failed: %s", e)
+                self.write("ingest_job_heartbeat", {"id": job})
+            except StoreError as e:  # the job's own writes will fail and say why
+                log.warning("could not renew ingestion job %s's lease: %s", job, e)
+
+    def _remove_dead_jobs(self, job: str) -> None:
+        host = socket.gethostname()
+        dead = [
+            r["id"]
+            for r in self.read("ingest_job_list", {"id": job})
+            if r["age_ms"] is None
+            or r["age_ms"] > JOB_LEASE_TTL_S * 1000
+            or (r["host"] == host and not _process_alive(r["pid"]))
+        ]
+        if dead:
+            log.info("removing the leases of ingestion jobs that died: %s", ", ".join(dead))
+            self.write("ingest_job_end", {"ids": dead})
 
     def _discard_failed_constraint(self, op: UniqueProperty) -> None:
         """Nothing to remove: a Neo4j constraint that cannot be built is never created."""
@@ -334,6 +366,19 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _process_alive(pid: object) -> bool:
+    """Whether a process of this machine with id ``pid`` exists."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _retryable(e: BaseException) -> bool:

@@ -21,12 +21,12 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Entity",
         "EmbeddingSpace",
         "Migration",
+        "IngestJob",
         "Session",
         "Query",
         "Plan",
         "Step",
         "Answer",
-        "IngestJob",
     }
 )
 RELATIONSHIP_TYPES: frozenset[str] = frozenset(

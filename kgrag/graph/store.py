@@ -105,7 +105,8 @@ class GraphStore(ABC):
         ingestion job is running on this store, and no job can start while it runs; otherwise it
         is skipped (yields ``[]``), because the unfinished documents may be that job's work in
         progress. This base version knows the jobs of this process only; the embedded store
-        also knows those of other processes (a lock file beside the database).
+        also knows those of other processes (a lock file beside the database), Neo4j those of
+        every process and machine (a lease node per job).
         """
         with _LOCAL_JOBS_LOCK:
             alone = _LOCAL_JOBS.get(self.uri, 0) == 0
@@ -156,11 +157,7 @@ class GraphStore(ABC):
                     raise StoreError(f"the {what} was not created ({self.uri})")
                 if state == _FAILED:
                     self._discard_failed_constraint(op)
-                    raise StoreError(
-                        f"the {what} FAILED to build ({self.uri}): some {op.label} nodes "
-                        f"probably share the same {op.property} value. Remove the duplicates, "
-                        "then run `kgrag db migrate` again"
-                    )
+                    raise constraint_failed(op, self.uri)
             wanted = [op for op in wanted if status[(op.label, op.property)] != _OPERATIONAL]
             if not wanted:
                 return
@@ -207,6 +204,17 @@ class GraphStore(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def constraint_failed(op: UniqueProperty, uri: str, detail: str = "") -> StoreError:
+    """The error for a unique constraint that could not be built over the stored data, in the
+    same words on every engine (``detail``: the engine's own account, e.g. the duplicate)."""
+    seen = f" ({detail})" if detail else ""
+    return StoreError(
+        f"the unique constraint on {op.label}.{op.property} FAILED to build ({uri}): some "
+        f"{op.label} nodes probably share the same {op.property} value{seen}. Remove the "
+        "duplicates, then run `kgrag db migrate` again"
+    )
 
 
 def positive_int(what: str, value: object) -> int:

@@ -1,4 +1,4 @@
-"""Ingesting an unchanged file again with another ACL, on the embedded store with real MiniLM
+"""Ingesting an unchanged file again with another ACL, on both engines with real MiniLM
 embeddings: only the document's ACL changes (no chunk, entity or timestamp is rewritten), the
 report says so, readers see the new ACL at once; the same ACL again is still skipped."""
 
@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.cli import app
 from kgrag.executor.hits import AccessContext
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
+from tests.support.engines import Engine
 
 TEXT = (
     "Project Heliotrope: the Zephyr Turbine ZT-9 is maintained by Hedy Lamarr. "
@@ -30,10 +30,8 @@ QUESTION = "Who maintains the Zephyr Turbine ZT-9?"
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeAgent]:
-    root = tmp_path_factory.mktemp("acl-reingest")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
-    with KnowledgeAgent(store, default_text_embedder()) as a:
+def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
+    with KnowledgeAgent(module_engine.open(), default_text_embedder()) as a:
         yield a
 
 
@@ -112,9 +110,10 @@ def test_the_same_principals_in_another_order_are_the_same_acl(
     assert (same.ingested, same.skipped, same.acl_updated) == (0, 1, [])
 
 
-def test_cli_reingest_with_another_acl(tmp_path: Path, doc: Path) -> None:
-    runner = CliRunner()
-    store = f"falkordb-lite:///{tmp_path}/kg.db"
+def test_cli_reingest_with_another_acl(engine: Engine, doc: Path) -> None:
+    # after the tests of the shared `agent`: on Neo4j this test empties the one database
+    runner = CliRunner(env=engine.env())
+    store = engine.uri
 
     def ingest(*acl: str) -> dict[str, object]:
         flags = [a for p in acl for a in ("--acl", p)]
@@ -129,7 +128,7 @@ def test_cli_reingest_with_another_acl(tmp_path: Path, doc: Path) -> None:
     assert (changed["ingested"], changed["skipped"], changed["failed"]) == (1, 0, 0)
     same = ingest("alice")
     assert (same["ingested"], same["skipped"]) == (0, 1)
-    s = open_store(store)
+    s = engine.open()
     try:
         rows = s.read_freeform("MATCH (d:Document) RETURN d.acl AS acl")
         assert [r["acl"] for r in rows] == [["alice"]]

@@ -1,5 +1,6 @@
 """``kgrag db migrate`` / ``db status`` / ``db stats --json`` as scripts run them: the real entry
-point in a subprocess against an embedded store (``falkordb-lite:///TMP/kg.db``).
+point in a subprocess, on both engines (an embedded store ``falkordb-lite:///TMP/kg.db``, and
+the Neo4j server of the tests, emptied first).
 
 Migrations are recorded as ``Migration`` nodes (kgrag/graph/migrations.py): the first ``migrate``
 applies every one, a second applies none and leaves the nodes and their ``applied_at`` alone;
@@ -19,18 +20,19 @@ from typing import Any
 import pytest
 
 from kgrag.graph.schema import MIGRATIONS
+from tests.support.engines import Engine
 
 KGRAG = Path(sys.executable).parent / "kgrag"
 NAMES = [m.name for m in MIGRATIONS]
 
 
-def _kgrag(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _kgrag(*args: str, cwd: Path, engine: Engine) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [str(KGRAG), *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        env={**os.environ, **engine.env(), "OMP_NUM_THREADS": "1"},
         timeout=300,
         check=False,
     )
@@ -56,28 +58,31 @@ def _stats_shape(obj: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def run(module_engine: Engine) -> dict[str, Any]:
     """One store taken through status -> migrate -> migrate -> ingest, every output kept."""
-    root = tmp_path_factory.mktemp("db_cli")
-    uri = f"falkordb-lite:///{root}/kg.db"
-    store = ("--store", uri)
+    root = module_engine.folder
+    store = ("--store", module_engine.uri)
     r: dict[str, Any] = {}
-    r["status_fresh"] = _one_json_object(_kgrag("db", "status", *store, "--json", cwd=root).stdout)
-    r["migrate1"] = _kgrag("db", "migrate", *store, cwd=root)
-    r["status1"] = _kgrag("db", "status", *store, cwd=root).stdout
-    r["status1_json"] = _one_json_object(_kgrag("db", "status", *store, "--json", cwd=root).stdout)
-    r["stats1"] = _one_json_object(_kgrag("db", "stats", *store, "--json", cwd=root).stdout)
-    r["migrate2"] = _kgrag("db", "migrate", *store, cwd=root)
-    r["status2_json"] = _one_json_object(_kgrag("db", "status", *store, "--json", cwd=root).stdout)
-    r["stats2"] = _one_json_object(_kgrag("db", "stats", *store, "--json", cwd=root).stdout)
+
+    def kgrag(*args: str) -> subprocess.CompletedProcess[str]:
+        return _kgrag(*args, cwd=root, engine=module_engine)
+
+    r["status_fresh"] = _one_json_object(kgrag("db", "status", *store, "--json").stdout)
+    r["migrate1"] = kgrag("db", "migrate", *store)
+    r["status1"] = kgrag("db", "status", *store).stdout
+    r["status1_json"] = _one_json_object(kgrag("db", "status", *store, "--json").stdout)
+    r["stats1"] = _one_json_object(kgrag("db", "stats", *store, "--json").stdout)
+    r["migrate2"] = kgrag("db", "migrate", *store)
+    r["status2_json"] = _one_json_object(kgrag("db", "status", *store, "--json").stdout)
+    r["stats2"] = _one_json_object(kgrag("db", "stats", *store, "--json").stdout)
     doc = root / "pump.txt"
     doc.write_text(
         "Pump notes.\n\nThe Feed Pump FP-2 is maintained by Grace Hopper in Building 4.\n",
         encoding="utf-8",
     )
-    r["ingest"] = _one_json_object(_kgrag("ingest", str(doc), *store, "--json", cwd=root).stdout)
-    r["stats3"] = _one_json_object(_kgrag("db", "stats", *store, "--json", cwd=root).stdout)
-    r["status3_json"] = _one_json_object(_kgrag("db", "status", *store, "--json", cwd=root).stdout)
+    r["ingest"] = _one_json_object(kgrag("ingest", str(doc), *store, "--json").stdout)
+    r["stats3"] = _one_json_object(kgrag("db", "stats", *store, "--json").stdout)
+    r["status3_json"] = _one_json_object(kgrag("db", "status", *store, "--json").stdout)
     return r
 
 
@@ -131,15 +136,15 @@ def test_stats_json_is_one_object_of_counts_that_follow_an_ingest(run: dict[str,
     assert run["status3_json"] == run["status1_json"]
 
 
-def test_db_documents_lists_the_ids_delete_takes(tmp_path: Path) -> None:
+def test_db_documents_lists_the_ids_delete_takes(engine: Engine) -> None:
     from typer.testing import CliRunner
 
     from kgrag.cli import app
 
-    store = f"falkordb-lite:///{tmp_path}/kg.db"
-    note = tmp_path / "note.txt"
+    store = engine.uri
+    note = engine.folder / "note.txt"
     note.write_text("The zeppelin hangar opens at dawn.", encoding="utf-8")
-    runner = CliRunner()
+    runner = CliRunner(env=engine.env())
     assert runner.invoke(app, ["ingest", str(note), "--store", store, "-q"]).exit_code == 0
     listed = runner.invoke(app, ["db", "documents", "--store", store, "--json"])
     assert listed.exit_code == 0, listed.output

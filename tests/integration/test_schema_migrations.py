@@ -1,47 +1,94 @@
-"""Schema statements from the corpus against the real embedded FalkorDB: a migration is recorded
-only once its unique constraints are OPERATIONAL (FalkorDB builds them in the background and
-a build over duplicate ids ends FAILED), the vector index DDL takes its options as parameters,
-and the full-text procedure its label and property."""
+"""Schema statements from the corpus against both real engines: a migration is recorded only
+once its unique constraints are usable (FalkorDB builds them in the background and a build over
+duplicate ids ends FAILED; Neo4j validates the data while CREATE CONSTRAINT runs), the vector
+index DDL takes its options as parameters, and the full-text statement its label and property."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 import kgrag.graph.falkordb_store as backend
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.migrations import migrate, status
 from kgrag.graph.schema import MIGRATIONS, VECTOR_INDEXES, UniqueProperty
+from kgrag.graph.store import GraphStore
+from tests.support.engines import Engine
+
+
+def _raw(store: GraphStore, text: str) -> Any:
+    """A write the store's API never makes (duplicates, schema removal): test set-up only."""
+    if store.dialect == "neo4j":
+        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
+    return store._graph.query(text)  # type: ignore[attr-defined]
+
+
+def _drop_schema(store: GraphStore) -> None:
+    """Neo4j: drop every constraint and index (Engine.reset empties the one database but keeps
+    kgrag's constraints and non-vector indexes, and these tests start from no schema at all).
+    A new embedded file has none."""
+    if store.dialect != "neo4j":
+        return
+    for r in _raw(store, "SHOW CONSTRAINTS YIELD name RETURN name"):
+        _raw(store, f"DROP CONSTRAINT `{r['name']}` IF EXISTS")
+    for r in _raw(store, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        _raw(store, f"DROP INDEX `{r['name']}` IF EXISTS")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[FalkorDBStore]:
-    s = FalkorDBStore.open_embedded(tmp_path / "kg.db")  # no migrations at open
+def store(engine: Engine) -> Iterator[GraphStore]:
+    s = engine.open(run_migrations=False)
+    _drop_schema(s)
     yield s
     s.close()
 
 
-def _constraints(store: FalkorDBStore) -> dict[tuple[str, str], str]:
+def _constraints(store: GraphStore) -> dict[tuple[str, str], str]:
     return {
         (r["label"], r["property"]): r["status"] for r in store.read("schema/unique_constraints")
     }
 
 
-def _indexes(store: FalkorDBStore) -> dict[str, dict[str, object]]:
-    rows = store.read_freeform(
+def _indexes(store: GraphStore) -> dict[str, dict[str, Any]]:
+    """label -> {"types": {property: [index types]}, "options": {property: vector options}},
+    the vector options in FalkorDB's words."""
+    out: dict[str, dict[str, Any]] = {}
+    if store.dialect == "neo4j":
+        rows = _raw(
+            store,
+            "SHOW INDEXES YIELD type, labelsOrTypes, properties, options "
+            "WHERE type <> 'LOOKUP' RETURN type, labelsOrTypes, properties, options",
+        )
+        for r in rows:
+            label = out.setdefault(r["labelsOrTypes"][0], {"types": {}, "options": {}})
+            for prop in r["properties"]:
+                label["types"].setdefault(prop, []).append(r["type"])
+                if r["type"] == "VECTOR":
+                    config = r["options"]["indexConfig"]
+                    label["options"][prop] = {
+                        "dimension": config["vector.dimensions"],
+                        "similarityFunction": config["vector.similarity_function"].lower(),
+                        "M": config["vector.hnsw.m"],
+                        "efConstruction": config["vector.hnsw.ef_construction"],
+                    }
+        return out
+    for r in store.read_freeform(
         "CALL db.indexes() YIELD label, types, options RETURN label, types, options"
-    )
-    return {r["label"]: r for r in rows}
+    ):
+        options = {
+            prop: {k: v for k, v in o.items() if k != "efRuntime"}
+            for prop, o in (r["options"] or {}).items()
+        }
+        out[r["label"]] = {"types": r["types"], "options": options}
+    return out
 
 
-def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: FalkorDBStore) -> None:
+def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: GraphStore) -> None:
     # data written before the migration ran (an old store, or writes that raced it)
-    store._graph.query(
-        "CREATE (:Document {id: 'dup'}), (:Document {id: 'dup'}), (:Chunk {id: 'c'})"
-    )
+    _raw(store, "CREATE (:Document {id: 'dup'}), (:Document {id: 'dup'}), (:Chunk {id: 'c'})")
 
     with pytest.raises(MigrationError) as e:
         migrate(store)
@@ -50,42 +97,52 @@ def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: FalkorDBS
     assert "unique constraint on Document.id FAILED" in message
     assert "kgrag db migrate" in message
     assert [s.applied_at for s in status(store)] == [None] * len(MIGRATIONS)
-    # the failed constraint is not left behind; the others of the migration are built
+    # the failed constraint is not left behind
     constraints = _constraints(store)
     assert ("Document", "id") not in constraints
-    assert constraints[("Chunk", "id")] == "OPERATIONAL"
+    if store.dialect != "neo4j":
+        # FalkorDB builds them all in the background, so the others of the migration are built
+        # (migrate() raised at the first FAILED one: the others may still be finishing); Neo4j
+        # fails at the first CREATE CONSTRAINT (Document's), before the others run
+        deadline = time.monotonic() + 30
+        while constraints[("Chunk", "id")] != "OPERATIONAL" and time.monotonic() < deadline:
+            time.sleep(0.1)
+            constraints = _constraints(store)
+        assert constraints[("Chunk", "id")] == "OPERATIONAL"
 
     # fix the data: the same migration now applies, and the constraint holds
-    store._graph.query("MATCH (d:Document {id: 'dup'}) WITH d LIMIT 1 DELETE d")
+    _raw(store, "MATCH (d:Document {id: 'dup'}) WITH d LIMIT 1 DELETE d")
     assert migrate(store) == [m.name for m in MIGRATIONS]
     assert set(_constraints(store).values()) == {"OPERATIONAL"}
     assert ("Document", "id") in _constraints(store)
-    with pytest.raises(Exception, match=r"(?i)unique"):
-        store._graph.query("CREATE (:Document {id: 'dup'})")
+    # FalkorDB says "unique constraint violation", Neo4j "already exists with label"
+    with pytest.raises(Exception, match=r"(?i)unique|already exists"):
+        _raw(store, "CREATE (:Document {id: 'dup'})")
     assert migrate(store) == []
 
 
-def test_migrate_builds_every_constraint_and_index(store: FalkorDBStore) -> None:
+def test_migrate_builds_every_constraint_and_index(store: GraphStore) -> None:
     assert migrate(store) == [m.name for m in MIGRATIONS]
     unique = {(op.label, op.property) for op in MIGRATIONS[0].ops if isinstance(op, UniqueProperty)}
     assert _constraints(store) == dict.fromkeys(unique, "OPERATIONAL")
     indexes = _indexes(store)
     assert indexes["Document"]["types"] == {"id": ["RANGE"], "sha256": ["RANGE"], "uri": ["RANGE"]}
-    assert indexes["Entity"]["types"]["name"] == ["FULLTEXT"]  # type: ignore[index]
-    assert indexes["Chunk"]["types"]["text"] == ["FULLTEXT"]  # type: ignore[index]
+    assert indexes["Entity"]["types"]["name"] == ["FULLTEXT"]
+    assert indexes["Chunk"]["types"]["text"] == ["FULLTEXT"]
 
 
-def test_await_schema_reports_a_constraint_that_was_never_created(store: FalkorDBStore) -> None:
+def test_await_schema_reports_a_constraint_that_was_never_created(store: GraphStore) -> None:
     with pytest.raises(StoreError, match=r"unique constraint on Image\.id was not created"):
         store.await_schema([UniqueProperty(label="Image")], timeout_s=1)
 
 
 def test_vector_index_options_are_parameters(
-    store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chunk, image = VECTOR_INDEXES["chunk_embedding"], VECTOR_INDEXES["image_embedding"]
     store.create_vector_index(chunk, 16)
-    # bench/vector_search.py sets the module's HNSW settings before creating an index
+    # bench/vector_search.py sets the FalkorDB module's HNSW settings before creating an index;
+    # on Neo4j M is fixed in cypher/schema/vector_index.cypher
     monkeypatch.setattr(backend, "HNSW_M", 8)
     store.create_vector_index(image, 12)
     store.create_vector_index(image, 12)  # exists: no error, as before
@@ -96,11 +153,10 @@ def test_vector_index_options_are_parameters(
             "similarityFunction": "cosine",
             "M": 32,
             "efConstruction": 200,
-            "efRuntime": 200,
         }
     }
-    assert indexes["Image"]["options"]["embedding"]["M"] == 8  # type: ignore[index]
-    assert indexes["Image"]["options"]["embedding"]["dimension"] == 12  # type: ignore[index]
+    assert indexes["Image"]["options"]["embedding"]["M"] == (32 if store.dialect == "neo4j" else 8)
+    assert indexes["Image"]["options"]["embedding"]["dimension"] == 12
 
     store.drop_vector_index(chunk)
     store.drop_vector_index(chunk)  # already gone: no error, as before
