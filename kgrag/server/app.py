@@ -167,6 +167,24 @@ def _trace_links() -> dict[str, Any]:
     }
 
 
+#: OpenAPI links from an answer to a follow-up question in its session (asked by the asker).
+_FOLLOW_UP_LINKS = {
+    name: {
+        "operationId": target,
+        "requestBody": {
+            "question": "Tell me more about that.",
+            "session_id": "$response.body#/session_id",
+            "user": "$request.body#/user",
+            "groups": "$request.body#/groups",
+        },
+        "description": f"a follow-up question in the session of this answer{what}",
+    }
+    for name, target, what in (
+        ("followUp", "ask", ""),
+        ("followUpStream", "askStream", ", answered as events"),
+    )
+}
+
 #: The 200 response of POST /ask and /ask/upload.
 _ANSWER_200 = {
     "model": Answer,
@@ -389,7 +407,10 @@ def create_app(
         tags=["ask"],
         dependencies=NeedsStore,
         operation_id="ask",
-        responses={**errors(400, 403, 409, 413, 422, 501, 502), 200: _ANSWER_200},
+        responses={
+            **errors(400, 403, 409, 413, 422, 501, 502),
+            200: {**_ANSWER_200, "links": {**_trace_links(), **_FOLLOW_UP_LINKS}},
+        },
     )
     def ask(body: AskRequest) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
