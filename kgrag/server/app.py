@@ -266,7 +266,8 @@ def create_app(
         title="kgrag",
         version=__version__,
         description="A graph-database-backed multimodal knowledge agent: ingest, ask with "
-        "citations, and open the trace and audit of every answer.",
+        "citations, and open the trace and audit of every answer. Every error is JSON "
+        "(`ErrorBody`); a method a path does not have is 405 with `Allow`.",
         lifespan=lifespan,
     )
     token = s.api_token.get_secret_value() if s.api_token else None

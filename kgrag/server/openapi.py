@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 
 from kgrag.server.models import ErrorBody
 from kgrag.server.security import OPEN_PATHS
@@ -87,15 +86,12 @@ def document(app: FastAPI, *, token: bool) -> None:
     with a token configured, 401 and the bearer security scheme on every route outside
     :data:`~kgrag.server.security.OPEN_PATHS`."""
 
+    generate = app.openapi  # FastAPI's own, which caches its result in app.openapi_schema
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is not None:
             return app.openapi_schema
-        schema = get_openapi(
-            title=app.title,
-            version=app.version,
-            description=app.description,
-            routes=app.routes,
-        )
+        schema = generate()
         ref = {"$ref": "#/components/schemas/ErrorBody"}
         components = schema.setdefault("components", {})
         if token:
@@ -112,12 +108,11 @@ def document(app: FastAPI, *, token: bool) -> None:
                     if int(status) >= 400:
                         answer["content"] = {"application/json": {"schema": ref}}
                 answers.setdefault("500", _error_object(500, ref))
-                if path in OPEN_PATHS:  # neither the token nor the concurrency bound
-                    continue
-                answers.setdefault("503", _error_object(503, ref))
-                if token:
-                    answers.setdefault("401", _error_object(401, ref))
-                    operation["security"] = [{BEARER: []}]
+                if path not in OPEN_PATHS:  # neither the token nor the concurrency bound there
+                    answers.setdefault("503", _error_object(503, ref))
+                    if token:
+                        answers.setdefault("401", _error_object(401, ref))
+                        operation["security"] = [{BEARER: []}]
                 operation["responses"] = dict(sorted(answers.items()))
         app.openapi_schema = schema
         return schema
