@@ -20,18 +20,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgrag import __version__
+from kgrag.agent.answer import Answer
+from kgrag.agent.attachments import MAX_ATTACHMENTS
+from kgrag.agent.audit import AuditReport
 from kgrag.config import Settings
 from kgrag.errors import KgragError, NotFoundError, StoreUnavailableError
 from kgrag.executor.trace import read_trace
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.errors import ApiError, error_body, error_code, status_of
 from kgrag.server.jobs import IngestJobs
-from kgrag.server.models import AskRequest, IngestRequest, JobView, answer_json
+from kgrag.server.models import (
+    KEY_MAX_CHARS,
+    KEY_PATTERN,
+    TEXT_PATTERN,
+    AskRequest,
+    Health,
+    IngestRequest,
+    JobView,
+    answer_json,
+)
+from kgrag.server.openapi import document, errors
 from kgrag.server.recovery import StoreSupervisor, probe_store
 from kgrag.server.security import ConcurrencyLimitMiddleware, GuardMiddleware, confine_paths
 
@@ -124,6 +138,74 @@ def _safe_name(filename: str | None, index: int) -> str:
     return name or f"attachment-{index}"
 
 
+#: The headers of an answer (POST /ask and /ask/upload).
+_ANSWER_HEADERS = {
+    name: {"description": what, "required": True, "schema": {"type": "string"}}
+    for name, what in (
+        ("X-Kgrag-Query-Id", "the query id (its trace and audit)"),
+        ("X-Kgrag-Iterations", "plan-run-evaluate iterations"),
+        ("X-Kgrag-Exit-Reason", "why the agent stopped"),
+        ("X-Kgrag-Cost", "cost of the language model calls, in US dollars"),
+    )
+}
+
+
+def _trace_links() -> dict[str, Any]:
+    """OpenAPI links from an answer to its trace and audit, read as the asker."""
+    return {
+        name: {
+            "operationId": target,
+            "parameters": {"query_id": "$response.body#/query_id", "user": "$request.body#/user"},
+            "description": f"the {what} of this answer",
+        }
+        for name, target, what in (
+            ("trace", "getTrace", "trace"),
+            ("traceHtml", "getTraceHtml", "trace viewer page"),
+            ("audit", "getAudit", "audit report"),
+            ("auditHtml", "getAuditHtml", "audit page"),
+        )
+    }
+
+
+#: OpenAPI links from an answer to a follow-up question in its session (asked by the asker).
+_FOLLOW_UP_LINKS = {
+    name: {
+        "operationId": target,
+        "requestBody": {
+            "question": "Tell me more about that.",
+            "session_id": "$response.body#/session_id",
+            "user": "$request.body#/user",
+            "groups": "$request.body#/groups",
+        },
+        "description": f"a follow-up question in the session of this answer{what}",
+    }
+    for name, target, what in (
+        ("followUp", "ask", ""),
+        ("followUpStream", "askStream", ", answered as events"),
+    )
+}
+
+#: The 200 response of POST /ask and /ask/upload.
+_ANSWER_200 = {
+    "model": Answer,
+    "description": "the answer with its citations (the body of `kgrag ask --json`)",
+    "headers": _ANSWER_HEADERS,
+    "links": _trace_links(),
+}
+
+
+#: One event of POST /ask/stream (OpenAPI 3.1: the schema of a text/event-stream describes each
+#: event): its name and its data, one line of JSON.
+_SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"enum": ["rewrite", "plan", "step", "evaluation", "answer", "complete", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+    },
+}
+
+
 def _answer_response(answer: Any) -> JSONResponse:
     """The answer as JSON with its response metadata (the same fields) as headers."""
     return JSONResponse(
@@ -184,10 +266,12 @@ def create_app(
         title="kgrag",
         version=__version__,
         description="A graph-database-backed multimodal knowledge agent: ingest, ask with "
-        "citations, and open the trace and audit of every answer.",
+        "citations, and open the trace and audit of every answer. Every error is JSON "
+        "(`ErrorBody`); a method a path does not have is 405 with `Allow`.",
         lifespan=lifespan,
     )
     token = s.api_token.get_secret_value() if s.api_token else None
+    document(app, token=bool(token))
     # the last added runs first: the token and size checks, then the concurrency bound
     app.add_middleware(ConcurrencyLimitMiddleware, limit=concurrent)
     app.add_middleware(GuardMiddleware, token=token or None, max_bytes=s.max_request_bytes)
@@ -231,10 +315,16 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
-            exc.status_code, "http_error"
+        code = {
+            400: "bad_request",
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "request_too_large",
+        }.get(exc.status_code, "http_error")
+        # the headers of the exception stay: Allow of a 405 (RFC 9110), ...
+        return JSONResponse(
+            error_body(code, exc.detail), status_code=exc.status_code, headers=exc.headers
         )
-        return JSONResponse(error_body(code, exc.detail), status_code=exc.status_code)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -244,8 +334,14 @@ def create_app(
         )
 
     # -- routes ---------------------------------------------------------------------------------
-    @app.get("/healthz", tags=["service"])
-    def healthz() -> dict[str, Any]:
+    @app.get(
+        "/healthz",
+        tags=["service"],
+        operation_id="healthz",
+        response_model=Health,
+        responses=errors(503),
+    )
+    def healthz() -> Health:
         """Readiness: the store answers a cheap read. 503 ``store_unavailable`` with
         Retry-After when it does not (the server is then reopening it by itself)."""
         supervisor = rt().supervisor
@@ -264,28 +360,59 @@ def create_app(
                 f"the graph store failed a read ({type(e).__name__}); see the server log",
                 headers={"Retry-After": "5"},
             ) from e
-        return {
-            "status": "ok",
-            "version": __version__,
-            "store": store.uri,
-            "store_reopens": supervisor.reopens,
-        }
+        return Health(
+            status="ok", version=__version__, store=store.uri, store_reopens=supervisor.reopens
+        )
 
-    @app.post("/ingest", status_code=202, response_model=JobView, tags=["ingest"])
+    @app.post(
+        "/ingest",
+        status_code=202,
+        response_model=JobView,
+        tags=["ingest"],
+        operation_id="ingest",
+        responses={
+            **errors(400, 403, 413, 422, 429),
+            202: {
+                "description": "the job, queued",
+                "links": {
+                    "job": {
+                        "operationId": "getJob",
+                        "parameters": {"job_id": "$response.body#/id"},
+                        "description": "poll the job until it is done or failed",
+                    }
+                },
+            },
+        },
+    )
     def ingest(body: IngestRequest) -> JobView:
         """Queue files, folders, globs or manifests on the server's disk (inside the ingest
         roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``."""
         paths = confine_paths(body.paths, body.acl, s.ingest_roots)
         return rt().jobs.submit(paths, body.acl)
 
-    @app.get("/jobs/{job_id}", response_model=JobView, tags=["ingest"])
+    @app.get(
+        "/jobs/{job_id}",
+        response_model=JobView,
+        tags=["ingest"],
+        operation_id="getJob",
+        responses=errors(404, 422),
+    )
     def job(job_id: str) -> JobView:
         found = rt().jobs.get(job_id)
         if found is None:
             raise NotFoundError(f"no ingest job {job_id!r} (jobs are forgotten at restart)")
         return found
 
-    @app.post("/ask", tags=["ask"], dependencies=NeedsStore)
+    @app.post(
+        "/ask",
+        tags=["ask"],
+        dependencies=NeedsStore,
+        operation_id="ask",
+        responses={
+            **errors(400, 403, 409, 413, 422, 501, 502),
+            200: {**_ANSWER_200, "links": {**_trace_links(), **_FOLLOW_UP_LINKS}},
+        },
+    )
     def ask(body: AskRequest) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
         answer = rt().agent.ask(
@@ -293,13 +420,37 @@ def create_app(
         )
         return _answer_response(answer)
 
-    @app.post("/ask/upload", tags=["ask"], dependencies=NeedsStore)
+    @app.post(
+        "/ask/upload",
+        tags=["ask"],
+        dependencies=NeedsStore,
+        operation_id="askUpload",
+        responses={**errors(400, 403, 409, 413, 422, 501, 502), 200: _ANSWER_200},
+    )
     def ask_upload(
-        files: Annotated[list[UploadFile], File(description="images or recordings (1 to 4)")],
-        question: Annotated[str, Form(description="the question; empty: the files ask")] = "",
-        session_id: Annotated[str | None, Form()] = None,
-        user: Annotated[str | None, Form()] = None,
-        groups: Annotated[str, Form(description="comma-separated groups of the user")] = "",
+        files: Annotated[
+            list[UploadFile],
+            File(
+                min_length=1,
+                max_length=MAX_ATTACHMENTS,
+                description=f"images or recordings (1 to {MAX_ATTACHMENTS})",
+            ),
+        ],
+        question: Annotated[
+            str, Form(pattern=TEXT_PATTERN, description="the question; empty: the files ask")
+        ] = "",
+        session_id: Annotated[
+            str | None,
+            Form(
+                pattern=KEY_PATTERN,
+                max_length=KEY_MAX_CHARS,
+                description="conversation id, as in POST /ask",
+            ),
+        ] = None,
+        user: Annotated[str | None, Form(pattern=TEXT_PATTERN)] = None,
+        groups: Annotated[
+            str, Form(pattern=TEXT_PATTERN, description="comma-separated groups of the user")
+        ] = "",
     ) -> JSONResponse:
         """A question with attached files (multipart/form-data), answered as POST /ask is.
         The request size is limited (``KGRAG_MAX_REQUEST_BYTES``); each file is checked like
@@ -322,7 +473,21 @@ def create_app(
             )
         return _answer_response(answer)
 
-    @app.post("/ask/stream", tags=["ask"], dependencies=NeedsStore)
+    @app.post(
+        "/ask/stream",
+        tags=["ask"],
+        dependencies=NeedsStore,
+        operation_id="askStream",
+        response_class=StreamingResponse,
+        responses={
+            **errors(400, 413, 422),
+            200: {
+                "description": "server-sent events (`event: NAME`, `data: JSON`); a failure "
+                "after the first event is an `error` event, not a status",
+                "content": {"text/event-stream": {"schema": _SSE_EVENT}},
+            },
+        },
+    )
     async def ask_stream(body: AskRequest, request: Request) -> StreamingResponse:
         """Server-sent events as the answer is built (``KnowledgeAgent.stream``): ``rewrite``
         for a resolved follow-up, then per iteration ``plan``, one ``step`` per step and
@@ -377,8 +542,12 @@ def create_app(
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    ReaderUser = Query(None, description="who reads (must be the asker)")
-    ReaderGroups = Query("", description="comma-separated groups of the reader")
+    ReaderUser = Query(None, pattern=TEXT_PATTERN, description="who reads (must be the asker)")
+    ReaderGroups = Query(
+        "", pattern=TEXT_PATTERN, description="comma-separated groups of the reader"
+    )
+    QueryId = PathParam(pattern=TEXT_PATTERN, description="the query id of an answer")
+    QUERY_ERRORS = errors(404, 422)
 
     def readable_trace(query_id: str, user: str | None, groups: str) -> dict[str, Any]:
         """The trace, when the reader holds every principal the asker held: a trace holds only
@@ -393,9 +562,15 @@ def create_app(
             raise NotFoundError(f"no query {query_id!r} readable by this user")
         return read_trace(store, query_id)
 
-    @app.get("/queries/{query_id}/trace", tags=["queries"], dependencies=NeedsStore)
+    @app.get(
+        "/queries/{query_id}/trace",
+        tags=["queries"],
+        dependencies=NeedsStore,
+        operation_id="getTrace",
+        responses=QUERY_ERRORS,
+    )
     def trace(
-        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> dict[str, Any]:
         """The reasoning of one answer (``kgrag trace --json``)."""
         return readable_trace(query_id, user, groups)
@@ -405,9 +580,11 @@ def create_app(
         response_class=HTMLResponse,
         tags=["queries"],
         dependencies=NeedsStore,
+        operation_id="getTraceHtml",
+        responses=QUERY_ERRORS,
     )
     def trace_html(
-        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> HTMLResponse:
         """The trace viewer page (``kgrag trace --html``)."""
         from kgrag.viewer import render_trace_html
@@ -415,9 +592,15 @@ def create_app(
         page = render_trace_html(readable_trace(query_id, user, groups))
         return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
 
-    @app.get("/queries/{query_id}/audit", tags=["queries"], dependencies=NeedsStore)
+    @app.get(
+        "/queries/{query_id}/audit",
+        tags=["queries"],
+        dependencies=NeedsStore,
+        operation_id="getAudit",
+        responses={**QUERY_ERRORS, 200: {"model": AuditReport, "description": "the audit"}},
+    )
     def audit(
-        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> JSONResponse:
         """The audit report (``kgrag audit --json``)."""
         from kgrag.agent.audit import build_audit
@@ -430,9 +613,11 @@ def create_app(
         response_class=HTMLResponse,
         tags=["queries"],
         dependencies=NeedsStore,
+        operation_id="getAuditHtml",
+        responses=QUERY_ERRORS,
     )
     def audit_html(
-        query_id: str, user: str | None = ReaderUser, groups: str = ReaderGroups
+        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
     ) -> HTMLResponse:
         """The audit report as one self-contained page (``kgrag audit --html``)."""
         from kgrag.agent.audit import build_audit

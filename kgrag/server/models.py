@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from kgrag.agent.answer import Answer
 from kgrag.ingest.pipeline import IngestReport
+
+#: Text the API takes: no NUL character (neither store can hold one: FalkorDB cannot parse such a
+#: parameter). A string with a lone surrogate (not Unicode) is refused too, as any string of a
+#: pattern is. The pattern is the same in Python, ECMAScript and Rust regex syntax.
+TEXT_PATTERN = r"^[^\x00]*$"
+_EDGE = r"\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_INNER = r"\x00-\x1f\x7f-\x9f"
+#: An id stored under a unique constraint (kgrag.graph.keys): non-empty, no control characters,
+#: no whitespace at either end (the characters ``str.strip`` removes).
+KEY_PATTERN = rf"^[^{_EDGE}](?:[^{_INNER}]*[^{_EDGE}])?$"
+#: Characters of such an id: 256 are at most 1,024 UTF-8 bytes, the guard's limit.
+KEY_MAX_CHARS = 256
+
+Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
+Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
 
 
 class _Body(BaseModel):
@@ -15,10 +30,10 @@ class _Body(BaseModel):
 
 
 class IngestRequest(_Body):
-    paths: list[str] = Field(
+    paths: list[Text] = Field(
         ..., min_length=1, description="files, folders, globs or JSONL manifests on the server"
     )
-    acl: list[str] = Field(
+    acl: list[Text] = Field(
         default_factory=list, description="principals allowed to read; public when empty"
     )
 
@@ -43,20 +58,31 @@ class JobView(_Body):
 
 
 class AskRequest(_Body):
-    question: str = Field(..., min_length=1)
-    session_id: str | None = Field(
+    question: Text = Field(..., min_length=1)
+    session_id: Key | None = Field(
         None,
-        min_length=1,
         description="conversation id: a non-empty string without surrounding whitespace or "
-        "control characters, at most 1,024 UTF-8 bytes (else 422)",
+        f"control characters, at most {KEY_MAX_CHARS} characters (else 422)",
     )
-    user: str | None = None
-    groups: list[str] = Field(default_factory=list)
+    user: Text | None = None
+    groups: list[Text] = Field(default_factory=list)
 
 
 class ErrorBody(_Body):
+    """Every error the API answers: a code (``not_found``, ``invalid_request``, ...) and what
+    went wrong (a string, or the list of invalid fields of ``invalid_request``)."""
+
     error: str
     detail: Any = None
+
+
+class Health(_Body):
+    """``GET /healthz`` when the store answers."""
+
+    status: Literal["ok"]
+    version: str
+    store: str
+    store_reopens: int = Field(description="times the server reopened its store since it started")
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

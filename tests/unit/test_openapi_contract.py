@@ -1,0 +1,132 @@
+"""What ``/openapi.json`` promises, checked on the document itself (no store is opened):
+tests/integration/test_api_fuzz.py holds a live server to it; this is the quick guard."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import SecretStr
+
+from kgrag.config import Settings
+from kgrag.server.app import create_app
+from kgrag.server.models import KEY_PATTERN, AskRequest
+
+
+def _spec(token: str | None) -> dict[str, Any]:
+    return dict(create_app(Settings(api_token=SecretStr(token) if token else None)).openapi())
+
+
+def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(m.upper(), p, op) for p, item in spec["paths"].items() for m, op in item.items()]
+
+
+def test_every_error_is_an_error_body_and_every_operation_may_fail() -> None:
+    spec = _spec("t")
+    error_ref = {"$ref": "#/components/schemas/ErrorBody"}
+    for method, path, op in _operations(spec):
+        statuses = {int(s) for s in op["responses"]}
+        assert 500 in statuses, (method, path)
+        if path != "/healthz":
+            assert {401, 503} <= statuses, (method, path, statuses)
+            assert op["security"] == [{"bearerToken": []}], (method, path)
+        if "requestBody" in op:
+            assert {400, 413, 422} <= statuses, (method, path, statuses)
+        for status, response in op["responses"].items():
+            if int(status) >= 400:
+                assert response["content"] == {"application/json": {"schema": error_ref}}, (
+                    method,
+                    path,
+                    status,
+                )
+            if status in ("429", "503"):
+                assert response["headers"]["Retry-After"]["required"] is True
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+
+
+def test_without_a_token_no_security_and_no_401() -> None:
+    spec = _spec(None)
+    assert "securitySchemes" not in spec.get("components", {})
+    for method, path, op in _operations(spec):
+        assert "401" not in op["responses"] and "security" not in op, (method, path)
+
+
+def test_statuses_and_media_types_of_each_operation() -> None:
+    ops = {(m, p): op for m, p, op in _operations(_spec("t"))}
+    stream = ops[("POST", "/ask/stream")]["responses"]["200"]["content"]
+    assert list(stream) == ["text/event-stream"]
+    assert {"403", "429"} <= set(ops[("POST", "/ingest")]["responses"])
+    assert "404" in ops[("GET", "/jobs/{job_id}")]["responses"]
+    for page in ("trace.html", "audit.html"):
+        op = ops[("GET", f"/queries/{{query_id}}/{page}")]
+        assert list(op["responses"]["200"]["content"]) == ["text/html"]
+        assert "404" in op["responses"]
+    ask = ops[("POST", "/ask")]["responses"]["200"]
+    assert ask["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Answer"}
+    assert {h for h, d in ask["headers"].items() if d["required"]} == {
+        "X-Kgrag-Query-Id",
+        "X-Kgrag-Iterations",
+        "X-Kgrag-Exit-Reason",
+        "X-Kgrag-Cost",
+    }
+    assert set(ask["links"]) >= {"trace", "audit", "followUp"}
+    assert ops[("POST", "/ingest")]["responses"]["202"]["links"]["job"]["operationId"] == "getJob"
+
+
+def test_the_upload_form_requires_one_to_four_files() -> None:
+    spec = _spec("t")
+    ref = spec["paths"]["/ask/upload"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    body = spec["components"]["schemas"][ref["schema"]["$ref"].rsplit("/", 1)[1]]
+    assert "files" in body["required"]
+    assert (body["properties"]["files"]["minItems"], body["properties"]["files"]["maxItems"]) == (
+        1,
+        4,
+    )
+
+
+def test_a_405_names_the_allowed_methods() -> None:
+    client = TestClient(create_app(Settings()))  # not entered: no store is opened
+    for method, path in (("TRACE", "/healthz"), ("GET", "/ask"), ("DELETE", "/jobs/j1")):
+        r = client.request(method, path)
+        assert r.status_code == 405, (method, path, r.status_code)
+        assert r.headers.get("allow"), (method, path, r.headers)
+        assert r.json()["error"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    ("session_id", "ok"),
+    [
+        ("s1", True),
+        ("a b", True),
+        ("é" * 256, True),
+        ("", False),
+        (" s1", False),
+        ("s1\u3000", False),
+        ("s\n1", False),
+        ("a" * 257, False),
+    ],
+)
+def test_the_session_id_rule_is_the_key_guard_rule(session_id: str, ok: bool) -> None:
+    """The schema's pattern for session_id refuses what kgrag.graph.keys refuses (256 characters
+    are at most 1,024 bytes), so a schema-valid session id is never a 422 invalid_key."""
+    from kgrag.graph.keys import key_problem
+
+    assert (key_problem(session_id) is None) is ok or len(session_id) > 256
+    try:
+        AskRequest(question="q", session_id=session_id)
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert accepted is ok, (session_id, KEY_PATTERN)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.text(max_size=40))
+def test_the_session_id_pattern_agrees_with_the_key_guard(session_id: str) -> None:
+    from kgrag.graph.keys import key_problem
+
+    assert (re.fullmatch(KEY_PATTERN, session_id) is not None) is (key_problem(session_id) is None)
