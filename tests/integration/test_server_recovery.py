@@ -3,7 +3,14 @@ child redis-server, as tests/reliability/test_faults_ingest.py does in process):
 503 with Retry-After meanwhile, never 500, ``/healthz`` says so, the server reopens the store by
 itself (a new redis-server replays the append-only file) and answers again without a restart;
 an ingestion job the kill interrupted runs again, and the graph ends with every document once
-and complete."""
+and complete.
+
+The same on Neo4j (the tests named ``test_neo4j_*``): the suite's Neo4j server process is
+SIGKILLed under ``kgrag serve`` and started again with scripts/neo4j.sh; the API answers 503 with
+Retry-After while it is down and answers again once it is back, its Bolt driver having
+reconnected (nothing is reopened), and an interrupted job ends with every document once. The
+fault differs per engine (a child process of kgrag's, a server of its own), so the two halves are
+separate tests rather than one parametrized over ``engine``."""
 
 from __future__ import annotations
 
@@ -109,6 +116,8 @@ def stop_serve(srv: Serve) -> None:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Serve]:
+    """Embedded only: these tests kill the redis-server kgrag itself started for the store and
+    expect the server to reopen it (a new redis-server); Neo4j's counterpart is below."""
     root = tmp_path / "docs"
     write_corpus(root / "first", n=2, paragraphs=2)
     # many small embedding batches: the job writes documents one after the other for seconds
