@@ -79,6 +79,7 @@ def overlays_for(version: tuple[int, int]) -> tuple[str, ...]:
 
 class Neo4jStore(GraphStore):
     dialect = "neo4j"
+    reconnects = True  # the driver's pool replaces dead connections (and routing) by itself
 
     def __init__(
         self,
@@ -179,7 +180,14 @@ class Neo4jStore(GraphStore):
             else " This write is not idempotent and was not retried: check whether it was "
             "applied before running it again."
         )
-        if isinstance(e, (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired)):
+        # DatabaseUnavailable (a TransientError): the server answers Bolt but its database is not
+        # online, as while it starts again after a crash; the store is unavailable, not failing
+        unavailable = (
+            neo4j.exceptions.ServiceUnavailable,
+            neo4j.exceptions.SessionExpired,
+            neo4j.exceptions.DatabaseUnavailable,
+        )
+        if isinstance(e, unavailable):
             return StoreUnavailableError(
                 f"Neo4j at {self.uri} is unavailable: {e}{_notes(e)}. Check that the server is "
                 "running and reachable, then run the job again (kgrag's writes are idempotent "

@@ -45,6 +45,9 @@ class GraphStore(ABC):
     """A property graph with vector and full-text indexes."""
 
     dialect: ClassVar[str]
+    #: Whether the client reconnects by itself once the server answers again (Neo4j's Bolt
+    #: driver): a store that stopped answering is then waited for, not closed and reopened.
+    reconnects: ClassVar[bool] = False
 
     def __init__(self, uri: str, overlays: tuple[str, ...]) -> None:
         self.uri = uri

@@ -61,6 +61,11 @@ _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 #: How long an ingestion job waits for a store that is being reopened before it fails.
 STORE_WAIT_S = 120.0
+#: The longest wait between two attempts to get the store back: reopening an embedded store
+#: starts a server (backed off further), probing a remote one that reconnects by itself is a
+#: cheap read (so it is seen back within seconds of answering again).
+REOPEN_MAX_BACKOFF_S = 30.0
+PROBE_MAX_BACKOFF_S = 5.0
 
 
 def _job_failure(error: KgragError, attempts: int) -> str:
@@ -249,9 +254,14 @@ def create_app(
             agent if agent is not None else await asyncio.to_thread(KnowledgeAgent.open, s)
         )
         reopen = reopen_store
-        if reopen is None and own:
+        # An embedded store whose server died is reopened (a new server replays its file); a
+        # Neo4j store is only probed until it answers: its driver reconnects by itself, and
+        # closing it would break the running job's and requests' statements in mid-flight.
+        if reopen is None and own and not opened.store.reconnects:
             reopen = functools.partial(_reopen_store, s, opened)
-        supervisor = StoreSupervisor(opened, reopen)
+        # a store that is only probed (a cheap read) is probed often: it is back in seconds
+        backoff = PROBE_MAX_BACKOFF_S if reopen is None else REOPEN_MAX_BACKOFF_S
+        supervisor = StoreSupervisor(opened, reopen, max_backoff_s=backoff)
         runtime["rt"] = _Runtime(s, opened, supervisor, max_queued_jobs=queued)
         log.info("kgrag API ready on store %s", opened.store.uri)
         try:
@@ -361,7 +371,11 @@ def create_app(
                 headers={"Retry-After": "5"},
             ) from e
         return Health(
-            status="ok", version=__version__, store=store.uri, store_reopens=supervisor.reopens
+            status="ok",
+            version=__version__,
+            store=store.uri,
+            store_reopens=supervisor.reopens,
+            store_failures=supervisor.failures,
         )
 
     @app.post(

@@ -83,6 +83,10 @@ class Health(_Body):
     version: str
     store: str
     store_reopens: int = Field(description="times the server reopened its store since it started")
+    store_failures: int = Field(
+        description="times the store stopped answering since the server started (a Neo4j "
+        "driver reconnects by itself: its store is waited for, not reopened)"
+    )
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

@@ -7,7 +7,9 @@ while it runs, or about a store already replaced, change nothing. The thread fir
 store with a cheap read (a remote server that came back is reconnected to by its client), and
 while it does not answer, closes it and opens a new one (an embedded store starts a new server,
 which replays the append-only file), waiting longer after each failed attempt (exponential
-backoff, capped). Until the store answers again every request that needs it gets a 503 with a
+backoff, capped). A store whose client reconnects by itself (Neo4j, ``GraphStore.reconnects``)
+gets no ``reopen``: it is only probed until it answers, and never closed under the statements
+of a running job. Until the store answers again every request that needs it gets a 503 with a
 ``Retry-After``, without touching the store.
 """
 

@@ -1,8 +1,8 @@
 """The HTTP API against a real server: ``kgrag serve`` in a subprocess on a free port of
-127.0.0.1, the embedded store, real embeddings. Ingestion through POST /ingest and job polling,
-asking (plain and as server-sent events), trace and audit, the bearer token, the body limit,
-paths outside the ingest roots, and the ACL rule (users read only documents whose acl holds
-their id or one of their groups, or public ones)."""
+127.0.0.1, on each engine (the embedded FalkorDB, Neo4j), real embeddings. Ingestion through
+POST /ingest and job polling, asking (plain and as server-sent events), trace and audit, the
+bearer token, the body limit, paths outside the ingest roots, and the ACL rule (users read only
+documents whose acl holds their id or one of their groups, or public ones)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from tests.support.engines import Engine
 
 TOKEN = "test-token-7f3a"
 LIMIT = 4096
@@ -54,8 +56,8 @@ def _wait_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[s
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("server")
+def server(module_engine: Engine) -> Iterator[Server]:
+    tmp = module_engine.folder
     root = tmp / "docs"
     (root / "public").mkdir(parents=True)
     (root / "team").mkdir()
@@ -78,6 +80,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "KGRAG_MAX_REQUEST_BYTES": str(LIMIT),
         "KGRAG_DATA_DIR": str(tmp / "data"),
         "OMP_NUM_THREADS": "1",
+        **module_engine.env(),  # KGRAG_STORE and the Neo4j credentials
     }
     log = (tmp / "server.log").open("w")
     proc = subprocess.Popen(
@@ -91,7 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "--port",
             str(port),
             "--store",
-            f"falkordb-lite:///{tmp}/kg.db",
+            module_engine.uri,
             "--ingest-root",
             str(root),
         ],

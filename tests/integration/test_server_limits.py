@@ -1,8 +1,9 @@
 """The bounds of the HTTP API on a real uvicorn server on 127.0.0.1 (in this process, over an
-agent whose questions and ingestions wait until the test lets them go): requests beyond the
-concurrency bound and jobs beyond the queue bound are refused at once with a clear error and
-Retry-After, never queued; and a store that stops answering gives 503 with Retry-After and is
-used again once it answers."""
+agent whose questions and ingestions wait until the test lets them go), on each engine (the
+embedded FalkorDB, Neo4j: the agent's questions read the engine's store, its ingestions register
+a job in it): requests beyond the concurrency bound and jobs beyond the queue bound are refused
+at once with a clear error and Retry-After, never queued; and a store that stops answering gives
+503 with Retry-After and is used again once it answers."""
 
 from __future__ import annotations
 
@@ -19,40 +20,49 @@ import pytest
 from kgrag.agent.answer import Answer
 from kgrag.config import Settings
 from kgrag.errors import StoreUnavailableError
+from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.app import create_app
 from tests.integration.test_server import _free_port, _wait_job
+from tests.support.engines import Engine
 
 
-class StubStore:
-    uri = "stub://store"
+class SwitchedStore:
+    """The engine's real store behind a switch: while ``down`` its reads fail as a lost
+    connection does (StoreUnavailableError), otherwise they run on the engine. Reads are
+    counted. A real outage of each engine (the embedded redis-server killed, the Neo4j server
+    process killed and restarted) under ``kgrag serve`` is in test_server_recovery.py; here the
+    app is given an agent it does not own, which is only ever probed, never reopened."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: GraphStore) -> None:
+        self.real = store
+        self.uri = store.uri
         self.down = False
         self.reads = 0
 
     def read(self, name: str, params: Any = None) -> list[dict[str, Any]]:
         self.reads += 1
         if self.down:
-            raise StoreUnavailableError("lost the connection to stub://store. Reopen the store")
-        return []
+            raise StoreUnavailableError(f"lost the connection to {self.uri}. Reopen the store")
+        return self.real.read(name, params)
 
     def close(self) -> None:
-        pass
+        self.real.close()
 
 
 class BlockingAgent:
-    """Questions and ingestions that wait for the test's go."""
+    """Questions (a read of the engine's store) and ingestions (a job registered in it) that
+    wait for the test's go."""
 
-    def __init__(self) -> None:
-        self.store = StubStore()
+    def __init__(self, store: GraphStore) -> None:
+        self.store = SwitchedStore(store)
         self.go_ask = threading.Event()
         self.go_ingest = threading.Event()
         self.asking = threading.Semaphore(0)
         self.ingesting = threading.Semaphore(0)
 
     def ask(self, question: str, **_: Any) -> Answer:
-        self.store.read("stub")
+        self.store.read("embedding_space_list")
         self.asking.release()
         assert self.go_ask.wait(60)
         return Answer(
@@ -65,8 +75,10 @@ class BlockingAgent:
         )
 
     def ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
-        self.ingesting.release()
-        assert self.go_ingest.wait(60)
+        # registered as an ingestion job in the store (Neo4j: an IngestJob node) while it waits
+        with self.store.real.ingest_job(list):
+            self.ingesting.release()
+            assert self.go_ingest.wait(60)
         return IngestReport(ingested=len(paths))
 
 
@@ -92,6 +104,13 @@ def running(app: Any) -> Iterator[str]:
 
 
 @pytest.fixture
+def agent(engine: Engine) -> Iterator[BlockingAgent]:
+    found = BlockingAgent(engine.open())
+    yield found
+    found.store.close()
+
+
+@pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -99,9 +118,10 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
-def test_requests_over_the_concurrency_bound_get_503_with_retry_after(root: Path) -> None:
+def test_requests_over_the_concurrency_bound_get_503_with_retry_after(
+    root: Path, agent: BlockingAgent
+) -> None:
     pytest.importorskip("uvicorn")
-    agent = BlockingAgent()
     app = create_app(
         Settings(ingest_roots=(root,)),
         agent=agent,  # type: ignore[arg-type]
@@ -135,9 +155,10 @@ def test_requests_over_the_concurrency_bound_get_503_with_retry_after(root: Path
         assert after.status_code == 200 and after.json()["answer"] == "echo now"
 
 
-def test_ingest_jobs_over_the_queue_bound_get_429_with_retry_after(root: Path) -> None:
+def test_ingest_jobs_over_the_queue_bound_get_429_with_retry_after(
+    root: Path, agent: BlockingAgent
+) -> None:
     pytest.importorskip("uvicorn")
-    agent = BlockingAgent()
     app = create_app(
         Settings(ingest_roots=(root,)),
         agent=agent,  # type: ignore[arg-type]
@@ -164,12 +185,11 @@ def test_ingest_jobs_over_the_queue_bound_get_429_with_retry_after(root: Path) -
 
 
 def test_an_unavailable_store_gives_503_with_retry_after_until_it_answers_again(
-    root: Path,
+    root: Path, agent: BlockingAgent
 ) -> None:
     """A given agent's store is not reopened (the app does not own it) but probed until it
     answers again, as a remote server that restarts."""
     pytest.importorskip("uvicorn")
-    agent = BlockingAgent()
     agent.go_ask.set()
     app = create_app(Settings(ingest_roots=(root,)), agent=agent)  # type: ignore[arg-type]
     with running(app) as base, httpx.Client(base_url=base, timeout=30) as c:
@@ -179,7 +199,7 @@ def test_an_unavailable_store_gives_503_with_retry_after_until_it_answers_again(
         assert r.status_code == 503, r.text
         body = r.json()
         assert body["error"] == "store_unavailable" and "Reopen the store" not in body["detail"]
-        assert "stub://" not in body["detail"]  # the cause stays in the server log
+        assert agent.store.uri not in body["detail"]  # the cause stays in the server log
         assert int(r.headers["retry-after"]) >= 1
         h = c.get("/healthz")
         assert h.status_code == 503 and h.json()["error"] == "store_unavailable"

@@ -3,7 +3,14 @@ child redis-server, as tests/reliability/test_faults_ingest.py does in process):
 503 with Retry-After meanwhile, never 500, ``/healthz`` says so, the server reopens the store by
 itself (a new redis-server replays the append-only file) and answers again without a restart;
 an ingestion job the kill interrupted runs again, and the graph ends with every document once
-and complete."""
+and complete.
+
+The same on Neo4j (the tests named ``test_neo4j_*``): the suite's Neo4j server process is
+SIGKILLed under ``kgrag serve`` and started again with scripts/neo4j.sh; the API answers 503 with
+Retry-After while it is down and answers again once it is back, its Bolt driver having
+reconnected (nothing is reopened), and an interrupted job ends with every document once. The
+fault differs per engine (a child process of kgrag's, a server of its own), so the two halves are
+separate tests rather than one parametrized over ``engine``."""
 
 from __future__ import annotations
 
@@ -23,8 +30,11 @@ import pytest
 
 from kgrag.graph import open_store
 from kgrag.graph.embedded_lease import running_server_pid
+from kgrag.graph.store import GraphStore
 from tests.integration.test_server import _free_port, _wait_job
 from tests.reliability.support import kill_and_wait, snapshot, write_corpus
+from tests.support.engines import NEO4J, Engine, engine_for
+from tests.support.neo4j_control import LocalNeo4j, local_neo4j
 
 pytestmark = pytest.mark.reliability
 
@@ -47,8 +57,11 @@ class Serve:
         return self.log.read_text(errors="replace")[-4000:]
 
 
-def start_serve(tmp: Path, root: Path, env: dict[str, str] | None = None) -> Serve:
-    """``kgrag serve`` on a free port of 127.0.0.1 over ``tmp/kg.db``; waits for /healthz."""
+def start_serve(
+    tmp: Path, root: Path, env: dict[str, str] | None = None, store: str | None = None
+) -> Serve:
+    """``kgrag serve`` on a free port of 127.0.0.1 over ``store`` (default: the embedded
+    ``tmp/kg.db``); waits for /healthz."""
     port = _free_port()
     log = tmp / "serve.log"
     proc = subprocess.Popen(
@@ -62,7 +75,7 @@ def start_serve(tmp: Path, root: Path, env: dict[str, str] | None = None) -> Ser
             "--port",
             str(port),
             "--store",
-            f"falkordb-lite:///{tmp}/kg.db",
+            store or f"falkordb-lite:///{tmp}/kg.db",
             "--ingest-root",
             str(root),
         ],
@@ -103,6 +116,8 @@ def stop_serve(srv: Serve) -> None:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Serve]:
+    """Embedded only: these tests kill the redis-server kgrag itself started for the store and
+    expect the server to reopen it (a new redis-server); Neo4j's counterpart is below."""
     root = tmp_path / "docs"
     write_corpus(root / "first", n=2, paragraphs=2)
     # many small embedding batches: the job writes documents one after the other for seconds
@@ -129,10 +144,10 @@ def _assert_retry_later(r: httpx.Response) -> None:
     assert int(r.headers["retry-after"]) >= 1
 
 
-def _graph_check(db: Path, expected_files: int) -> None:
-    """Every document once (by content hash) and complete; no chunk id twice. The test process
-    attaches to the server's embedded redis-server and leaves it running."""
-    store = open_store(f"falkordb-lite:///{db}")
+def _graph_check(db: Path | GraphStore, expected_files: int) -> None:
+    """Every document once (by content hash) and complete; no chunk id twice. Given a path, the
+    test process attaches to the server's embedded redis-server and leaves it running."""
+    store = open_store(f"falkordb-lite:///{db}") if isinstance(db, Path) else db
     try:
         snap = snapshot(store)
         dup_chunks = store.read_freeform(
@@ -258,3 +273,158 @@ def test_ingestion_job_interrupted_by_the_kill_runs_again_without_duplicates(
         r = c.post("/ask", json={"question": "What wear did the Boiler B-1 show?"})
         assert r.status_code == 200 and r.json()["citations"], r.text
     _graph_check(serve.db, expected_files=2 + files)
+
+
+# -- Neo4j: the server process stopped under a running kgrag serve, then started again ---------
+#
+# The same faults on Neo4j: its java process is SIGKILLed (the suite's own server, found through
+# scripts/neo4j.sh's folder) while ``kgrag serve`` runs on it, and started again with
+# scripts/neo4j.sh after a while. Unlike the embedded engine nothing is reopened: the Bolt driver
+# reconnects by itself once the server answers, so the server only probes it (store_reopens stays
+# 0) and counts the outage in ``store_failures``. Every test leaves Neo4j running.
+
+
+@dataclass
+class Neo4jServe:
+    serve: Serve
+    neo4j: LocalNeo4j
+    engine: Engine
+
+
+@pytest.fixture
+def neo4j_serve(tmp_path: Path) -> Iterator[Neo4jServe]:
+    engine = engine_for(NEO4J, tmp_path)
+    local = local_neo4j(engine.uri, engine.env()["KGRAG_NEO4J_PASSWORD"])
+    local.start()  # running already, unless an earlier test could not start it again
+    engine.reset()
+    root = tmp_path / "docs"
+    write_corpus(root / "first", n=2, paragraphs=2)
+    env = {"KGRAG_BATCH_SIZE": "4", **engine.env()}
+    srv = start_serve(tmp_path, root, env=env, store=engine.uri)
+    try:
+        yield Neo4jServe(srv, local, engine)
+    finally:
+        stop_serve(srv)
+        local.start()  # the rest of the suite needs it, whatever happened here
+
+
+@pytest.mark.neo4j
+def test_neo4j_stopped_under_serve_gives_503_then_answers_after_its_restart(
+    neo4j_serve: Neo4jServe,
+) -> None:
+    serve, neo4j = neo4j_serve.serve, neo4j_serve.neo4j
+    statuses: Counter[int] = Counter()
+    bad: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def asker() -> None:  # questions in flight all along: before, during and after the outage
+        with serve.client() as c:
+            while not stop.is_set():
+                r = c.post("/ask", json={"question": QUESTION})
+                with lock:
+                    statuses[r.status_code] += 1
+                    if r.status_code == 503:
+                        try:
+                            _assert_retry_later(r)
+                        except AssertionError as e:
+                            bad.append(str(e))
+                    elif r.status_code != 200:
+                        bad.append(f"{r.status_code}: {r.text}")
+                time.sleep(0.1)
+
+    with serve.client() as c:
+        job = _wait_job(c, c.post("/ingest", json={"paths": ["first"]}).json()["id"])
+        assert job["status"] == "done" and job["report"]["ingested"] == 2, job
+        before = c.post("/ask", json={"question": QUESTION})
+        assert before.status_code == 200, before.text
+        qid = before.json()["query_id"]
+        health = c.get("/healthz").json()
+        assert health["store_reopens"] == 0 and health["store_failures"] == 0, health
+
+        threads = [threading.Thread(target=asker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(1.0)
+            neo4j.kill()
+            # Neo4j stays down until the test starts it again: every request that needs the
+            # store gets 503 with Retry-After, /healthz says the store is down
+            _assert_retry_later(c.get("/healthz"))
+            for _ in range(3):
+                _assert_retry_later(c.post("/ask", json={"question": QUESTION}))
+                _assert_retry_later(c.get(f"/queries/{qid}/trace"))
+                time.sleep(1.0)
+            # jobs are accepted meanwhile (they wait for the store), the API itself is up
+            assert c.get("/openapi.json").status_code == 200
+            _assert_retry_later(c.get("/healthz"))
+            with lock:
+                assert statuses[503] > 0, statuses
+
+            neo4j.start()
+            deadline = time.monotonic() + 120
+            while (h := c.get("/healthz")).status_code != 200:
+                _assert_retry_later(h)
+                assert time.monotonic() < deadline, f"no answer after the restart: {h.text}"
+                time.sleep(0.5)
+            time.sleep(2.0)  # questions after the recovery
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=150)
+        assert not bad, bad[:3]
+        assert statuses[200] > 0 and statuses[503] > 0 and set(statuses) <= {200, 503}, statuses
+
+        after = c.post("/ask", json={"question": QUESTION})
+        assert after.status_code == 200, after.text
+        assert {x["document_id"] for x in after.json()["citations"]} == {
+            x["document_id"] for x in before.json()["citations"]
+        }
+        # the driver reconnected: nothing was reopened, one outage was recovered from
+        health = c.get("/healthz").json()
+        assert health["store_reopens"] == 0 and health["store_failures"] == 1, health
+        # a trace committed before the kill survived it (Neo4j's transaction log)
+        trace = c.get(f"/queries/{qid}/trace")
+        assert trace.status_code == 200 and trace.json()["query"]["id"] == qid, trace.text
+    assert serve.proc.poll() is None, "kgrag serve was restarted or died"
+    _graph_check(neo4j_serve.engine.open(), expected_files=2)
+
+
+@pytest.mark.neo4j
+def test_neo4j_ingestion_job_interrupted_by_the_stop_ends_with_every_document_once(
+    neo4j_serve: Neo4jServe,
+) -> None:
+    serve, neo4j = neo4j_serve.serve, neo4j_serve.neo4j
+    files = 48  # about 150 chunks: seconds of embedding even on an idle machine
+    write_corpus(serve.root / "many", n=files, paragraphs=12)
+    with serve.client() as c:
+        first = _wait_job(c, c.post("/ingest", json={"paths": ["first"]}).json()["id"])
+        assert first["status"] == "done", first
+        submitted = c.post("/ingest", json={"paths": ["many"]})
+        assert submitted.status_code == 202, submitted.text
+        job_id = submitted.json()["id"]
+        deadline = time.monotonic() + 120
+        while c.get(f"/jobs/{job_id}").json()["status"] != "running":
+            assert time.monotonic() < deadline, "the job did not start"
+            time.sleep(0.1)
+        time.sleep(1.0)  # inside the job: it parses, embeds and writes for several seconds
+        running = c.get(f"/jobs/{job_id}").json()
+        assert running["status"] == "running", "the job ended before the kill; make it longer"
+        neo4j.kill()
+        time.sleep(5.0)  # down for a while: the job's writes fail, it waits for the store
+        assert c.get(f"/jobs/{job_id}").json()["status"] == "running"
+        _assert_retry_later(c.get("/healthz"))
+        neo4j.start()
+        job = _wait_job(c, job_id, timeout=400)
+        assert job["status"] == "done", (job, serve.log_tail())
+        assert job["attempts"] == 2, job
+        report = job["report"]
+        assert report["failed"] == 0, report
+        # what the first attempt finished is skipped, what it left undone is written now
+        assert report["ingested"] + report["skipped"] == files, report
+        assert report["ingested"] > 0, f"the kill landed after the job's writes: {report}"
+        health = c.get("/healthz").json()
+        assert health["store_reopens"] == 0 and health["store_failures"] == 1, health
+        r = c.post("/ask", json={"question": "What wear did the Boiler B-1 show?"})
+        assert r.status_code == 200 and r.json()["citations"], r.text
+    _graph_check(neo4j_serve.engine.open(), expected_files=2 + files)

@@ -1,8 +1,9 @@
 """A bounded load on a real ``kgrag serve`` on 127.0.0.1 (the pieces of bench/load_http.py):
 concurrent POST /ask while ``kgrag ingest`` adds documents from another process to the same
-embedded store. Every request must succeed, the ingestion too, and the server must stay up; the
-documents must have been written while questions were in flight (their timestamps), the server's
-memory (RSS) must not grow by more than a bound, and the graph must be consistent afterwards
+store, on each engine (the embedded FalkorDB, whose server the two processes share, and Neo4j).
+Every request must succeed, the ingestion too, and the server must stay up; the documents must
+have been written while questions were in flight (their timestamps), the server's memory (RSS)
+must not grow by more than a bound, and the graph must be consistent afterwards
 (every document complete and stored once, no chunk id twice).
 
 The request loop is bounded in count and in time and only talks to 127.0.0.1; it goes on until
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from kgrag.graph import open_store
+from tests.support.engines import Engine
 
 pytestmark = pytest.mark.reliability
 
@@ -99,17 +100,21 @@ class _RssSampler(threading.Thread):
                 return
 
 
-def test_concurrent_asks_while_another_process_ingests(tmp_path: Path) -> None:
+def test_concurrent_asks_while_another_process_ingests(tmp_path: Path, engine: Engine) -> None:
     pytest.importorskip("uvicorn")
     psutil = pytest.importorskip("psutil")
     load = _load_script()
-    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    store = engine.uri
+
+    def env() -> dict[str, str]:  # the engine's store and credentials for a kgrag subprocess
+        return {**load._env(), **engine.env()}
+
     load.write_corpus(tmp_path / "corpus", 0, DOCUMENTS)
     load.write_corpus(tmp_path / "more", DOCUMENTS, MORE)
     subprocess.run(
         [load.KGRAG, "--quiet", "ingest", str(tmp_path / "corpus"), "--store", store, "--json"],
         check=True,
-        env=load._env(),
+        env=env(),
         stdout=subprocess.DEVNULL,
         cwd=tmp_path,
         timeout=600,
@@ -119,7 +124,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path) -> None:
     log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(
         [load.KGRAG, "serve", "--host", "127.0.0.1", "--port", str(port), "--store", store],
-        env=load._env(),
+        env=env(),
         cwd=tmp_path,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -135,7 +140,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path) -> None:
         sampler.start()
         ingest = subprocess.Popen(
             [load.KGRAG, "--quiet", "ingest", str(tmp_path / "more"), "--store", store, "--json"],
-            env=load._env(),
+            env=env(),
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -168,7 +173,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path) -> None:
         )
 
         # the graph is consistent, and the new documents were written during the questions
-        graph = open_store(store)  # attaches to the server's redis-server
+        graph = engine.open()  # embedded: attaches to the server's redis-server
         try:
             docs = graph.read_freeform(
                 "MATCH (d:Document) RETURN d.id AS id, d.uri AS uri, d.status AS status, "

@@ -105,6 +105,23 @@ def test_a_write_that_is_not_idempotent_is_never_repeated() -> None:
     assert "not idempotent and was not retried" in str(e.value)
 
 
+def test_a_database_not_online_yet_is_unavailable_not_a_failure() -> None:
+    """Neo4j restarting after a crash answers Bolt before its database is online: that is an
+    unavailable store (HTTP 503, the server waits for it), not a failed statement (500)."""
+    starting = Neo4jError._hydrate_neo4j(
+        code="Neo.TransientError.General.DatabaseUnavailable",
+        message="Database 'neo4j' is unavailable.",
+    )
+    store, driver, _ = _store([starting] * 10)
+    with pytest.raises(StoreUnavailableError):
+        store.read("stats_labels")
+    assert len(driver.calls) == FAST.attempts  # retried first, as every transient error
+    store, driver, _ = _store([starting])
+    with pytest.raises(StoreUnavailableError) as e:
+        store._execute("CREATE (n:Step {id: $id})", {"id": "s"}, read_only=False)
+    assert len(driver.calls) == 1 and "not idempotent" in str(e.value)
+
+
 def test_errors_the_driver_calls_permanent_are_not_retried() -> None:
     syntax = Neo4jError._hydrate_neo4j(code="Neo.ClientError.Statement.SyntaxError", message="bad")
     terminated = _transient("Neo.TransientError.Transaction.Terminated")
