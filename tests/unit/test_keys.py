@@ -44,6 +44,17 @@ def test_rows_and_params_are_both_checked() -> None:
         guard_write("MERGE (q:Query {id: $id})", {"id": ""}, None, UNIQUE_KEYS)
 
 
+def test_a_null_the_statement_skips_is_not_a_key() -> None:
+    """trace_query.cypher merges a Session only ``WHERE $session_id IS NOT NULL``: a question
+    outside a session (session_id None) stores no Session and must not be refused."""
+    text = (CYPHER / "trace_query.cypher").read_text()
+    guard_write(text, {"id": "q_1", "session_id": None}, None, UNIQUE_KEYS)
+    with pytest.raises(InvalidKeyError, match=r"Session\.id.*empty"):
+        guard_write(text, {"id": "q_1", "session_id": ""}, None, UNIQUE_KEYS)
+    with pytest.raises(InvalidKeyError, match=r"Query\.id.*NoneType"):  # no guard: fails closed
+        guard_write("MERGE (q:Query {id: $id})", {"id": None}, None, UNIQUE_KEYS)
+
+
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
