@@ -1,13 +1,13 @@
-"""The agent's offline paths on the embedded store with real MiniLM embeddings: multi-hop
-extractive answers with citations that the trace returned, the evaluate/refine loop and its exit
-reasons, typed events from ``stream``, conversation memory in the graph, groundedness."""
+"""The agent's offline paths on both engines (embedded FalkorDB, Neo4j) with real MiniLM
+embeddings: multi-hop extractive answers with citations that the trace returned, the
+evaluate/refine loop and its exit reasons, typed events from ``stream``, conversation memory in
+the graph, groundedness."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +19,10 @@ from kgrag.agent.audit import build_audit
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
+from tests.support.engines import Engine
 
 EXIT_REASONS = {
     "satisfied",
@@ -52,9 +52,8 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    folder = tmp_path_factory.mktemp("agent")
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+def store(module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     yield s
     s.close()
 
@@ -150,10 +149,11 @@ def test_max_iterations_one_stops_after_one_iteration(
     assert (answer.exit_reason, answer.iterations) == ("max_iterations", 1)
 
 
-def test_limits_from_settings_reach_the_questions(tmp_path: Path) -> None:
-    settings = Settings(
-        store=f"falkordb-lite:///{tmp_path}/kg.db", data_dir=tmp_path, max_iterations=1
-    )
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
+def test_limits_from_settings_reach_the_questions(engine: Engine) -> None:
+    tmp_path = engine.folder
+    settings = engine.settings(max_iterations=1)
     (tmp_path / "note.txt").write_text("The zeppelin hangar opens at dawn.", encoding="utf-8")
     with KnowledgeAgent.open(settings) as opened:
         assert opened.limits == QueryLimits.from_settings(settings)
