@@ -1,4 +1,4 @@
-"""Access control for every step type: each plan below would reach alice's private document (a
+"""Access control for every step type, on both engines (embedded FalkorDB, Neo4j): each plan below would reach alice's private document (a
 text naming the Zephyr Turbine ZT-9 and a red-circle drawing) if its reads were not filtered.
 Run as bob, no result, no statement parameter and no trace node of any step holds anything of
 it; run as alice, the same plan does reach it, so every check here can fail."""
@@ -26,12 +26,12 @@ from kgrag.executor.attachment_handlers import AttachmentInputs
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.scheduler import Executor
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.models import Plan
 from kgrag.tools import ToolContext, default_registry
+from tests.support.engines import Engine
 
 PUBLIC = "The Feed Pump FP-2 is maintained by Grace Hopper. It moves water to the filters.\n"
 PRIVATE = (
@@ -161,8 +161,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def store(folder: Path) -> Iterator[GraphStore]:
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+def store(folder: Path, module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     agent = KnowledgeAgent(
         s, factory.text_embedder(Settings()), image_embedder=cache(tiny_clip_embedder)
     )
