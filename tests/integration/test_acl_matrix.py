@@ -1,7 +1,8 @@
-"""Access control for every step type, on both engines (embedded FalkorDB, Neo4j): each plan
-below would reach alice's private document (a text naming the Zephyr Turbine ZT-9 and a red-circle drawing) if its reads were not filtered.
-Run as bob, no result, no statement parameter and no trace node of any step holds anything of
-it; run as alice, the same plan does reach it, so every check here can fail."""
+"""Access control for every step type, on both engines (embedded FalkorDB, Neo4j): each plan below
+would reach alice's private document (a text naming the Zephyr Turbine ZT-9 and a red-circle
+drawing) if its reads were not filtered. Run as bob, no result, no statement parameter and no trace
+node of any step holds anything of it; run as alice, the same plan does reach it, so every check
+here can fail."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Access control of the PageRank ``multi_hop`` path on the embedded store with real MiniLM
-embeddings: bob's rule plan whose vector search found nothing seeds the expansion from the
-``entity_chunks`` of an entity that alice's private document also mentions. Nothing of that
-document (its id, its chunks, its text, the entities only it mentions) reaches bob's results,
-the stored Cypher parameters of his trace or his audit, and his ranking is the one he got before
-the private document existed (no side channel through co-occurrence weights); alice, with the
-same plan, does reach them (so the checks can fail)."""
+"""Access control of the PageRank ``multi_hop`` path on both engines (embedded FalkorDB, Neo4j) with
+real MiniLM embeddings: bob's rule plan whose vector search found nothing seeds the expansion from
+the ``entity_chunks`` of an entity that alice's private document also mentions. Nothing of that
+document (its id, its chunks, its text, the entities only it mentions) reaches bob's results, the
+stored Cypher parameters of his trace or his audit, and his ranking is the one he got before the
+private document existed (no side channel through co-occurrence weights); alice, with the same plan,
+does reach them (so the checks can fail)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.graph import open_store
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.engines import Engine
 
 PUBLIC = {
     "pump.md": "The Feed Pump FP-2 is maintained by Grace Hopper. "
@@ -96,15 +96,15 @@ def _hop(plan: Plan, outcomes: dict[int, StepOutcome]) -> StepOutcome:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    root = tmp_path_factory.mktemp("acl-pagerank")
+def world(module_engine: Engine) -> Iterator[World]:
+    root = module_engine.folder
     docs = root / "docs"
     docs.mkdir()
     for name, text in PUBLIC.items():
         (docs / name).write_text(text, encoding="utf-8")
     private = root / "heliotrope.md"
     private.write_text(PRIVATE, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as agent:
         assert agent.ingest([str(docs)]).ingested == len(PUBLIC)
         plan, outcomes = _run(agent, BOB)

@@ -1,7 +1,7 @@
-"""Access control through the whole agent, on both engines (embedded FalkorDB, Neo4j): a
-document only alice may read never reaches bob's answer, citations, trace (every node any step RETURNED), entity resolution, image search,
-conversation memory or tools; the same questions as alice do reach it (so the checks can fail).
-The CLI flags --acl, --user, --groups and --session work end to end."""
+"""Access control through the whole agent, on both engines (embedded FalkorDB, Neo4j): a document
+only alice may read never reaches bob's answer, citations, trace (every node any step RETURNED),
+entity resolution, image search, conversation memory or tools; the same questions as alice do reach
+it (so the checks can fail). The CLI flags --acl, --user, --groups and --session work end to end."""
 
 from __future__ import annotations
 
