@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
 from kgrag.executor.document_handlers import answer_text

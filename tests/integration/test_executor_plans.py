@@ -1,9 +1,10 @@
-"""Issue 4's "done when" checks on the embedded store with real MiniLM embeddings and a small
-corpus ingested through the real Ingestor: a conditional fallback step is taken only when the
-first search is empty; a cyclic plan is refused naming the step; injection attempts (labels,
-template names, quotes and Cypher in parameters, ACL parameters) are refused or are just values;
-an LLM plan's fallback reason reaches the stored trace; and ``kgrag ask --json`` then
-``kgrag trace ID --json`` show the steps, their dependencies, their Cypher and their evidence."""
+"""Issue 4's "done when" checks on both engines (embedded FalkorDB, Neo4j) with real MiniLM
+embeddings and a small corpus ingested through the real Ingestor: a conditional fallback step is
+taken only when the first search is empty; a cyclic plan is refused naming the step; injection
+attempts (labels, template names, quotes and Cypher in parameters, ACL parameters) are refused or
+are just values; an LLM plan's fallback reason reaches the stored trace; and ``kgrag ask --json``
+then ``kgrag trace ID --json`` show the steps, their dependencies, their Cypher and their
+evidence."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.graph import cypher, open_store
+from kgrag.graph import cypher
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import RuleEntityExtractor
@@ -32,6 +33,7 @@ from kgrag.planner.analysis import analyse
 from kgrag.planner.llm import llm_plan
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 
 CORPUS = {
@@ -67,9 +69,9 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    root = tmp_path_factory.mktemp("plans")
-    s = open_store(f"falkordb-lite:///{root}/kg.db")
+def store(module_engine: Engine, embedder: TextEmbedder) -> Iterator[GraphStore]:
+    root = module_engine.folder
+    s = module_engine.open()
     ensure_space(
         s, EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions)
     )
@@ -360,11 +362,14 @@ def test_the_llm_fallback_reason_is_recorded_in_the_trace(
 # --------------------------------------------------------------------- the CLI, end to end
 
 
-def test_cli_ask_json_then_trace_json(tmp_path: Path) -> None:
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
+def test_cli_ask_json_then_trace_json(engine: Engine) -> None:
     from kgrag.cli import app
 
-    runner = CliRunner()
-    uri = f"falkordb-lite:///{tmp_path}/kg.db"
+    tmp_path = engine.folder
+    runner = CliRunner(env={**engine.env(), "KGRAG_DATA_DIR": str(tmp_path)})
+    uri = engine.uri
     corpus = _write(tmp_path / "corpus", CORPUS)
     ingested = runner.invoke(app, ["ingest", str(corpus), "--store", uri, "--json"])
     assert ingested.exit_code == 0, ingested.output
