@@ -1,6 +1,6 @@
-"""Multi-hop retrieval on the embedded store with real MiniLM embeddings: the rule plan (bridge
-retrieval in its ``multi_hop`` step) finds the passage of every hop of a 2-hop and a 3-hop
-question, where plain vector search over the same store misses one hop."""
+"""Multi-hop retrieval on both engines (embedded FalkorDB, Neo4j) with real MiniLM embeddings: the
+rule plan (bridge retrieval in its ``multi_hop`` step) finds the passage of every hop of a 2-hop and
+a 3-hop question, where plain vector search over the same store misses one hop."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from kgrag.agent.loop import final_evidence
 from kgrag.executor.handlers import ExecutionEnv
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.scheduler import Executor
-from kgrag.graph import open_store
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.engines import Engine
 
 # Each file's first line is its title (the passage's main entity). Distractors share the
 # questions' wording (painters, birthplaces, harbours) so that plain vector search prefers them
@@ -44,13 +44,13 @@ THREE_HOP_GOLD = {"The Quiet Harbour", "Mirela Vastok", "Kestrin"}
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeAgent]:
-    root = tmp_path_factory.mktemp("multihop")
+def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
+    root = module_engine.folder
     docs = root / "docs"
     docs.mkdir()
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
         report = a.ingest([str(docs)])
         assert report.ingested == len(CORPUS), report.failures
@@ -122,17 +122,17 @@ def _long_document(root_text: str, filler: str, n: int) -> str:
     return " ".join([root_text, *(filler.format(i=i) for i in range(n))])
 
 
-def test_multi_hop_walks_only_the_relationships_it_names(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    root = tmp_path_factory.mktemp("next")
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
+def test_multi_hop_walks_only_the_relationships_it_names(engine: Engine) -> None:
+    root = engine.folder
     text = _long_document(
         "The zeppelin hangar doors carry a warranty of seven years from Hallmark Doors.",
         "Inspection note {i} records that the hangar crew oiled the rails and checked the seals.",
         60,
     )
     (root / "hangar.txt").write_text(text, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
         assert a.ingest([str(root / "hangar.txt")]).ingested == 1
         chunks = [
