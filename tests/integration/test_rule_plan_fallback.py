@@ -1,6 +1,6 @@
-"""The rule plan's entity fallback on the embedded store: the named entities' chunks (and the
-paths between them) are read only when the vector search found nothing, and then seed the
-PageRank expansion; with vector hits they are skipped and the bridge retrieval runs."""
+"""The rule plan's entity fallback on both engines (embedded FalkorDB, Neo4j): the named entities'
+chunks (and the paths between them) are read only when the vector search found nothing, and then
+seed the PageRank expansion; with vector hits they are skipped and the bridge retrieval runs."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from kgrag.errors import ModelError
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.scheduler import Executor
-from kgrag.graph import open_store
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
+from tests.support.engines import Engine
 
 CORPUS = {
     "quiet_harbour.txt": "The Quiet Harbour\nThe Quiet Harbour is an oil painting of fishing "
@@ -49,13 +49,13 @@ class _UnavailableEmbedder:
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeAgent]:
-    root = tmp_path_factory.mktemp("fallback")
+def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
+    root = module_engine.folder
     docs = root / "docs"
     docs.mkdir()
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
         report = a.ingest([str(docs)])
         assert report.ingested == len(CORPUS), report.failures
