@@ -32,6 +32,7 @@ from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.models import Plan
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import outcomes_digest, same_on_both_engines
 from tests.support.engines import Engine
 
 PUBLIC = "The Feed Pump FP-2 is maintained by Grace Hopper. It moves water to the filters.\n"
@@ -231,9 +232,14 @@ UNASKED = ("heliotrope", "hedy", "lamarr")
 
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_bob_gets_nothing_of_alices_document_from_any_step_type(
-    store: GraphStore, folder: Path, private_ids: set[str], name: str
+    store: GraphStore,
+    folder: Path,
+    private_ids: set[str],
+    name: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     outcomes = _run(store, folder, name, AccessContext(user="bob"))
+    same_on_both_engines(request, "outcomes", outcomes_digest(store, outcomes))
     last = outcomes[max(outcomes)]
     assert last.status == "ok", last.error
     ids = [i.lower() for i in private_ids]
@@ -245,9 +251,14 @@ def test_bob_gets_nothing_of_alices_document_from_any_step_type(
 
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_the_same_plans_reach_it_for_alice(
-    store: GraphStore, folder: Path, private_ids: set[str], name: str
+    store: GraphStore,
+    folder: Path,
+    private_ids: set[str],
+    name: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     outcomes = _run(store, folder, name, AccessContext(user="alice"))
+    same_on_both_engines(request, "outcomes", outcomes_digest(store, outcomes))
     last = outcomes[max(outcomes)]
     assert last.status == "ok", last.error
     hits = [h for o in outcomes.values() for h in o.result]

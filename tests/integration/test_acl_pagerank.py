@@ -29,6 +29,7 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import outcomes_digest, same_on_both_engines, shared_folder
 from tests.support.engines import Engine
 
 PUBLIC = {
@@ -96,10 +97,12 @@ def _hop(plan: Plan, outcomes: dict[int, StepOutcome]) -> StepOutcome:
 
 
 @pytest.fixture(scope="module")
-def world(module_engine: Engine) -> Iterator[World]:
-    root = module_engine.folder
+def world(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    root = shared_folder(
+        tmp_path_factory, "test_acl_pagerank"
+    )  # the same paths for both engines (tests/support/across.py)
     docs = root / "docs"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     for name, text in PUBLIC.items():
         (docs / name).write_text(text, encoding="utf-8")
     private = root / "heliotrope.md"
@@ -129,6 +132,12 @@ def world(module_engine: Engine) -> Iterator[World]:
         yield World(agent, doc, chunks, entities, before)
 
 
+def _stable(world: World, value: Any) -> Any:
+    from tests.support.across import stable_ids
+
+    return stable_ids(world.agent.store, value)
+
+
 def _secrets(world: World) -> list[str]:
     names = [n.lower() for n in world.private_entities.values()]
     return [world.private_doc, *world.private_chunks, *world.private_entities, *names, *SECRETS]
@@ -149,8 +158,11 @@ def _traced(
     return plan, outcomes
 
 
-def test_bobs_pagerank_walk_never_reaches_alices_document(world: World) -> None:
+def test_bobs_pagerank_walk_never_reaches_alices_document(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _traced(world, BOB, "q-bob")
+    same_on_both_engines(request, "outcomes", outcomes_digest(world.agent.store, outcomes))
     hop = _hop(plan, outcomes)
     store = world.agent.store
     ran = [text for text, _ in hop.statements]
@@ -174,15 +186,22 @@ def test_bobs_pagerank_walk_never_reaches_alices_document(world: World) -> None:
     assert not _leaks(world, audit.to_html())
 
 
-def test_bobs_ranking_does_not_depend_on_alices_document(world: World) -> None:
+def test_bobs_ranking_does_not_depend_on_alices_document(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _run(world.agent, BOB)
     after = [(h.id, h.score) for h in _hop(plan, outcomes).result]
+    same_on_both_engines(request, "before", _stable(world, world.bob_before))
+    same_on_both_engines(request, "after", _stable(world, after))
     assert [i for i, _ in after] == [i for i, _ in world.bob_before]
     assert [s for _, s in after] == pytest.approx([s for _, s in world.bob_before])
 
 
-def test_alice_does_reach_her_document_and_its_entities(world: World) -> None:
+def test_alice_does_reach_her_document_and_its_entities(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _traced(world, ALICE, "q-alice")
+    same_on_both_engines(request, "outcomes", outcomes_digest(world.agent.store, outcomes))
     hop = _hop(plan, outcomes)
     assert world.private_chunks & {h.id for h in hop.result}
     reached = {i for _, params in hop.statements for i in params.get("ids", [])}

@@ -37,6 +37,7 @@ from kgrag.ingest.pipeline import IngestOptions
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
 from kgrag.modalities.clip import tiny_clip_embedder
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is missing")
@@ -55,8 +56,12 @@ def store(module_engine: Engine) -> Iterator[GraphStore]:
 
 
 @pytest.fixture(scope="module")
-def agent(store: GraphStore, folder: Path) -> KnowledgeAgent:
-    corpus = folder / "corpus"
+def agent(
+    store: GraphStore, folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> KnowledgeAgent:
+    corpus = shared_folder(
+        tmp_path_factory, "test_agent_attachments"
+    )  # the same paths for both engines (tests/support/across.py)
     paths = make_corpus(corpus)
     a = KnowledgeAgent(
         store,

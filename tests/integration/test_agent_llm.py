@@ -28,6 +28,7 @@ from kgrag.llm import LLMClient
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -97,8 +98,12 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(module_engine: Engine, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    folder = module_engine.folder
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    folder = shared_folder(
+        tmp_path_factory, "test_agent_llm"
+    )  # the same paths for both engines (tests/support/across.py)
     (folder / "roster.md").write_text(ROSTER, encoding="utf-8")
     s = module_engine.open()
     assert KnowledgeAgent(s, embedder).ingest([str(folder / "roster.md")]).ingested == 1

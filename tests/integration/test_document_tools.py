@@ -36,6 +36,7 @@ from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import analyse
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.models import Plan
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 from tests.support.pdfgen import write_pdf
@@ -88,8 +89,12 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(module_engine: Engine, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    root = module_engine.folder
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    root = shared_folder(
+        tmp_path_factory, "test_document_tools"
+    )  # the same paths for both engines (tests/support/across.py)
     lines = []
     for rel, (text, meta) in CORPUS.items():
         path = root / "corpus" / rel
@@ -120,7 +125,7 @@ def store(module_engine: Engine, embedder: TextEmbedder) -> Iterator[GraphStore]
         embedder,
         RuleEntityExtractor(),
         image_embedder=lambda: clip,
-        options=IngestOptions(image_dir=root / "images"),
+        options=IngestOptions(image_dir=module_engine.folder / "images"),
     )
     report = ingestor.ingest_paths([str(manifest)])
     assert report.ingested == 7 and report.failed == 0, report.failures

@@ -33,6 +33,7 @@ from kgrag.planner.analysis import analyse
 from kgrag.planner.llm import llm_plan
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -69,13 +70,17 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(module_engine: Engine, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    root = module_engine.folder
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    root = shared_folder(
+        tmp_path_factory, "test_executor_plans"
+    )  # the same paths for both engines (tests/support/across.py)
     s = module_engine.open()
     ensure_space(
         s, EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions)
     )
-    options = IngestOptions(image_dir=root / "images")
+    options = IngestOptions(image_dir=module_engine.folder / "images")
     ingestor = Ingestor(s, embedder, RuleEntityExtractor(), options=options)
     public = ingestor.ingest_paths([str(_write(root / "corpus", CORPUS))])
     secret = ingestor.ingest_paths([str(_write(root / "secret", SECRET))], acl=["board"])

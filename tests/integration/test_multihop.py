@@ -16,6 +16,7 @@ from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import same_on_both_engines, shared_folder
 from tests.support.engines import Engine
 
 # Each file's first line is its title (the passage's main entity). Distractors share the
@@ -44,10 +45,14 @@ THREE_HOP_GOLD = {"The Quiet Harbour", "Mirela Vastok", "Kestrin"}
 
 
 @pytest.fixture(scope="module")
-def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
-    root = module_engine.folder
+def agent(
+    module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KnowledgeAgent]:
+    root = shared_folder(
+        tmp_path_factory, "test_multihop"
+    )  # the same paths for both engines (tests/support/across.py)
     docs = root / "docs"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
     store = module_engine.open()
@@ -103,11 +108,13 @@ def _kgrag(
     ids=["2hop", "3hop"],
 )
 def test_every_hop_is_retrieved_where_vector_search_misses_one(
-    agent: KnowledgeAgent, question: str, gold: set[str], hops: int
+    agent: KnowledgeAgent, question: str, gold: set[str], hops: int, request: pytest.FixtureRequest
 ) -> None:
     n = 5  # recall@5, the benchmark's cut-off
     dense = _dense(agent, question, n)
     found, plan, statements = _kgrag(agent, question, n, hops)
+    same_on_both_engines(request, "dense", dense)
+    same_on_both_engines(request, "kgrag", found)
     assert not gold <= set(dense), f"plain vector search already finds every hop: {dense}"
     assert "Mirela Vastok" not in dense  # the bridge passage is the hop it misses
     assert gold <= set(found), f"kgrag top {n}: {found}"
@@ -124,8 +131,10 @@ def _long_document(root_text: str, filler: str, n: int) -> str:
 
 # On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
 # tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
-def test_multi_hop_walks_only_the_relationships_it_names(engine: Engine) -> None:
-    root = engine.folder
+def test_multi_hop_walks_only_the_relationships_it_names(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = shared_folder(tmp_path_factory, "test_multihop-next")
     text = _long_document(
         "The zeppelin hangar doors carry a warranty of seven years from Hallmark Doors.",
         "Inspection note {i} records that the hangar crew oiled the rails and checked the seals.",
@@ -179,6 +188,7 @@ def test_multi_hop_walks_only_the_relationships_it_names(engine: Engine) -> None
             return [h.id for h in outcomes[2].result], [("NEXT", "MENTIONS")[i] for i in ran]
 
         reached, walked = hop(["NEXT"])
+        same_on_both_engines(request, "reached", [chunks.index(c) for c in reached])
         assert walked == ["NEXT"]
         assert chunks[1] in reached and chunks[2] not in reached  # one hop along reading order
         _, walked = hop(["RELATED"])

@@ -31,6 +31,7 @@ from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
 from kgrag.modalities.text import OpenAIEmbedder
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -195,8 +196,10 @@ class Corpus:
 
 
 @pytest.fixture(scope="module")
-def corpus(module_engine: Engine) -> Iterator[Corpus]:
-    folder = module_engine.folder
+def corpus(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    folder = shared_folder(
+        tmp_path_factory, "test_prompt_injection"
+    )  # the same paths for both engines (tests/support/across.py)
     (folder / "pump_memo.md").write_text(PUBLIC_TEXT, encoding="utf-8")
     (folder / "heliotrope.md").write_text(PRIVATE_TEXT, encoding="utf-8")
     with LocalOpenAIServer(chat_handler=ObeyingModel()) as server:

@@ -19,6 +19,7 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.executor.trace import read_trace
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
+from tests.support.across import shared_folder
 from tests.support.engines import Engine
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -31,11 +32,14 @@ HOSTILE = (
 
 
 @pytest.fixture(scope="module")
-def traced(module_engine: Engine) -> Iterator[tuple[Engine, str, Path]]:
+def traced(
+    module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, str, Path]]:
     """A store with two documents (one with hostile text) and one answered question."""
     root = module_engine.folder
-    corpus = root / "corpus"
-    corpus.mkdir()
+    corpus = shared_folder(
+        tmp_path_factory, "test_viewer"
+    )  # the same paths for both engines (tests/support/across.py)
     (corpus / "roster.md").write_text(
         "# Maintenance roster\n\nThe Feed Pump FP-2 is maintained by Grace Hopper, who also "
         "keeps the spare seals.\n\nThe Pressure Valve PV-7 is maintained by Ada Lovelace.\n"
