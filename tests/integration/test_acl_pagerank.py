@@ -98,9 +98,8 @@ def _hop(plan: Plan, outcomes: dict[int, StepOutcome]) -> StepOutcome:
 
 @pytest.fixture(scope="module")
 def world(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    root = shared_folder(
-        tmp_path_factory, "test_acl_pagerank"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_acl_pagerank")
     docs = root / "docs"
     docs.mkdir(exist_ok=True)
     for name, text in PUBLIC.items():

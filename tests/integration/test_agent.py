@@ -63,9 +63,8 @@ def store(module_engine: Engine) -> Iterator[GraphStore]:
 def agent(
     store: GraphStore, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> KnowledgeAgent:
-    corpus = shared_folder(
-        tmp_path_factory, "test_agent"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_agent")
     for name, text in CORPUS.items():
         (corpus / name).write_text(text, encoding="utf-8")
     a = KnowledgeAgent(store, embedder)

@@ -31,7 +31,11 @@ from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import compared_across_engines  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC_TEXT = (
     "The Feed Pump FP-2 is maintained by Grace Hopper. "

@@ -37,10 +37,14 @@ from kgrag.ingest.pipeline import IngestOptions
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
 from kgrag.modalities.clip import tiny_clip_embedder
-from tests.support.across import shared_folder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is missing")
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is missing"),
+    pytest.mark.usefixtures("compared_across_engines"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -59,16 +63,16 @@ def store(module_engine: Engine) -> Iterator[GraphStore]:
 def agent(
     store: GraphStore, folder: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> KnowledgeAgent:
-    corpus = shared_folder(
-        tmp_path_factory, "test_agent_attachments"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_agent_attachments")
     paths = make_corpus(corpus)
     a = KnowledgeAgent(
         store,
         factory.text_embedder(Settings()),
         image_embedder=cache(tiny_clip_embedder),
         transcriber=cache(lambda: auto_transcriber("auto", cpu_threads=1)),
-        ingest_options=IngestOptions(image_dir=folder / "images"),
+        # the PDF's figures too: answers quote their paths
+        ingest_options=IngestOptions(image_dir=corpus.parent / "test_agent_attachments-images"),
     )
     report = a.ingest([str(p) for p in paths])
     assert report.failed == 0 and report.ingested == len(paths), report.failures

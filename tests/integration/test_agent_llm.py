@@ -28,9 +28,12 @@ from kgrag.llm import LLMClient
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
 from kgrag.tools import ToolContext, default_registry
-from tests.support.across import shared_folder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 ROSTER = (
     "The Pressure Valve PV-7 is maintained by Ada Lovelace. She inspects it every Monday.\n\n"
@@ -101,9 +104,8 @@ def embedder() -> TextEmbedder:
 def store(
     module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GraphStore]:
-    folder = shared_folder(
-        tmp_path_factory, "test_agent_llm"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    folder = shared_folder(tmp_path_factory, "test_agent_llm")
     (folder / "roster.md").write_text(ROSTER, encoding="utf-8")
     s = module_engine.open()
     assert KnowledgeAgent(s, embedder).ingest([str(folder / "roster.md")]).ingested == 1

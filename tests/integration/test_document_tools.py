@@ -36,10 +36,13 @@ from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import analyse
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.models import Plan
-from tests.support.across import shared_folder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 from tests.support.pdfgen import write_pdf
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "docs" / "examples" / "rerank_rules.toml"
@@ -92,9 +95,8 @@ def embedder() -> TextEmbedder:
 def store(
     module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GraphStore]:
-    root = shared_folder(
-        tmp_path_factory, "test_document_tools"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_document_tools")
     lines = []
     for rel, (text, meta) in CORPUS.items():
         path = root / "corpus" / rel

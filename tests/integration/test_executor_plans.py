@@ -33,9 +33,12 @@ from kgrag.planner.analysis import analyse
 from kgrag.planner.llm import llm_plan
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
-from tests.support.across import shared_folder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 CORPUS = {
     "pumps.txt": (
@@ -73,9 +76,8 @@ def embedder() -> TextEmbedder:
 def store(
     module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GraphStore]:
-    root = shared_folder(
-        tmp_path_factory, "test_executor_plans"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_executor_plans")
     s = module_engine.open()
     ensure_space(
         s, EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions)

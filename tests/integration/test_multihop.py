@@ -48,9 +48,8 @@ THREE_HOP_GOLD = {"The Quiet Harbour", "Mirela Vastok", "Kestrin"}
 def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KnowledgeAgent]:
-    root = shared_folder(
-        tmp_path_factory, "test_multihop"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_multihop")
     docs = root / "docs"
     docs.mkdir(exist_ok=True)
     for name, text in CORPUS.items():

@@ -53,9 +53,8 @@ class _UnavailableEmbedder:
 def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KnowledgeAgent]:
-    root = shared_folder(
-        tmp_path_factory, "test_rule_plan_fallback"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_rule_plan_fallback")
     docs = root / "docs"
     docs.mkdir(exist_ok=True)
     for name, text in CORPUS.items():

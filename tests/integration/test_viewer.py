@@ -19,8 +19,11 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.executor.trace import read_trace
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
-from tests.support.across import shared_folder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -37,9 +40,8 @@ def traced(
 ) -> Iterator[tuple[Engine, str, Path]]:
     """A store with two documents (one with hostile text) and one answered question."""
     root = module_engine.folder
-    corpus = shared_folder(
-        tmp_path_factory, "test_viewer"
-    )  # the same paths for both engines (tests/support/across.py)
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_viewer")
     (corpus / "roster.md").write_text(
         "# Maintenance roster\n\nThe Feed Pump FP-2 is maintained by Grace Hopper, who also "
         "keeps the spare seals.\n\nThe Pressure Valve PV-7 is maintained by Ada Lovelace.\n"

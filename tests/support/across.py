@@ -10,6 +10,7 @@ nothing. Values are plain data: dicts, lists, tuples, strings, numbers, None.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from pprint import pformat
 from typing import Any
@@ -147,3 +148,38 @@ def outcomes_digest(store: Any, outcomes: dict[int, Any]) -> dict[int, Any]:
         for sid, o in sorted(outcomes.items())
     }
     return stable_ids(store, digest)
+
+
+@pytest.fixture
+def compared_across_engines(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Every plan the test runs (``Executor.run``) and every answer it gets
+    (``KnowledgeAgent.ask``, the CLI's included) is recorded, the real calls unchanged; after the
+    test the record must be the same on the other engine (:func:`same_on_both_engines`).
+    Use it with ``pytestmark = pytest.mark.usefixtures("compared_across_engines")``; tests of the
+    module that run on no engine are not compared."""
+    from kgrag.agent.agent import KnowledgeAgent
+    from kgrag.executor.scheduler import Executor
+
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    if not any(f in params for f in _ENGINE_FIXTURES):
+        yield
+        return
+    record: list[tuple[str, Any]] = []
+    run, ask = Executor.run, KnowledgeAgent.ask
+
+    def recorded_run(self: Executor, *args: Any, **kwargs: Any) -> Any:
+        outcomes = run(self, *args, **kwargs)
+        record.append(("run", outcomes_digest(self.env.store, outcomes)))
+        return outcomes
+
+    def recorded_ask(self: KnowledgeAgent, *args: Any, **kwargs: Any) -> Any:
+        answer = ask(self, *args, **kwargs)
+        record.append(("ask", answer_digest(self.store, answer)))
+        return answer
+
+    monkeypatch.setattr(Executor, "run", recorded_run)
+    monkeypatch.setattr(KnowledgeAgent, "ask", recorded_ask)
+    yield
+    same_on_both_engines(request, "runs", record)
