@@ -32,8 +32,15 @@ from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.models import Plan
 from kgrag.tools import ToolContext, default_registry
-from tests.support.across import outcomes_digest, same_on_both_engines
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    outcomes_digest,
+    same_on_both_engines,
+)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC = "The Feed Pump FP-2 is maintained by Grace Hopper. It moves water to the filters.\n"
 PRIVATE = (

@@ -29,8 +29,16 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
-from tests.support.across import outcomes_digest, same_on_both_engines, shared_folder
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    outcomes_digest,
+    same_on_both_engines,
+    shared_folder,
+)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC = {
     "pump.md": "The Feed Pump FP-2 is maintained by Grace Hopper. "

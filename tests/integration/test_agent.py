@@ -22,8 +22,16 @@ from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
-from tests.support.across import answer_digest, same_on_both_engines, shared_folder
+from tests.support.across import (  # noqa: F401 (a fixture)
+    answer_digest,
+    compared_across_engines,
+    same_on_both_engines,
+    shared_folder,
+)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 EXIT_REASONS = {
     "satisfied",

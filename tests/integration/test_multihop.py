@@ -16,8 +16,15 @@ from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
-from tests.support.across import same_on_both_engines, shared_folder
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    same_on_both_engines,
+    shared_folder,
+)
 from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 # Each file's first line is its title (the passage's main entity). Distractors share the
 # questions' wording (painters, birthplaces, harbours) so that plain vector search prefers them
