@@ -33,7 +33,7 @@ from kgrag.planner.analysis import analyse
 from kgrag.planner.llm import llm_plan
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
-from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.across import compared_across_engines, same_on_both_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -414,3 +414,27 @@ def test_cli_ask_json_then_trace_json(engine: Engine) -> None:
     cited = {c["node_id"] for c in answer["citations"]}
     returned = {r["id"] for s in ran for r in s["returned"]}
     assert cited <= returned  # every citation is evidence the trace returned
+
+
+# ------------------------------------------------------------- full-text reads, one ranking
+
+
+def test_full_text_reads_score_and_rank_the_same_on_both_engines(
+    store: GraphStore, request: pytest.FixtureRequest
+) -> None:
+    """The engines' own full-text scores differ in kind (Lucene BM25, unbounded, on Neo4j;
+    RediSearch TF-IDF on FalkorDB): the statements score by the share of the query's terms a text
+    contains, a similarity in [0, 1] that the rule plan fuses with vector similarities."""
+    public = {"principals": ["*"], "admin": False}
+    rows = store.read(
+        "templates/chunks_fulltext", {"query": "pump | bearing | okafor", "k": 10, **public}
+    )
+    texts = {r["title"]: r["text"] for r in rows}
+    assert [r["score"] for r in rows] == pytest.approx([2 / 3, 2 / 3])
+    assert [r["title"] for r in rows] == sorted(texts, key=lambda t: len(texts[t]))
+    assert "Zephyr" not in str(rows)  # the board's document, although it names no term
+    entities = store.read("fulltext_entities", {"query": "feed pump", "k": 5})
+    assert entities[0]["name"] == "Feed Pump FP-2" and entities[0]["score"] == 1.0
+    assert all(0 <= r["score"] <= 1 for r in entities)
+    same_on_both_engines(request, "chunks", [(r["id"], r["score"]) for r in rows])
+    same_on_both_engines(request, "entities", [(r["id"], r["score"]) for r in entities])
