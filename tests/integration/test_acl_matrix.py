@@ -1,7 +1,8 @@
-"""Access control for every step type: each plan below would reach alice's private document (a
-text naming the Zephyr Turbine ZT-9 and a red-circle drawing) if its reads were not filtered.
-Run as bob, no result, no statement parameter and no trace node of any step holds anything of
-it; run as alice, the same plan does reach it, so every check here can fail."""
+"""Access control for every step type, on both engines (embedded FalkorDB, Neo4j): each plan below
+would reach alice's private document (a text naming the Zephyr Turbine ZT-9 and a red-circle
+drawing) if its reads were not filtered. Run as bob, no result, no statement parameter and no trace
+node of any step holds anything of it; run as alice, the same plan does reach it, so every check
+here can fail."""
 
 from __future__ import annotations
 
@@ -26,12 +27,20 @@ from kgrag.executor.attachment_handlers import AttachmentInputs
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.scheduler import Executor
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.models import Plan
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    outcomes_digest,
+    same_on_both_engines,
+)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC = "The Feed Pump FP-2 is maintained by Grace Hopper. It moves water to the filters.\n"
 PRIVATE = (
@@ -161,8 +170,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def store(folder: Path) -> Iterator[GraphStore]:
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+def store(folder: Path, module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     agent = KnowledgeAgent(
         s, factory.text_embedder(Settings()), image_embedder=cache(tiny_clip_embedder)
     )
@@ -230,9 +239,14 @@ UNASKED = ("heliotrope", "hedy", "lamarr")
 
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_bob_gets_nothing_of_alices_document_from_any_step_type(
-    store: GraphStore, folder: Path, private_ids: set[str], name: str
+    store: GraphStore,
+    folder: Path,
+    private_ids: set[str],
+    name: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     outcomes = _run(store, folder, name, AccessContext(user="bob"))
+    same_on_both_engines(request, "outcomes", outcomes_digest(store, outcomes))
     last = outcomes[max(outcomes)]
     assert last.status == "ok", last.error
     ids = [i.lower() for i in private_ids]
@@ -244,9 +258,14 @@ def test_bob_gets_nothing_of_alices_document_from_any_step_type(
 
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_the_same_plans_reach_it_for_alice(
-    store: GraphStore, folder: Path, private_ids: set[str], name: str
+    store: GraphStore,
+    folder: Path,
+    private_ids: set[str],
+    name: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     outcomes = _run(store, folder, name, AccessContext(user="alice"))
+    same_on_both_engines(request, "outcomes", outcomes_digest(store, outcomes))
     last = outcomes[max(outcomes)]
     assert last.status == "ok", last.error
     hits = [h for o in outcomes.values() for h in o.result]

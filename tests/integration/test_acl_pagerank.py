@@ -1,10 +1,10 @@
-"""Access control of the PageRank ``multi_hop`` path on the embedded store with real MiniLM
-embeddings: bob's rule plan whose vector search found nothing seeds the expansion from the
-``entity_chunks`` of an entity that alice's private document also mentions. Nothing of that
-document (its id, its chunks, its text, the entities only it mentions) reaches bob's results,
-the stored Cypher parameters of his trace or his audit, and his ranking is the one he got before
-the private document existed (no side channel through co-occurrence weights); alice, with the
-same plan, does reach them (so the checks can fail)."""
+"""Access control of the PageRank ``multi_hop`` path on both engines (embedded FalkorDB, Neo4j) with
+real MiniLM embeddings: bob's rule plan whose vector search found nothing seeds the expansion from
+the ``entity_chunks`` of an entity that alice's private document also mentions. Nothing of that
+document (its id, its chunks, its text, the entities only it mentions) reaches bob's results, the
+stored Cypher parameters of his trace or his audit, and his ranking is the one he got before the
+private document existed (no side channel through co-occurrence weights); alice, with the same plan,
+does reach them (so the checks can fail)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,20 @@ from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.graph import open_store
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    outcomes_digest,
+    same_on_both_engines,
+    shared_folder,
+)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC = {
     "pump.md": "The Feed Pump FP-2 is maintained by Grace Hopper. "
@@ -96,15 +105,16 @@ def _hop(plan: Plan, outcomes: dict[int, StepOutcome]) -> StepOutcome:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    root = tmp_path_factory.mktemp("acl-pagerank")
+def world(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_acl_pagerank")
     docs = root / "docs"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     for name, text in PUBLIC.items():
         (docs / name).write_text(text, encoding="utf-8")
     private = root / "heliotrope.md"
     private.write_text(PRIVATE, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as agent:
         assert agent.ingest([str(docs)]).ingested == len(PUBLIC)
         plan, outcomes = _run(agent, BOB)
@@ -129,6 +139,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         yield World(agent, doc, chunks, entities, before)
 
 
+def _stable(world: World, value: Any) -> Any:
+    from tests.support.across import stable_ids
+
+    return stable_ids(world.agent.store, value)
+
+
 def _secrets(world: World) -> list[str]:
     names = [n.lower() for n in world.private_entities.values()]
     return [world.private_doc, *world.private_chunks, *world.private_entities, *names, *SECRETS]
@@ -149,8 +165,11 @@ def _traced(
     return plan, outcomes
 
 
-def test_bobs_pagerank_walk_never_reaches_alices_document(world: World) -> None:
+def test_bobs_pagerank_walk_never_reaches_alices_document(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _traced(world, BOB, "q-bob")
+    same_on_both_engines(request, "outcomes", outcomes_digest(world.agent.store, outcomes))
     hop = _hop(plan, outcomes)
     store = world.agent.store
     ran = [text for text, _ in hop.statements]
@@ -174,15 +193,22 @@ def test_bobs_pagerank_walk_never_reaches_alices_document(world: World) -> None:
     assert not _leaks(world, audit.to_html())
 
 
-def test_bobs_ranking_does_not_depend_on_alices_document(world: World) -> None:
+def test_bobs_ranking_does_not_depend_on_alices_document(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _run(world.agent, BOB)
     after = [(h.id, h.score) for h in _hop(plan, outcomes).result]
+    same_on_both_engines(request, "before", _stable(world, world.bob_before))
+    same_on_both_engines(request, "after", _stable(world, after))
     assert [i for i, _ in after] == [i for i, _ in world.bob_before]
     assert [s for _, s in after] == pytest.approx([s for _, s in world.bob_before])
 
 
-def test_alice_does_reach_her_document_and_its_entities(world: World) -> None:
+def test_alice_does_reach_her_document_and_its_entities(
+    world: World, request: pytest.FixtureRequest
+) -> None:
     plan, outcomes = _traced(world, ALICE, "q-alice")
+    same_on_both_engines(request, "outcomes", outcomes_digest(world.agent.store, outcomes))
     hop = _hop(plan, outcomes)
     assert world.private_chunks & {h.id for h in hop.result}
     reached = {i for _, params in hop.statements for i in params.get("ids", [])}

@@ -1,13 +1,13 @@
-"""The agent's offline paths on the embedded store with real MiniLM embeddings: multi-hop
-extractive answers with citations that the trace returned, the evaluate/refine loop and its exit
-reasons, typed events from ``stream``, conversation memory in the graph, groundedness."""
+"""The agent's offline paths on both engines (embedded FalkorDB, Neo4j) with real MiniLM
+embeddings: multi-hop extractive answers with citations that the trace returned, the
+evaluate/refine loop and its exit reasons, typed events from ``stream``, conversation memory in
+the graph, groundedness."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +19,19 @@ from kgrag.agent.audit import build_audit
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
+from tests.support.across import (  # noqa: F401 (a fixture)
+    answer_digest,
+    compared_across_engines,
+    same_on_both_engines,
+    shared_folder,
+)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 EXIT_REASONS = {
     "satisfied",
@@ -52,9 +61,8 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    folder = tmp_path_factory.mktemp("agent")
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+def store(module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     yield s
     s.close()
 
@@ -63,7 +71,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
 def agent(
     store: GraphStore, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> KnowledgeAgent:
-    corpus = tmp_path_factory.mktemp("corpus")
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_agent")
     for name, text in CORPUS.items():
         (corpus / name).write_text(text, encoding="utf-8")
     a = KnowledgeAgent(store, embedder)
@@ -85,9 +94,10 @@ def _check_citations(store: GraphStore, answer: Answer) -> None:
 
 
 def test_multi_hop_question_follows_the_meeting_to_the_maintainer(
-    agent: KnowledgeAgent, store: GraphStore
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
 ) -> None:
     answer = agent.ask("Who maintains the part that the meeting agreed to replace?")
+    same_on_both_engines(request, "answer", answer_digest(store, answer))
     assert answer.mode == "extractive"
     assert answer.answer.startswith("Extractive answer")
     assert "Ada Lovelace" in answer.answer
@@ -102,18 +112,23 @@ def test_multi_hop_question_follows_the_meeting_to_the_maintainer(
     assert q["groundedness"] == answer.groundedness and q["answer_mode"] == "extractive"
 
 
-def test_sentences_without_key_term_support_are_not_chosen(agent: KnowledgeAgent) -> None:
+def test_sentences_without_key_term_support_are_not_chosen(
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
+) -> None:
     answer = agent.ask("What happened to the Feed Pump FP-2 and who fixed it?")
+    same_on_both_engines(request, "answer", answer_digest(store, answer))
     assert "lost pressure after a seal failed" in answer.answer
     assert "Grace Hopper replaced the seal" in answer.answer
     assert "soup" not in answer.answer and "Thursday" not in answer.answer
 
 
 def test_unanswerable_question_refines_and_stops_with_a_reason(
-    agent: KnowledgeAgent, store: GraphStore
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
 ) -> None:
     events: list[object] = []
     answer = agent.ask("What is the warranty of the zeppelin quasar?", on_event=events.append)
+    same_on_both_engines(request, "answer", answer_digest(store, answer))
+    same_on_both_engines(request, "decisions", [d.model_dump() for d in answer.decisions])
     evaluations = [e for e in events if getattr(e, "kind", None) == "evaluation"]
     assert evaluations[0].decision == "REFINE"  # type: ignore[attr-defined]
     assert evaluations[0].next_query  # type: ignore[attr-defined]
@@ -143,28 +158,36 @@ def test_unanswerable_question_refines_and_stops_with_a_reason(
 
 
 def test_max_iterations_one_stops_after_one_iteration(
-    store: GraphStore, embedder: TextEmbedder, agent: KnowledgeAgent
+    store: GraphStore, embedder: TextEmbedder, agent: KnowledgeAgent, request: pytest.FixtureRequest
 ) -> None:
     once = KnowledgeAgent(store, embedder, limits=QueryLimits(max_iterations=1))
     answer = once.ask("What is the warranty of the zeppelin quasar?")
+    same_on_both_engines(request, "answer", answer_digest(store, answer))
     assert (answer.exit_reason, answer.iterations) == ("max_iterations", 1)
 
 
-def test_limits_from_settings_reach_the_questions(tmp_path: Path) -> None:
-    settings = Settings(
-        store=f"falkordb-lite:///{tmp_path}/kg.db", data_dir=tmp_path, max_iterations=1
-    )
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
+def test_limits_from_settings_reach_the_questions(
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    tmp_path = shared_folder(tmp_path_factory, "test_agent-limits")
+    settings = engine.settings(max_iterations=1, data_dir=engine.folder)
     (tmp_path / "note.txt").write_text("The zeppelin hangar opens at dawn.", encoding="utf-8")
     with KnowledgeAgent.open(settings) as opened:
         assert opened.limits == QueryLimits.from_settings(settings)
         opened.ingest([str(tmp_path / "note.txt")])
         answer = opened.ask("What is the warranty of the zeppelin quasar?")
+        same_on_both_engines(request, "answer", answer_digest(opened.store, answer))
     assert (answer.exit_reason, answer.iterations) == ("max_iterations", 1)
 
 
-def test_stream_yields_typed_events_in_order(agent: KnowledgeAgent) -> None:
+def test_stream_yields_typed_events_in_order(
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
+) -> None:
     events = list(agent.stream("Who keeps the spare seals?"))
     kinds = [e.kind for e in events]
+    same_on_both_engines(request, "kinds", kinds)
     assert kinds[0] == "plan" and kinds[-2:] == ["answer", "complete"]
     assert "step" in kinds and "evaluation" in kinds
     plan_event = events[0]
@@ -176,6 +199,7 @@ def test_stream_yields_typed_events_in_order(agent: KnowledgeAgent) -> None:
     assert answer.answer.query_id == complete.query_id
     assert complete.exit_reason == answer.answer.exit_reason
     assert "Grace Hopper" in answer.answer.answer
+    same_on_both_engines(request, "answer", answer_digest(store, answer.answer))
 
 
 def test_stream_raises_the_error_of_the_run(agent: KnowledgeAgent) -> None:
@@ -186,7 +210,7 @@ def test_stream_raises_the_error_of_the_run(agent: KnowledgeAgent) -> None:
 
 
 def test_session_follow_ups_and_reformat_without_retrieval(
-    agent: KnowledgeAgent, store: GraphStore
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
 ) -> None:
     first = agent.ask("What happened to the Feed Pump FP-2?", session_id="s-mem", user="ada")
     follow = agent.ask("what does it build?", session_id="s-mem", user="ada")
@@ -218,11 +242,17 @@ def test_session_follow_ups_and_reformat_without_retrieval(
     # another user in the same session sees none of ada's history
     other = agent.ask("what does it build?", session_id="s-mem", user="bob")
     assert other.resolved_question == "what does it build?"
+    for label, got in (("first", first), ("follow", follow), ("listed", listed), ("other", other)):
+        same_on_both_engines(request, label, answer_digest(store, got))
 
 
-def test_tell_me_more_carries_the_entities_of_the_previous_answer(agent: KnowledgeAgent) -> None:
+def test_tell_me_more_carries_the_entities_of_the_previous_answer(
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
+) -> None:
     agent.ask("Who maintains the part that the meeting agreed to replace?", session_id="s-more")
     more = agent.ask("tell me more about that", session_id="s-more")
+    same_on_both_engines(request, "resolved", more.resolved_question)
+    same_on_both_engines(request, "answer", answer_digest(store, more))
     assert more.resolved_question is not None
     assert "Pressure Valve PV-7" in more.resolved_question or "Ada Lovelace" in (
         more.resolved_question
@@ -231,10 +261,11 @@ def test_tell_me_more_carries_the_entities_of_the_previous_answer(agent: Knowled
 
 
 def test_noisy_evidence_is_filtered_to_supporting_documents(
-    agent: KnowledgeAgent, store: GraphStore
+    agent: KnowledgeAgent, store: GraphStore, request: pytest.FixtureRequest
 ) -> None:
     events: list[object] = []
     answer = agent.ask("Where is the parking?", on_event=events.append)
+    same_on_both_engines(request, "answer", answer_digest(store, answer))
     decisions = [
         getattr(e, "decision", None) for e in events if getattr(e, "kind", "") == "evaluation"
     ]

@@ -1,7 +1,7 @@
-"""Access control through the whole agent: a document only alice may read never reaches bob's
-answer, citations, trace (every node any step RETURNED), entity resolution, image search,
-conversation memory or tools; the same questions as alice do reach it (so the checks can fail).
-The CLI flags --acl, --user, --groups and --session work end to end."""
+"""Access control through the whole agent, on both engines (embedded FalkorDB, Neo4j): a document
+only alice may read never reaches bob's answer, citations, trace (every node any step RETURNED),
+entity resolution, image search, conversation memory or tools; the same questions as alice do reach
+it (so the checks can fail). The CLI flags --acl, --user, --groups and --session work end to end."""
 
 from __future__ import annotations
 
@@ -27,11 +27,15 @@ from kgrag.demo.shapes import draw_shape
 from kgrag.errors import KgragError, QueryRefusedError
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import compared_across_engines  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 PUBLIC_TEXT = (
     "The Feed Pump FP-2 is maintained by Grace Hopper. "
@@ -62,8 +66,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[P
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    s = open_store(f"falkordb-lite:///{tmp_path_factory.mktemp('acl')}/kg.db")
+def store(module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     yield s
     s.close()
 
@@ -178,11 +182,13 @@ def test_cypher_template_tool_reads_as_the_caller(agent: KnowledgeAgent, store: 
     assert admin["calculator"]({"expression": "2 ** 10 - 24"})[0].text == "2 ** 10 - 24 = 1000"
 
 
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
 def test_cli_acl_user_groups_session_end_to_end(
-    tmp_path: Path, corpus: tuple[list[Path], list[Path]]
+    engine: Engine, corpus: tuple[list[Path], list[Path]]
 ) -> None:
-    runner = CliRunner()
-    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    runner = CliRunner(env={**engine.env(), "KGRAG_DATA_DIR": str(engine.folder)})
+    store = engine.uri
     public, private = corpus
     texts = [p for p in [*public, *private] if p.suffix == ".md"]
     base = ["--quiet"]

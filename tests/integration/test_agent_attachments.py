@@ -1,9 +1,10 @@
-"""Questions with attachments and conversation-aware retrieval, on the embedded store with the
-real small models (MiniLM, the bundled tiny CLIP, faster-whisper tiny.en beam 5) over the demo
-corpus (drawings, a PDF with a figure, espeak-ng speech): a spoken question transcribed at query
-time and answered with citations; a new drawing finding the matching drawings and the document
-they are linked to; untrusted attachments refused naming the file; a follow-up demoting the
-source an earlier turn cited unless it names it again; ``kgrag ask --attach`` through the CLI."""
+"""Questions with attachments and conversation-aware retrieval, on both engines (embedded FalkorDB,
+Neo4j) with the real small models (MiniLM, the bundled tiny CLIP, faster-whisper tiny.en beam 5)
+over the demo corpus (drawings, a PDF with a figure, espeak-ng speech): a spoken question
+transcribed at query time and answered with citations; a new drawing finding the matching drawings
+and the document they are linked to; untrusted attachments refused naming the file; a follow-up
+demoting the source an earlier turn cited unless it names it again; ``kgrag ask --attach`` through
+the CLI."""
 
 from __future__ import annotations
 
@@ -31,38 +32,47 @@ from kgrag.config import Settings
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.shapes import draw_shape
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestOptions
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
 from kgrag.modalities.clip import tiny_clip_embedder
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is missing")
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is missing"),
+    pytest.mark.usefixtures("compared_across_engines"),
+]
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("attachments")
+def folder(module_engine: Engine) -> Path:
+    return module_engine.folder
 
 
 @pytest.fixture(scope="module")
-def store(folder: Path) -> Iterator[GraphStore]:
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+def store(module_engine: Engine) -> Iterator[GraphStore]:
+    s = module_engine.open()
     yield s
     s.close()
 
 
 @pytest.fixture(scope="module")
-def agent(store: GraphStore, folder: Path) -> KnowledgeAgent:
-    corpus = folder / "corpus"
+def agent(
+    store: GraphStore, folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> KnowledgeAgent:
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_agent_attachments")
     paths = make_corpus(corpus)
     a = KnowledgeAgent(
         store,
         factory.text_embedder(Settings()),
         image_embedder=cache(tiny_clip_embedder),
         transcriber=cache(lambda: auto_transcriber("auto", cpu_threads=1)),
-        ingest_options=IngestOptions(image_dir=folder / "images"),
+        # the PDF's figures too: answers quote their paths
+        ingest_options=IngestOptions(image_dir=corpus.parent / "test_agent_attachments-images"),
     )
     report = a.ingest([str(p) for p in paths])
     assert report.failed == 0 and report.ingested == len(paths), report.failures
@@ -210,11 +220,11 @@ def test_a_follow_up_demotes_sources_already_cited_unless_it_names_them(
 
 
 def test_cli_ask_with_attach_prints_the_answer_and_with_verbose_its_metadata(
-    agent: KnowledgeAgent, store: GraphStore, folder: Path
+    agent: KnowledgeAgent, store: GraphStore, folder: Path, module_engine: Engine
 ) -> None:
-    uri = f"falkordb-lite:///{folder}/kg.db"
+    uri = module_engine.uri
     drawing = _drawing(folder, "red", "circle", 104)
-    runner = CliRunner()
+    runner = CliRunner(env={**module_engine.env(), "KGRAG_DATA_DIR": str(folder)})
     result = runner.invoke(app, ["ask", "", "--attach", str(drawing), "--store", uri, "--json"])
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)

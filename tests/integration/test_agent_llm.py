@@ -1,8 +1,9 @@
-"""The agent's LLM paths against a real local HTTP server speaking the OpenAI wire format
-(tests/support/openai_server.py) with the real ``openai`` client: synthesis with numbered
-citations (markers that point at no evidence dropped), the LLM judge driving a refinement, the
-groundedness judge removing unsupported sentences and triggering a second synthesis, the LLM
-rewrite of a follow-up, the per-query budget (``budget_exceeded``), cost on the Query node."""
+"""The agent's LLM paths, on both engines (embedded FalkorDB, Neo4j), against a real local HTTP
+server speaking the OpenAI wire format (tests/support/openai_server.py) with the real ``openai``
+client: synthesis with numbered citations (markers that point at no evidence dropped), the LLM judge
+driving a refinement, the groundedness judge removing unsupported sentences and triggering a second
+synthesis, the LLM rewrite of a follow-up, the per-query budget (``budget_exceeded``), cost on the
+Query node."""
 
 from __future__ import annotations
 
@@ -22,13 +23,17 @@ from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
 from kgrag.tools import ToolContext, default_registry
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 ROSTER = (
     "The Pressure Valve PV-7 is maintained by Ada Lovelace. She inspects it every Monday.\n\n"
@@ -96,10 +101,13 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    folder = tmp_path_factory.mktemp("agent-llm")
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    # the same paths for both engines (tests/support/across.py)
+    folder = shared_folder(tmp_path_factory, "test_agent_llm")
     (folder / "roster.md").write_text(ROSTER, encoding="utf-8")
-    s = open_store(f"falkordb-lite:///{folder}/kg.db")
+    s = module_engine.open()
     assert KnowledgeAgent(s, embedder).ingest([str(folder / "roster.md")]).ingested == 1
     yield s
     s.close()

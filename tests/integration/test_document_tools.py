@@ -1,10 +1,9 @@
-"""Issue 9's document tools on the embedded store with real MiniLM (and the tiny CLIP for one
-image): summaries stored at ingestion; listing and summary questions answered from document
-metadata with no vector search step (checked on the plan and on the stored trace); metadata
+"""Issue 9's document tools on both engines (embedded FalkorDB, Neo4j) with real MiniLM (and the
+tiny CLIP for one image): summaries stored at ingestion; listing and summary questions answered from
+document metadata with no vector search step (checked on the plan and on the stored trace); metadata
 search by tag, type and date; comparison of two entities and of two documents; metadata-aware
-reranking changing an order with every factor's contribution in the trace; and the ACL
-respected by every new step (a private document is never listed, summarised or compared for an
-outsider)."""
+reranking changing an order with every factor's contribution in the trace; and the ACL respected by
+every new step (a private document is never listed, summarised or compared for an outsider)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from typing import Any
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
 from kgrag.executor.document_handlers import answer_text
@@ -26,7 +24,6 @@ from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.metadata_rerank import load_rule_book
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.graph import open_store
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import RuleEntityExtractor
@@ -39,8 +36,13 @@ from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import analyse
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.models import Plan
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
 from tests.support.pdfgen import write_pdf
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "docs" / "examples" / "rerank_rules.toml"
@@ -90,8 +92,11 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    root = tmp_path_factory.mktemp("doctools")
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_document_tools")
     lines = []
     for rel, (text, meta) in CORPUS.items():
         path = root / "corpus" / rel
@@ -111,7 +116,7 @@ def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> I
     manifest = root / "manifest.jsonl"
     manifest.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
 
-    s = open_store(f"falkordb-lite:///{root}/kg.db")
+    s = module_engine.open()
     clip = tiny_clip_embedder()
     for name, model in (("text", embedder), ("image", clip)):
         ensure_space(
@@ -122,7 +127,7 @@ def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> I
         embedder,
         RuleEntityExtractor(),
         image_embedder=lambda: clip,
-        options=IngestOptions(image_dir=root / "images"),
+        options=IngestOptions(image_dir=module_engine.folder / "images"),
     )
     report = ingestor.ingest_paths([str(manifest)])
     assert report.ingested == 7 and report.failed == 0, report.failures
@@ -465,11 +470,11 @@ def test_a_default_rule_set_reranks_every_question_of_the_agent(
     assert "Zephyr pump budget" not in manuals + newest
 
 
-def test_a_default_rule_set_must_exist_and_needs_a_rule_file(tmp_path: Path) -> None:
+# The `engine` fixture's tests run after the module's (pytest orders the tests of a module-scoped
+# parameter first), so on Neo4j emptying the one database loses nothing.
+def test_a_default_rule_set_must_exist_and_needs_a_rule_file(engine: Engine) -> None:
     with pytest.raises(ConfigError, match="known: legal_precedent, manuals_first, newest_first"):
         load_rule_book(RULES, default="no_such_rules")
-    settings = Settings(
-        store=f"falkordb-lite:///{tmp_path}/kg.db", data_dir=tmp_path, rerank_ruleset="x"
-    )
+    settings = engine.settings(rerank_ruleset="x")
     with pytest.raises(ConfigError, match="KGRAG_RERANK_RULES"):
         KnowledgeAgent.open(settings)

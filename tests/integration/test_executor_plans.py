@@ -1,9 +1,10 @@
-"""Issue 4's "done when" checks on the embedded store with real MiniLM embeddings and a small
-corpus ingested through the real Ingestor: a conditional fallback step is taken only when the
-first search is empty; a cyclic plan is refused naming the step; injection attempts (labels,
-template names, quotes and Cypher in parameters, ACL parameters) are refused or are just values;
-an LLM plan's fallback reason reaches the stored trace; and ``kgrag ask --json`` then
-``kgrag trace ID --json`` show the steps, their dependencies, their Cypher and their evidence."""
+"""Issue 4's "done when" checks on both engines (embedded FalkorDB, Neo4j) with real MiniLM
+embeddings and a small corpus ingested through the real Ingestor: a conditional fallback step is
+taken only when the first search is empty; a cyclic plan is refused naming the step; injection
+attempts (labels, template names, quotes and Cypher in parameters, ACL parameters) are refused or
+are just values; an LLM plan's fallback reason reaches the stored trace; and ``kgrag ask --json``
+then ``kgrag trace ID --json`` show the steps, their dependencies, their Cypher and their
+evidence."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.graph import cypher, open_store
+from kgrag.graph import cypher
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import RuleEntityExtractor
@@ -32,7 +33,12 @@ from kgrag.planner.analysis import analyse
 from kgrag.planner.llm import llm_plan
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import compared_across_engines, same_on_both_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 CORPUS = {
     "pumps.txt": (
@@ -67,13 +73,16 @@ def embedder() -> TextEmbedder:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, embedder: TextEmbedder) -> Iterator[GraphStore]:
-    root = tmp_path_factory.mktemp("plans")
-    s = open_store(f"falkordb-lite:///{root}/kg.db")
+def store(
+    module_engine: Engine, embedder: TextEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_executor_plans")
+    s = module_engine.open()
     ensure_space(
         s, EmbeddingSpace(name="text", model=embedder.model_name, dimensions=embedder.dimensions)
     )
-    options = IngestOptions(image_dir=root / "images")
+    options = IngestOptions(image_dir=module_engine.folder / "images")
     ingestor = Ingestor(s, embedder, RuleEntityExtractor(), options=options)
     public = ingestor.ingest_paths([str(_write(root / "corpus", CORPUS))])
     secret = ingestor.ingest_paths([str(_write(root / "secret", SECRET))], acl=["board"])
@@ -360,11 +369,14 @@ def test_the_llm_fallback_reason_is_recorded_in_the_trace(
 # --------------------------------------------------------------------- the CLI, end to end
 
 
-def test_cli_ask_json_then_trace_json(tmp_path: Path) -> None:
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
+def test_cli_ask_json_then_trace_json(engine: Engine) -> None:
     from kgrag.cli import app
 
-    runner = CliRunner()
-    uri = f"falkordb-lite:///{tmp_path}/kg.db"
+    tmp_path = engine.folder
+    runner = CliRunner(env={**engine.env(), "KGRAG_DATA_DIR": str(tmp_path)})
+    uri = engine.uri
     corpus = _write(tmp_path / "corpus", CORPUS)
     ingested = runner.invoke(app, ["ingest", str(corpus), "--store", uri, "--json"])
     assert ingested.exit_code == 0, ingested.output
@@ -402,3 +414,27 @@ def test_cli_ask_json_then_trace_json(tmp_path: Path) -> None:
     cited = {c["node_id"] for c in answer["citations"]}
     returned = {r["id"] for s in ran for r in s["returned"]}
     assert cited <= returned  # every citation is evidence the trace returned
+
+
+# ------------------------------------------------------------- full-text reads, one ranking
+
+
+def test_full_text_reads_score_and_rank_the_same_on_both_engines(
+    store: GraphStore, request: pytest.FixtureRequest
+) -> None:
+    """The engines' own full-text scores differ in kind (Lucene BM25, unbounded, on Neo4j;
+    RediSearch TF-IDF on FalkorDB): the statements score by the share of the query's terms a text
+    contains, a similarity in [0, 1] that the rule plan fuses with vector similarities."""
+    public = {"principals": ["*"], "admin": False}
+    rows = store.read(
+        "templates/chunks_fulltext", {"query": "pump | bearing | okafor", "k": 10, **public}
+    )
+    texts = {r["title"]: r["text"] for r in rows}
+    assert [r["score"] for r in rows] == pytest.approx([2 / 3, 2 / 3])
+    assert [r["title"] for r in rows] == sorted(texts, key=lambda t: len(texts[t]))
+    assert "Zephyr" not in str(rows)  # the board's document, although it names no term
+    entities = store.read("fulltext_entities", {"query": "feed pump", "k": 5})
+    assert entities[0]["name"] == "Feed Pump FP-2" and entities[0]["score"] == 1.0
+    assert all(0 <= r["score"] <= 1 for r in entities)
+    same_on_both_engines(request, "chunks", [(r["id"], r["score"]) for r in rows])
+    same_on_both_engines(request, "entities", [(r["id"], r["score"]) for r in entities])

@@ -1,6 +1,6 @@
-"""Multi-hop retrieval on the embedded store with real MiniLM embeddings: the rule plan (bridge
-retrieval in its ``multi_hop`` step) finds the passage of every hop of a 2-hop and a 3-hop
-question, where plain vector search over the same store misses one hop."""
+"""Multi-hop retrieval on both engines (embedded FalkorDB, Neo4j) with real MiniLM embeddings: the
+rule plan (bridge retrieval in its ``multi_hop`` step) finds the passage of every hop of a 2-hop and
+a 3-hop question, where plain vector search over the same store misses one hop."""
 
 from __future__ import annotations
 
@@ -13,10 +13,18 @@ from kgrag.agent.loop import final_evidence
 from kgrag.executor.handlers import ExecutionEnv
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.scheduler import Executor
-from kgrag.graph import open_store
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from tests.support.across import (  # noqa: F401 (a fixture)
+    compared_across_engines,
+    same_on_both_engines,
+    shared_folder,
+)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 # Each file's first line is its title (the passage's main entity). Distractors share the
 # questions' wording (painters, birthplaces, harbours) so that plain vector search prefers them
@@ -44,13 +52,16 @@ THREE_HOP_GOLD = {"The Quiet Harbour", "Mirela Vastok", "Kestrin"}
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeAgent]:
-    root = tmp_path_factory.mktemp("multihop")
+def agent(
+    module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KnowledgeAgent]:
+    # the same paths for both engines (tests/support/across.py)
+    root = shared_folder(tmp_path_factory, "test_multihop")
     docs = root / "docs"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     for name, text in CORPUS.items():
         (docs / name).write_text(text, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
         report = a.ingest([str(docs)])
         assert report.ingested == len(CORPUS), report.failures
@@ -103,11 +114,13 @@ def _kgrag(
     ids=["2hop", "3hop"],
 )
 def test_every_hop_is_retrieved_where_vector_search_misses_one(
-    agent: KnowledgeAgent, question: str, gold: set[str], hops: int
+    agent: KnowledgeAgent, question: str, gold: set[str], hops: int, request: pytest.FixtureRequest
 ) -> None:
     n = 5  # recall@5, the benchmark's cut-off
     dense = _dense(agent, question, n)
     found, plan, statements = _kgrag(agent, question, n, hops)
+    same_on_both_engines(request, "dense", dense)
+    same_on_both_engines(request, "kgrag", found)
     assert not gold <= set(dense), f"plain vector search already finds every hop: {dense}"
     assert "Mirela Vastok" not in dense  # the bridge passage is the hop it misses
     assert gold <= set(found), f"kgrag top {n}: {found}"
@@ -122,17 +135,19 @@ def _long_document(root_text: str, filler: str, n: int) -> str:
     return " ".join([root_text, *(filler.format(i=i) for i in range(n))])
 
 
+# On a store of its own: the `engine` fixture's tests run after the module's (pytest orders the
+# tests of a module-scoped parameter first), so on Neo4j emptying the one database loses nothing.
 def test_multi_hop_walks_only_the_relationships_it_names(
-    tmp_path_factory: pytest.TempPathFactory,
+    engine: Engine, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    root = tmp_path_factory.mktemp("next")
+    root = shared_folder(tmp_path_factory, "test_multihop-next")
     text = _long_document(
         "The zeppelin hangar doors carry a warranty of seven years from Hallmark Doors.",
         "Inspection note {i} records that the hangar crew oiled the rails and checked the seals.",
         60,
     )
     (root / "hangar.txt").write_text(text, encoding="utf-8")
-    store = open_store(f"falkordb-lite:///{root}/kg.db")
+    store = engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
         assert a.ingest([str(root / "hangar.txt")]).ingested == 1
         chunks = [
@@ -179,6 +194,7 @@ def test_multi_hop_walks_only_the_relationships_it_names(
             return [h.id for h in outcomes[2].result], [("NEXT", "MENTIONS")[i] for i in ran]
 
         reached, walked = hop(["NEXT"])
+        same_on_both_engines(request, "reached", [chunks.index(c) for c in reached])
         assert walked == ["NEXT"]
         assert chunks[1] in reached and chunks[2] not in reached  # one hop along reading order
         _, walked = hop(["RELATED"])

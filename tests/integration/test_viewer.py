@@ -1,11 +1,12 @@
-"""The trace viewer, end to end: a real question on the embedded store with real embeddings,
-``kgrag trace --html`` and ``kgrag audit --html`` through the CLI, and the pages opened in
-headless Chromium (Debian's ``chromium``): the graph's nodes are drawn by the page's script,
-hostile document text cannot run, and a screenshot shows more than a blank page."""
+"""The trace viewer, end to end: a real question on both engines (embedded FalkorDB, Neo4j) with
+real embeddings, ``kgrag trace --html`` and ``kgrag audit --html`` through the CLI, and the pages
+opened in headless Chromium (Debian's ``chromium``): the graph's nodes are drawn by the page's
+script, hostile document text cannot run, and a screenshot shows more than a blank page."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -16,10 +17,13 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.executor.trace import read_trace
-from kgrag.graph import open_store
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
+from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
+from tests.support.engines import Engine
+
+#: Plans run and answers given must be the same on both engines (tests/support/across.py).
+pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -31,11 +35,13 @@ HOSTILE = (
 
 
 @pytest.fixture(scope="module")
-def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
+def traced(
+    module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, str, Path]]:
     """A store with two documents (one with hostile text) and one answered question."""
-    root = tmp_path_factory.mktemp("viewer")
-    corpus = root / "corpus"
-    corpus.mkdir()
+    root = module_engine.folder
+    # the same paths for both engines (tests/support/across.py)
+    corpus = shared_folder(tmp_path_factory, "test_viewer")
     (corpus / "roster.md").write_text(
         "# Maintenance roster\n\nThe Feed Pump FP-2 is maintained by Grace Hopper, who also "
         "keeps the spare seals.\n\nThe Pressure Valve PV-7 is maintained by Ada Lovelace.\n"
@@ -44,17 +50,18 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
         f"Incident log.\n\nOn 3 March the Feed Pump FP-2 lost pressure after a seal failed. "
         f"Grace Hopper replaced the seal. {HOSTILE}\n"
     )
-    uri = f"falkordb-lite:///{root}/kg.db"
-    with KnowledgeAgent.open(Settings(store=uri, data_dir=root / "data")) as agent:
+    with KnowledgeAgent.open(module_engine.settings(data_dir=root / "data")) as agent:
         report = agent.ingest([str(corpus)])
         assert report.ingested == 2, report.failures
         answer = agent.ask("Who maintains the Feed Pump FP-2?")
-    yield uri, answer.query_id, root
+    yield module_engine, answer.query_id, root
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(engine: Engine, *args: str) -> subprocess.CompletedProcess[str]:
+    """``kgrag ARGS --store URI`` in a subprocess pointed at ``engine``."""
     return subprocess.run(
-        [sys.executable, "-m", "kgrag.cli", *args],
+        [sys.executable, "-m", "kgrag.cli", *args, "--store", engine.uri],
+        env={**os.environ, **engine.env()},
         capture_output=True,
         text=True,
         timeout=300,
@@ -89,9 +96,9 @@ def test_embedded_json_cannot_close_its_script_element() -> None:
     assert json.loads(text) == {"t": "</script><!-- & \u2028"}
 
 
-def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[str, str, Path]) -> None:
-    uri, qid, _ = traced
-    with open_store(uri) as store:
+def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[Engine, str, Path]) -> None:
+    engine, qid, _ = traced
+    with engine.open() as store:
         trace = read_trace(store, qid)
     layout = layout_trace(trace)
     by_id = {n.id: n for n in layout.nodes}
@@ -108,10 +115,10 @@ def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[str, str, Pat
     assert all(0 <= n.x <= layout.width - layout.node_w for n in layout.nodes)
 
 
-def test_cli_trace_html_writes_a_self_contained_page(traced: tuple[str, str, Path]) -> None:
-    uri, qid, root = traced
+def test_cli_trace_html_writes_a_self_contained_page(traced: tuple[Engine, str, Path]) -> None:
+    engine, qid, root = traced
     page = root / "trace.html"
-    done = _cli("trace", qid, "--store", uri, "--html", str(page))
+    done = _cli(engine, "trace", qid, "--html", str(page))
     assert done.returncode == 0, done.stderr
     html = page.read_text()
     assert qid in html
@@ -123,10 +130,10 @@ def test_cli_trace_html_writes_a_self_contained_page(traced: tuple[str, str, Pat
 
 @needs_chromium
 def test_chromium_draws_every_node_and_runs_no_document_text(
-    traced: tuple[str, str, Path],
+    traced: tuple[Engine, str, Path],
 ) -> None:
-    uri, qid, root = traced
-    with open_store(uri) as store:
+    engine, qid, root = traced
+    with engine.open() as store:
         trace = read_trace(store, qid)
     page = root / "viewer.html"
     page.write_text(render_trace_html(trace))
@@ -144,9 +151,9 @@ def test_chromium_draws_every_node_and_runs_no_document_text(
 
 
 @needs_chromium
-def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[str, str, Path]) -> None:
-    uri, qid, root = traced
-    with open_store(uri) as store:
+def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[Engine, str, Path]) -> None:
+    engine, qid, root = traced
+    with engine.open() as store:
         trace = read_trace(store, qid)
     step = next(s for s in trace["steps"] if s["status"] == "ok" and s["cypher"])
     page = root / "step.html"
@@ -162,12 +169,12 @@ def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[str, str,
 
 
 @needs_chromium
-def test_screenshot_shows_the_graph(traced: tuple[str, str, Path]) -> None:
+def test_screenshot_shows_the_graph(traced: tuple[Engine, str, Path]) -> None:
     from PIL import Image
 
-    uri, qid, root = traced
+    engine, qid, root = traced
     page = root / "shot.html"
-    assert _cli("trace", qid, "--store", uri, "--html", str(page)).returncode == 0
+    assert _cli(engine, "trace", qid, "--html", str(page)).returncode == 0
     png = root / "trace.png"
     assert CHROMIUM is not None
     subprocess.run(
@@ -198,9 +205,9 @@ def test_screenshot_shows_the_graph(traced: tuple[str, str, Path]) -> None:
     assert {(0xDB, 0xE9, 0xFF), (0xE8, 0xE0, 0xFF), (0xFF, 0xF4, 0xD6)} <= present
 
 
-def test_cli_audit_json_and_html(traced: tuple[str, str, Path]) -> None:
-    uri, qid, root = traced
-    done = _cli("audit", qid, "--store", uri, "--json")
+def test_cli_audit_json_and_html(traced: tuple[Engine, str, Path]) -> None:
+    engine, qid, root = traced
+    done = _cli(engine, "audit", qid, "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["query_id"] == qid
@@ -209,9 +216,9 @@ def test_cli_audit_json_and_html(traced: tuple[str, str, Path]) -> None:
     assert report["sources"] and all(s["excerpt"] for s in report["sources"])
     assert report["verification"]["citations_in_evidence"] == len(report["sources"])
     page = root / "audit.html"
-    done = _cli("audit", qid, "--store", uri, "--html", str(page))
+    done = _cli(engine, "audit", qid, "--html", str(page))
     assert done.returncode == 0, done.stderr
     html = page.read_text()
     assert "<script" not in html and "&lt;/script&gt;&lt;script&gt;" in html
-    missing = _cli("audit", "q_doesnotexist", "--store", uri)
+    missing = _cli(engine, "audit", "q_doesnotexist")
     assert missing.returncode == 8 and "q_doesnotexist" in missing.stderr

@@ -1,8 +1,13 @@
-// FalkorDB full-text procedure (RediSearch query syntax).
-CALL db.idx.fulltext.queryNodes('Chunk', $query) YIELD node, score
+// FalkorDB full-text procedure (RediSearch query syntax); scored as in the main template.
+WITH [t IN split(replace(replace(replace(toLower($query), '|', ' '), '"', ' '), '*', ' '), ' ')
+      WHERE t <> ''] AS terms
+CALL db.idx.fulltext.queryNodes('Chunk', $query) YIELD node
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+WITH node, d, terms, toLower(node.text) AS text
+WITH node, d, CASE size(terms) WHEN 0 THEN 0.0
+              ELSE toFloat(size([t IN terms WHERE text CONTAINS t])) / size(terms) END AS score
 RETURN node.id AS id, 'chunk' AS kind, node.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, node.page AS page, node.start_s AS start_s, node.end_s AS end_s, score
-ORDER BY score DESC
+ORDER BY score DESC, size(text), id
 LIMIT $k
