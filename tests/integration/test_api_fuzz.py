@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -35,6 +34,8 @@ from typing import Any
 import httpx
 import pytest
 import schemathesis  # the test dependency group pins it: the generated requests depend on it
+
+from tests.support.serve import serve
 
 TOKEN = "fuzz-token-21"
 SEED = 21
@@ -89,12 +90,6 @@ class Server:
         return dict(r.json())
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("fuzz")
@@ -106,7 +101,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (root / "cooling.md").write_text(
         "# Cooling notes\n\nThe Cooling Fan CF-9 is maintained by Hedy Lamarr.\n"
     )
-    port = _free_port()
     env = {
         **os.environ,
         "KGRAG_API_TOKEN": TOKEN,
@@ -114,38 +108,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "OMP_NUM_THREADS": "1",
     }
     log_path = tmp / "server.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgrag.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--store",
-            f"falkordb-lite:///{tmp}/kg.db",
-            "--ingest-root",
-            str(root),
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    srv = Server(f"http://127.0.0.1:{port}", tmp, log_path)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, log_path.read_text()[-3000:]
-            try:
-                if httpx.get(f"{srv.base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start: " + log_path.read_text()
-            time.sleep(0.3)
+    with serve(f"falkordb-lite:///{tmp}/kg.db", env, log_path, ["--ingest-root", str(root)]) as up:
+        srv = Server(up.base, tmp, log_path)
         with srv.client() as c:
             job = c.post("/ingest", json={"paths": ["."]}).json()
             deadline = time.monotonic() + 300
@@ -158,14 +122,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             first = c.post("/ask", json={"question": "Who maintains the Feed Pump FP-2?"})
             assert first.status_code == 200, first.text
         yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @dataclass

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from kgrag.errors import InvalidKeyError
 from kgrag.graph import open_store
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.keys import KEY_MAX_BYTES
-from tests.integration.test_server import _free_port
+from tests.support.serve import serve
 
 CRASHERS = {
     "empty": "",
@@ -161,54 +160,18 @@ def test_cli_refuses_with_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_http_api_answers_422_and_never_restarts_the_store(tmp_path: Path) -> None:
-    port = _free_port()
     env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
     env.pop("KGRAG_API_TOKEN", None)
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgrag.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--store",
-            f"falkordb-lite:///{tmp_path}/kg.db",
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.3)
+    with serve(f"falkordb-lite:///{tmp_path}/kg.db", env, tmp_path / "server.log") as up:
         for name, value in {**CRASHERS, **ALSO_REFUSED}.items():
             if name == "surrogate":
                 continue  # JSON cannot carry a lone surrogate in UTF-8; the Python API test has it
-            r = httpx.post(f"{base}/ask", json={"question": "0", "session_id": value}, timeout=120)
+            r = httpx.post(
+                f"{up.base}/ask", json={"question": "0", "session_id": value}, timeout=120
+            )
             assert r.status_code == 422, (name, r.status_code, r.text)
             assert "session" in r.text
-        health = httpx.get(f"{base}/healthz", timeout=10).json()
+        health = httpx.get(f"{up.base}/healthz", timeout=10).json()
         assert health["store_reopens"] == 0, health
-        ok = httpx.post(f"{base}/ask", json={"question": "0", "session_id": "s1"}, timeout=300)
+        ok = httpx.post(f"{up.base}/ask", json={"question": "0", "session_id": "s1"}, timeout=300)
         assert ok.status_code == 200, ok.text
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
