@@ -8,8 +8,10 @@ skipped, saying why, unless ``KGRAG_REQUIRE_NEO4J=1`` (set by ``make test``, so 
 that skip into a failure.
 
 Neo4j Community has one user database, so a test that opens the Neo4j engine gets it emptied
-first (nodes, constraints and indexes), as a fresh embedded file would be; tests therefore never
-hold two Neo4j stores of different content at once.
+first (Neo4jStore.erase: every node and relationship, and kgrag's vector indexes, whose dimension
+the next embedding space sets; constraints and other indexes stay, as the next migration would
+create them the same), as a fresh embedded file would be; tests therefore never hold two Neo4j
+stores of different content at once.
 """
 
 from __future__ import annotations
