@@ -15,25 +15,28 @@ cleanup() {
         eval "$v scripts/neo4j.sh stop" || true
     done
 }
-trap cleanup EXIT
 
-# start VARS...: start a server with these settings unless it runs, print its exports.
+# start VARS...: start a server with these settings unless it runs (then this script stops it
+# at exit), and write its export lines to $exports_file. Not in a $(...) subshell: the stop list
+# must outlive the call.
+exports_file=$(mktemp)
+trap 'cleanup; rm -f "$exports_file"' EXIT
 start() {
     if ! env "$@" scripts/neo4j.sh status 2>/dev/null; then
         stop_list+=("$*")
     fi
-    env "$@" scripts/neo4j.sh start
+    env "$@" scripts/neo4j.sh start > "$exports_file"
 }
 
 if [ -n "${KGRAG_TEST_NEO4J_URI:-}" ]; then
     echo "test: using the Neo4j server at $KGRAG_TEST_NEO4J_URI"
 else
-    exports=$(start NEO4J_VERSION=5.26.0 NEO4J_BOLT_PORT=7687 NEO4J_HTTP_PORT=7474)
+    start NEO4J_VERSION=5.26.0 NEO4J_BOLT_PORT=7687 NEO4J_HTTP_PORT=7474
     # Everything but KGRAG_STORE: tests choose their store themselves.
-    eval "$(grep -v '^export KGRAG_STORE=' <<<"$exports")"
+    eval "$(grep -v '^export KGRAG_STORE=' "$exports_file")"
 fi
 if [ -z "${KGRAG_TEST_NEO4J_2026_URI:-}" ]; then
-    start NEO4J_VERSION="$NEO4J_2026_VERSION" NEO4J_BOLT_PORT=7688 NEO4J_HTTP_PORT=7475 >/dev/null
+    start NEO4J_VERSION="$NEO4J_2026_VERSION" NEO4J_BOLT_PORT=7688 NEO4J_HTTP_PORT=7475
     export KGRAG_TEST_NEO4J_2026_URI=neo4j://127.0.0.1:7688
 fi
 export KGRAG_REQUIRE_NEO4J=1
