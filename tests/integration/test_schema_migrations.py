@@ -123,7 +123,12 @@ def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: GraphStor
 
 def test_migrate_builds_every_constraint_and_index(store: GraphStore) -> None:
     assert migrate(store) == [m.name for m in MIGRATIONS]
-    unique = {(op.label, op.property) for op in MIGRATIONS[0].ops if isinstance(op, UniqueProperty)}
+    unique = {
+        (op.label, op.property)
+        for migration in MIGRATIONS
+        for op in migration.ops
+        if isinstance(op, UniqueProperty)
+    }
     assert _constraints(store) == dict.fromkeys(unique, "OPERATIONAL")
     indexes = _indexes(store)
     assert indexes["Document"]["types"] == {"id": ["RANGE"], "sha256": ["RANGE"], "uri": ["RANGE"]}
