@@ -344,14 +344,15 @@ class Neo4jStore(GraphStore):
             try:
                 self.write("ingest_job_end", {"ids": [job]})
             except StoreError as e:  # never hide the job's own outcome; the lease will expire
-                log.warning("could not end ingestion job %s's lease: %s", job, e)
+                # INFO: the job's own failure (same cause) is what the user must read, once
+                log.info("could not end ingestion job %s's lease: %s", job, e)
 
     def _heartbeat(self, job: str, stop: threading.Event) -> None:
         while not stop.wait(JOB_HEARTBEAT_S):
             try:
                 self.write("ingest_job_heartbeat", {"id": job})
             except StoreError as e:  # the job's own writes will fail and say why
-                log.warning("could not renew ingestion job %s's lease: %s", job, e)
+                log.info("could not renew ingestion job %s's lease: %s", job, e)
 
     def _remove_dead_jobs(self, job: str) -> None:
         host = socket.gethostname()
