@@ -7,7 +7,6 @@ KGRAG_TEST_NEO4J_URI."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -194,23 +193,17 @@ def test_overlays_pass_neo4j_linter_as_cypher_25(tmp_path: Path) -> None:
 
 
 @pytest.mark.neo4j
-def test_search_overlay_returns_what_query_nodes_returns() -> None:
-    from kgrag.graph import open_store
+def test_search_overlay_returns_what_query_nodes_returns(tmp_path: Path) -> None:
+    """On the Neo4j 2026 server of the suite (KGRAG_TEST_NEO4J_2026_URI; scripts/test.sh starts
+    it): the SEARCH forms and the queryNodes forms of the same server agree."""
     from kgrag.graph.spaces import EmbeddingSpace, ensure_space
+    from tests.support.engines import NEO4J_2026, engine_for
 
-    uri = os.environ.get("KGRAG_TEST_NEO4J_URI")
-    if not uri:
-        pytest.skip("needs KGRAG_TEST_NEO4J_URI (no Docker engine or Neo4j server here)")
-    store = open_store(
-        uri,
-        neo4j_user=os.environ.get("KGRAG_NEO4J_USER", "neo4j"),
-        neo4j_password=os.environ.get("KGRAG_NEO4J_PASSWORD", ""),
-    )
+    store = engine_for(NEO4J_2026, tmp_path).fresh()
     assert isinstance(store, Neo4jStore)
     try:
         version = store.server_version().removeprefix("Neo4j ")
-        if parse_version(version) < SEARCH_CLAUSE_SINCE:
-            pytest.skip(f"Neo4j {version} has no SEARCH clause")
+        assert parse_version(version) >= SEARCH_CLAUSE_SINCE, f"Neo4j {version} is not 2026.01+"
         dim = 16
         ensure_space(store, EmbeddingSpace(name="text", model="test-model", dimensions=dim))
         # the same server and driver, with the pre-2026.01 statement choice
