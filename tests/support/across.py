@@ -108,6 +108,19 @@ def stable_ids(store: Any, value: Any) -> Any:
     return walk(value)
 
 
+def ties_by_id(items: list[tuple[Any, ...]], score: int, key: int) -> list[tuple[Any, ...]]:
+    """``items`` in their order, but each run of equal scores (item[score]) ordered by
+    item[key]: how an engine orders ties (a step with no ORDER BY, equal scores) is its own."""
+    out: list[tuple[Any, ...]] = []
+    run: list[tuple[Any, ...]] = []
+    for item in items:
+        if run and item[score] != run[-1][score]:
+            out += sorted(run, key=lambda i: str(i[key]))
+            run = []
+        run.append(item)
+    return out + sorted(run, key=lambda i: str(i[key]))
+
+
 def trace_digest(store: Any, query_id: str) -> list[dict[str, Any]]:
     """What each step of a stored trace did, without what legitimately differs between engines
     (ids of the query, timings, the Cypher text of the FalkorDB overlays and its parameters)."""
@@ -119,7 +132,15 @@ def trace_digest(store: Any, query_id: str) -> list[dict[str, Any]]:
             "type": s["type"],
             "status": s["status"],
             "result_count": s["result_count"],
-            "returned": [(r["id"], r["kind"], r["rank"], r["score"]) for r in s["returned"]],
+            # rank is the position: recomputed once ties are put in id order
+            "returned": [
+                (r[0], r[1], rank, r[3])
+                for rank, r in enumerate(
+                    ties_by_id(
+                        [(r["id"], r["kind"], r["rank"], r["score"]) for r in s["returned"]], 3, 0
+                    )
+                )
+            ],
         }
         for s in read_trace(store, query_id)["steps"]
     ]
@@ -143,7 +164,7 @@ def outcomes_digest(store: Any, outcomes: dict[int, Any]) -> dict[int, Any]:
     digest = {
         sid: {
             "status": o.status,
-            "hits": [(h.id, h.kind, h.document_id, h.score) for h in o.result],
+            "hits": ties_by_id([(h.id, h.kind, h.document_id, h.score) for h in o.result], 3, 0),
         }
         for sid, o in sorted(outcomes.items())
     }
