@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +18,7 @@ import httpx
 import pytest
 
 from tests.support.engines import Engine
+from tests.support.serve import serve
 
 TOKEN = "test-token-7f3a"
 LIMIT = 4096
@@ -37,12 +35,6 @@ class Server:
     def client(self, token: str | None = TOKEN) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.base, headers=headers, timeout=120)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[str, Any]:
@@ -73,7 +65,6 @@ def server(module_engine: Engine) -> Iterator[Server]:
     )
     (outside / "private.md").write_text("# Private\n\nNothing for the server to read.\n")
     (root / "public" / "link.md").symlink_to(outside / "private.md")
-    port = _free_port()
     env = {
         **os.environ,
         "KGRAG_API_TOKEN": TOKEN,
@@ -82,40 +73,8 @@ def server(module_engine: Engine) -> Iterator[Server]:
         "OMP_NUM_THREADS": "1",
         **module_engine.env(),  # KGRAG_STORE and the Neo4j credentials
     }
-    log = (tmp / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgrag.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--store",
-            module_engine.uri,
-            "--ingest-root",
-            str(root),
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError((tmp / "server.log").read_text()[-3000:])
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("server did not start: " + (tmp / "server.log").read_text())
-            time.sleep(0.3)
+    with serve(module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]) as up:
+        base = up.base
         srv = Server(base, root, outside, "", "")
         with srv.client() as c:
             # two jobs queued back to back: the single writer runs them one after the other
@@ -130,14 +89,6 @@ def server(module_engine: Engine) -> Iterator[Server]:
         srv.public_doc = jobs[0]["report"]["document_ids"][0]
         srv.secret_doc = jobs[1]["report"]["document_ids"][0]
         yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 def test_health_and_openapi_are_open_everything_else_needs_the_token(server: Server) -> None:

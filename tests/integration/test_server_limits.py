@@ -23,8 +23,9 @@ from kgrag.errors import StoreUnavailableError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.app import create_app
-from tests.integration.test_server import _free_port, _wait_job
+from tests.integration.test_server import _wait_job
 from tests.support.engines import Engine
+from tests.support.serve import free_port
 
 
 class SwitchedStore:
@@ -86,7 +87,7 @@ class BlockingAgent:
 def running(app: Any) -> Iterator[str]:
     import uvicorn
 
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

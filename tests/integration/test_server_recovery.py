@@ -31,10 +31,11 @@ import pytest
 from kgrag.graph import open_store
 from kgrag.graph.embedded_lease import running_server_pid
 from kgrag.graph.store import GraphStore
-from tests.integration.test_server import _free_port, _wait_job
+from tests.integration.test_server import _wait_job
 from tests.reliability.support import kill_and_wait, snapshot, write_corpus
 from tests.support.engines import NEO4J, Engine, engine_for
 from tests.support.neo4j_control import LocalNeo4j, local_neo4j
+from tests.support.serve import free_port
 
 pytestmark = pytest.mark.reliability
 
@@ -62,7 +63,7 @@ def start_serve(
 ) -> Serve:
     """``kgrag serve`` on a free port of 127.0.0.1 over ``store`` (default: the embedded
     ``tmp/kg.db``); waits for /healthz."""
-    port = _free_port()
+    port = free_port()
     log = tmp / "serve.log"
     proc = subprocess.Popen(
         [

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
 from tests.reliability.support import REPO, GraphContents, contents, write_corpus
 from tests.support.engines import wipe_neo4j
+from tests.support.serve import free_port
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.reliability]
 
@@ -32,12 +32,6 @@ KGRAG = Path(sys.executable).parent / "kgrag"
 PASSWORD = "fault-test-password"
 #: Long enough that the job still runs when the server is killed (about 20 s of work here).
 CORPUS_FILES = 48
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -97,7 +91,7 @@ class OwnNeo4j:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnNeo4j]:
-    own = OwnNeo4j(tmp_path_factory.mktemp("own-neo4j") / "neo4j", _free_port(), _free_port())
+    own = OwnNeo4j(tmp_path_factory.mktemp("own-neo4j") / "neo4j", free_port(), free_port())
     own.script("start")
     try:
         yield own
@@ -146,7 +140,7 @@ def test_a_wrong_password_is_one_line_and_exit_4(
 def test_an_unreachable_server_is_one_line_and_exit_4(
     corpus: Path, tmp_path: Path, command: str
 ) -> None:
-    closed = f"neo4j://127.0.0.1:{_free_port()}"  # nothing listens there
+    closed = f"neo4j://127.0.0.1:{free_port()}"  # nothing listens there
     args = [str(corpus)] if command == "ingest" else ["Who inspected the Valve V-7?"]
     env = {**os.environ, "KGRAG_STORE": closed, "KGRAG_NEO4J_PASSWORD": PASSWORD}
     started = time.monotonic()
