@@ -1,5 +1,6 @@
-"""Ordered, named schema migrations, recorded as ``Migration`` nodes. Run at open and by
-``kgrag db migrate``; never from the write path."""
+"""Ordered, named migrations, recorded as ``Migration`` nodes: schema operations (constraints,
+indexes) and data rewrites (:class:`~kgrag.graph.schema.DataMigration`, a named write statement).
+Run at open and by ``kgrag db migrate``; never from the write path."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.schema import MIGRATIONS
+from kgrag.graph.schema import MIGRATIONS, DataMigration
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 
 log = logging.getLogger(__name__)
@@ -40,10 +41,14 @@ def migrate(store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S) -> 
             continue
         try:
             for op in migration.ops:
-                store.apply_schema_op(op)
+                if isinstance(op, DataMigration):
+                    rows = store.write(op.statement)
+                    log.info("migration %s: %s %s", migration.name, op.statement, rows)
+                else:
+                    store.apply_schema_op(op)
             # FalkorDB builds unique constraints in the background and Neo4j populates indexes
             # in the background: record the migration only once they are usable.
-            store.await_schema(migration.ops, timeout_s)
+            store.await_schema(migration.schema_ops, timeout_s)
         except StoreError as e:
             raise MigrationError(
                 f"migration {migration.name} failed: {e}. The store is unchanged past the last "

@@ -95,6 +95,18 @@ class FulltextIndex(_Op):
 SchemaOp = UniqueProperty | PropertyIndex | FulltextIndex
 
 
+class DataMigration(_Op):
+    """Rewrites stored data: one named write statement of ``cypher/`` run through
+    :meth:`GraphStore.write` without parameters. It must be idempotent (running it again
+    changes nothing), since a process may stop between the write and the migration's record."""
+
+    kind: Literal["data"] = "data"
+    statement: str
+
+
+MigrationOp = SchemaOp | DataMigration
+
+
 class VectorIndex(BaseModel):
     """A vector index over one node property, in one embedding space."""
 
@@ -139,7 +151,12 @@ class Migration(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    ops: tuple[SchemaOp, ...]
+    ops: tuple[MigrationOp, ...]
+
+    @property
+    def schema_ops(self) -> tuple[SchemaOp, ...]:
+        """The constraints and indexes it creates (not its data rewrites)."""
+        return tuple(op for op in self.ops if not isinstance(op, DataMigration))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -175,6 +192,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Ingestion jobs of several processes register in the graph (Neo4j; GraphStore.ingest_job):
     # the unique id makes concurrent MERGEs of the one lock node create it once.
     Migration(name="0004_ingest_jobs", ops=(UniqueProperty(label="IngestJob"),)),
+    # ACL entries became namespaced (kgrag.acl): a bare `x` stored before is read by the user x
+    # and by the members of the group x, so it becomes both `user:x` and `group:x`.
+    Migration(name="0005_namespaced_acl", ops=(DataMigration(statement="document_acl_namespace"),)),
 )
 
 
@@ -183,7 +203,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 UNIQUE_KEYS: frozenset[tuple[str, str]] = frozenset(
     (op.label, op.property)
     for migration in MIGRATIONS
-    for op in migration.ops
+    for op in migration.schema_ops
     if isinstance(op, UniqueProperty)
 )
 
@@ -195,7 +215,7 @@ UNIQUE_KEYS: frozenset[tuple[str, str]] = frozenset(
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ALL_OPS: tuple[SchemaOp | VectorIndex, ...] = (
-    *(op for migration in MIGRATIONS for op in migration.ops),
+    *(op for migration in MIGRATIONS for op in migration.schema_ops),
     *VECTOR_INDEXES.values(),
 )
 #: Property keys that schema statements may name.

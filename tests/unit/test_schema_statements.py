@@ -42,7 +42,7 @@ LINT_READY = (
     NODE is not None
     and (ROOT / "tools" / "cypher-lint" / "node_modules" / "@neo4j-cypher").is_dir()
 )
-OPS: list[SchemaOp] = [op for m in MIGRATIONS for op in m.ops]
+OPS: list[SchemaOp] = [op for m in MIGRATIONS for op in m.schema_ops]
 FALKORDB = ("falkordb",)
 
 
