@@ -120,6 +120,17 @@ def _check_acl(values: list[str] | None) -> list[str] | None:
         raise typer.BadParameter(str(e), param_hint="'--acl'") from None
 
 
+def _cli_actor() -> str:
+    """Who runs a CLI command, as recorded with an ACL change: ``cli:<os user>``."""
+    import getpass
+    import os
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (OSError, KeyError):  # no user name for this uid (a container)
+        return f"cli:uid-{os.getuid()}"
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="files, folders, globs or JSONL manifests")],
@@ -170,7 +181,7 @@ def ingest(
                     tasks[e.stage] = bars.add_task(e.stage, total=e.total)
                 bars.update(tasks[e.stage], completed=e.done, total=e.total)
 
-            report = agent.ingest(paths, acl or (), progress=on_progress)
+            report = agent.ingest(paths, acl or (), progress=on_progress, actor=_cli_actor())
     if as_json:
         _emit(
             report.model_dump(
@@ -182,6 +193,7 @@ def ingest(
                     "seconds",
                     "stage_seconds",
                     "acl_updated",
+                    "acl_changes",
                     "shard",
                     "other_shards",
                 }
@@ -196,6 +208,9 @@ def ingest(
             err.print(
                 f"  shard {report.shard}: {report.other_shards} input(s) left to other shards"
             )
+        for c in report.acl_changes:
+            change = f"{c.uri}: {', '.join(c.old_acl)} -> {', '.join(c.new_acl)}"
+            err.print(f"  ACL changed {escape(change)}")
         for f in report.failures:
             err.print(f"  [red]failed[/red] {escape(f'{f.path}: {f.reason}')}")
         if report.stage_seconds:

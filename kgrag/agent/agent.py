@@ -163,8 +163,19 @@ class KnowledgeAgent:
         paths: Sequence[str],
         acl: Sequence[str] = (),
         progress: ProgressCallback | None = None,
+        *,
+        actor: str | None = None,
+        may_change_acl: bool = True,
     ) -> IngestReport:
-        return self.ingestor(progress).ingest_paths(paths, acl)
+        """Ingest files, folders, globs and JSONL manifests readable by ``acl`` (``user:NAME``,
+        ``group:NAME`` or ``*``; public when empty; a bare name raises InvalidAclError).
+        ``actor`` is who asks, recorded with every ACL change (``report.acl_changes`` and an
+        ``AclChange`` node per change); with ``may_change_acl=False`` a file whose stored
+        document has another ACL fails, naming the file and the reason, and nothing of it
+        changes."""
+        return self.ingestor(progress).ingest_paths(
+            paths, acl, actor=actor, may_change_acl=may_change_acl
+        )
 
     def delete(self, document_id: str) -> None:
         if not any(

@@ -27,6 +27,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Plan",
         "Step",
         "Answer",
+        "AclChange",
     }
 )
 RELATIONSHIP_TYPES: frozenset[str] = frozenset(
@@ -44,6 +45,7 @@ RELATIONSHIP_TYPES: frozenset[str] = frozenset(
         "RETURNED",
         "ANSWERED_BY",
         "CITES",
+        "CHANGED_ACL_OF",
     }
 )
 # Labels whose content is evidence a user may read (subject to document ACLs).
@@ -195,6 +197,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # ACL entries became namespaced (kgrag.acl): a bare `x` stored before is read by the user x
     # and by the members of the group x, so it becomes both `user:x` and `group:x`.
     Migration(name="0005_namespaced_acl", ops=(DataMigration(statement="document_acl_namespace"),)),
+    # Each ACL change an ingestion makes is recorded (kgrag.ingest.records.AclChange), MERGEd by
+    # an id derived from the change.
+    Migration(name="0006_acl_changes", ops=(UniqueProperty(label="AclChange"),)),
 )
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +28,7 @@ from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_do
 from kgrag.ingest.models import ParsedDocument, ParsedPage, SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.records import (
+    AclChange,
     ChunkRecord,
     DocumentBundle,
     ImageRecord,
@@ -70,6 +72,10 @@ class IngestReport(BaseModel):
     """Unchanged documents ingested again with another ACL: only their ACL was rewritten. They
     count as ``ingested`` (and are in ``document_ids``); an unchanged file with the same ACL is
     ``skipped``."""
+    acl_changes: list[AclChange] = []
+    """Every ACL this job changed (an unchanged file with another ACL, or a changed file whose
+    stored version had another ACL): document, who, when, old and new ACL; each is also
+    recorded in the graph. A change the caller may not make is a failure instead."""
     recovered: list[str] = []
     """Documents an interrupted job had left unfinished, removed before this job ran."""
     shard: str | None = None
@@ -105,6 +111,15 @@ class IngestOptions(BaseModel):
     shard: Shard | None = None
     """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
     processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
+
+
+class AclPolicy(BaseModel):
+    """Who runs an ingestion and whether they may change a stored document's ACL."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    actor: str | None = None
+    may_change_acl: bool = True
 
 
 class _Embedded(NamedTuple):
@@ -148,11 +163,23 @@ class Ingestor:
         self._done: dict[str, int] = defaultdict(int)
 
     # -- public -------------------------------------------------------------------------------
-    def ingest_paths(self, paths: Sequence[str], acl: Sequence[str] = ()) -> IngestReport:
+    def ingest_paths(
+        self,
+        paths: Sequence[str],
+        acl: Sequence[str] = (),
+        *,
+        actor: str | None = None,
+        may_change_acl: bool = True,
+    ) -> IngestReport:
         """Ingest files, folders, globs and JSONL manifests, readable by ``acl`` (namespaced
         principals, kgrag.acl; public when empty). An invalid entry raises
-        :class:`~kgrag.errors.InvalidAclError` before anything is read or written."""
+        :class:`~kgrag.errors.InvalidAclError` before anything is read or written.
+
+        ``actor`` (who asks) is recorded with every ACL change. With ``may_change_acl=False``
+        a file whose stored document has another ACL fails (named in ``failures``) and nothing
+        of that document changes."""
         acl = parse_acl(acl)
+        policy = AclPolicy(actor=actor, may_change_acl=may_change_acl)
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
         # leftovers of killed jobs are cleaned only when no other job is writing
@@ -173,11 +200,19 @@ class Ingestor:
                 else:
                     report.skipped += 1
             parsed = self._parse_all(items, report)
-            self._ingest_parsed(parsed, report)
+            self._ingest_parsed(parsed, report, policy)
         return self._finish(report, started)
 
-    def ingest_documents(self, documents: Sequence[ParsedDocument]) -> IngestReport:
-        """Ingest documents parsed elsewhere (for example a benchmark corpus)."""
+    def ingest_documents(
+        self,
+        documents: Sequence[ParsedDocument],
+        *,
+        actor: str | None = None,
+        may_change_acl: bool = True,
+    ) -> IngestReport:
+        """Ingest documents parsed elsewhere (for example a benchmark corpus); ``actor`` and
+        ``may_change_acl`` as for :meth:`ingest_paths`."""
+        policy = AclPolicy(actor=actor, may_change_acl=may_change_acl)
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
         with self.store.ingest_job(self._writer().recover) as recovered:
@@ -188,7 +223,7 @@ class Ingestor:
                 report.shard = str(shard)
                 mine = [d for d in documents if shard.owns(str(d.source.path))]
                 report.other_shards = len(documents) - len(mine)
-            self._ingest_parsed(mine, report)
+            self._ingest_parsed(mine, report, policy)
         return self._finish(report, started)
 
     def _finish(self, report: IngestReport, started: float) -> IngestReport:
@@ -240,11 +275,15 @@ class Ingestor:
         self._timing["parse"] += time.perf_counter() - t0
         return out
 
-    def _ingest_parsed(self, documents: list[ParsedDocument], report: IngestReport) -> None:
+    def _ingest_parsed(
+        self, documents: list[ParsedDocument], report: IngestReport, policy: AclPolicy
+    ) -> None:
         todo: list[ParsedDocument] = []
         replaced: dict[str, list[str]] = {}
         stale: list[str] = []
-        new_acls: dict[str, tuple[str, ...]] = {}  # unchanged documents given another ACL
+        new_acls: list[AclChange] = []  # unchanged documents given another ACL
+        changes: dict[str, AclChange] = {}  # changed documents replacing one of another ACL
+        at = datetime.now(UTC).isoformat()
         stored: dict[str, list[dict[str, Any]]] = defaultdict(list)
         uris = list(dict.fromkeys(str(d.source.path) for d in documents))
         for start in range(0, len(uris), 1000):  # one round trip per 1,000 files
@@ -258,22 +297,32 @@ class Ingestor:
             new_id = document_id(uri, doc.sha256)
             others = [r["id"] for r in existing if r["id"] != new_id]
             same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
+            # the stored version (this one, or the one a changed file replaces) and its ACL
+            previous = same or [r for r in existing if r["status"] == "complete"]
+            change = _acl_change(doc, new_id, previous, policy, at)
+            if change is not None and not policy.may_change_acl:
+                reason = _acl_refused(change.old_acl, change.new_acl)
+                report.failures.append(Failure(path=uri, reason=reason))
+                continue  # nothing of this document changes
             if same:
                 stale += others  # an earlier version a killed job had not yet removed
-                acl = stored_acl(doc.source.acl)
-                if set(same[0].get("acl") or ()) != set(acl):
-                    new_acls[new_id] = acl  # only the ACL changes: nothing is re-embedded
+                if change is not None:
+                    new_acls.append(change)  # only the ACL changes: nothing is re-embedded
                 else:
                     report.skipped += 1
                 continue
+            if change is not None:
+                changes[new_id] = change
             replaced[new_id] = others
             todo.append(doc)
         writer = self._writer()
         if new_acls:
             writer.set_acl(new_acls)
-            report.acl_updated.extend(new_acls)
-            report.document_ids.extend(new_acls)
-            report.ingested += len(new_acls)
+            ids = [c.document_id for c in new_acls]
+            report.acl_updated.extend(ids)
+            report.acl_changes.extend(new_acls)
+            report.document_ids.extend(ids)
+            report.ingested += len(ids)
         for old in stale:
             writer.delete(old)
         if not todo:
@@ -301,12 +350,12 @@ class Ingestor:
                 embedded, failures = self._build(batch)
                 report.failures.extend(failures)
                 if pending is not None:
-                    done += self._collect(pending, report)
+                    done += self._collect(pending, report, changes)
                     self.progress(ProgressEvent(stage="write", done=done, total=total))
                 # entities, summaries and the write of this batch overlap the next batch's models
-                pending = pool.submit(self._finish_and_write, writer, embedded, replaced)
+                pending = pool.submit(self._finish_and_write, writer, embedded, replaced, changes)
             if pending is not None:
-                done += self._collect(pending, report)
+                done += self._collect(pending, report, changes)
                 self.progress(ProgressEvent(stage="write", done=done, total=total))
         self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
         self._intervals += writer.inference
@@ -323,25 +372,39 @@ class Ingestor:
         )
 
     def _collect(
-        self, pending: Future[tuple[list[str], list[Failure]]], report: IngestReport
+        self,
+        pending: Future[tuple[list[str], list[Failure]]],
+        report: IngestReport,
+        changes: Mapping[str, AclChange],
     ) -> int:
         ids, failures = pending.result()
         report.failures.extend(failures)
         report.document_ids.extend(ids)
+        report.acl_changes.extend(changes[i] for i in ids if i in changes)
         report.ingested += len(ids)
         return len(ids)
 
     def _finish_and_write(
-        self, writer: GraphWriter, embedded: list[_Embedded], replaced: dict[str, list[str]]
+        self,
+        writer: GraphWriter,
+        embedded: list[_Embedded],
+        replaced: dict[str, list[str]],
+        changes: Mapping[str, AclChange],
     ) -> tuple[list[str], list[Failure]]:
         bundles, failures = self._bundles(embedded)
-        return self._write(writer, bundles, replaced), failures
+        return self._write(writer, bundles, replaced, changes), failures
 
     def _write(
-        self, writer: GraphWriter, bundles: list[DocumentBundle], replaced: dict[str, list[str]]
+        self,
+        writer: GraphWriter,
+        bundles: list[DocumentBundle],
+        replaced: dict[str, list[str]],
+        changes: Mapping[str, AclChange],
     ) -> list[str]:
         t0 = time.perf_counter()
         writer.write_many(bundles)
+        # recorded before the version of the other ACL goes
+        writer.set_acl([changes[b.id] for b in bundles if b.id in changes])
         written = []
         for bundle in bundles:
             for old in replaced.get(bundle.id, []):
@@ -530,6 +593,36 @@ class Ingestor:
                 raise KgragError("audio needs a transcriber; none is configured")
             self._transcriber = self._transcriber_factory()
         return self._transcriber
+
+
+def _acl_change(
+    doc: ParsedDocument,
+    new_id: str,
+    previous: Sequence[Mapping[str, Any]],
+    policy: AclPolicy,
+    at: str,
+) -> AclChange | None:
+    """The ACL change ingesting ``doc`` makes, or None: when a stored version of the file
+    (``previous``: the same content, or the version it replaces) has another ACL."""
+    acl = stored_acl(doc.source.acl)
+    if not previous or set(previous[0].get("acl") or ()) == set(acl):
+        return None
+    return AclChange(
+        document_id=new_id,
+        uri=str(doc.source.path),
+        old_acl=tuple(previous[0].get("acl") or ()),
+        new_acl=acl,
+        actor=policy.actor,
+        at=at,
+    )
+
+
+def _acl_refused(old: Sequence[str], new: Sequence[str]) -> str:
+    return (
+        f"ACL change refused: the stored document is readable by {', '.join(old)}; ingesting "
+        f"it readable by {', '.join(new)} would change who may read it, which needs the admin "
+        "role. Nothing was changed; ingest it with its current ACL, or ask an admin"
+    )
 
 
 def _union_seconds(intervals: Sequence[tuple[float, float]]) -> float:

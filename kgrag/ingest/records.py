@@ -59,3 +59,25 @@ class DocumentBundle(_Frozen):
 def document_id(uri: str, sha256: str) -> str:
     """Deterministic id: the same file content at the same place is the same document."""
     return "doc_" + hashlib.sha256(f"{uri}\n{sha256}".encode()).hexdigest()[:20]
+
+
+class AclChange(_Frozen):
+    """A document's ACL changed by an ingestion: who asked, when, from what to what. Recorded in
+    the graph as an ``AclChange`` node linked to the document (``CHANGED_ACL_OF``) and listed in
+    the job's report."""
+
+    document_id: str
+    uri: str
+    old_acl: tuple[str, ...]
+    new_acl: tuple[str, ...]
+    actor: str | None
+    """Who asked (``cli:<os user>``, the HTTP principal's id); None from the Python API when
+    the caller did not say."""
+    at: str
+    """When (ISO 8601, UTC)."""
+
+    @property
+    def id(self) -> str:
+        """Deterministic: replaying the write of the same change records it once."""
+        key = "\n".join((self.document_id, self.at, ",".join(self.new_acl)))
+        return "aclchg_" + hashlib.sha256(key.encode()).hexdigest()[:20]

@@ -11,14 +11,14 @@ from __future__ import annotations
 import glob
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityRecord, display_rank
-from kgrag.ingest.records import DocumentBundle, ImageRecord
+from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord
 from kgrag.modalities.base import ImageEmbedder
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
@@ -168,14 +168,32 @@ class GraphWriter:
                 len(bundle.images),
             )
 
-    def set_acl(self, acls: Mapping[str, Sequence[str]]) -> None:
-        """Give complete documents (``id -> acl``) a new ACL and change nothing else: the same
-        file ingested again with another ``--acl``. One batched, idempotent ``SET``; readers see
-        the new ACL from the next statement they run."""
-        rows = [{"id": doc_id, "acl": list(acl)} for doc_id, acl in acls.items()]
+    def set_acl(self, changes: Sequence[AclChange]) -> None:
+        """Give complete documents their new ACL and record each change (an ``AclChange`` node
+        linked to the document: who, when, old and new ACL), one statement per batch, so a
+        document never has a new ACL without its record. Nothing else of the documents is
+        rewritten; replaying it changes nothing; readers see the new ACL from their next
+        statement."""
+        rows = [
+            {
+                "id": c.document_id,
+                "acl": list(c.new_acl),
+                "change_id": c.id,
+                "actor": c.actor,
+                "at": c.at,
+                "old_acl": list(c.old_acl),
+            }
+            for c in changes
+        ]
         self.store.write_rows("document_set_acl", rows, batch_size=self.batch_size)
-        for doc_id, acl in acls.items():
-            log.info("document %s: ACL set to %s", doc_id, ", ".join(acl))
+        for c in changes:
+            log.info(
+                "document %s: ACL changed from %s to %s by %s",
+                c.document_id,
+                ", ".join(c.old_acl),
+                ", ".join(c.new_acl),
+                c.actor or "an unnamed caller",
+            )
 
     def delete(self, document_id: str) -> None:
         """Remove a document and what only it supported (orphaned entities, stale RELATED).

@@ -1,8 +1,8 @@
 """Migration 0005_namespaced_acl on both engines: a store whose documents carry bare ACL entries
-(written as kgrag wrote them before namespacing: by the writer's own ``document_set_acl``) is
-migrated when it is opened, and every reader reads exactly the documents they read before: a
-bare ``x`` was matched by the user x and by the group x, and is ``user:x`` and ``group:x`` now.
-``*`` and namespaced entries stay; running the migration again changes nothing."""
+(set by a Cypher write, as kgrag stored them before namespacing) is migrated when it is opened,
+and every reader reads exactly the documents they read before: a bare ``x`` was matched by the
+user x and by the group x, and is ``user:x`` and ``group:x`` now. ``*`` and namespaced entries
+stay; running the migration again changes nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.executor.hits import AccessContext
 from kgrag.graph.migrations import migrate, status
 from kgrag.graph.store import GraphStore
-from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
 
@@ -52,11 +51,11 @@ EXPECTED = {
 }
 
 
-def _raw(store: GraphStore, text: str) -> Any:
-    """A write the store's API never makes (forgetting a migration): test set-up only."""
+def _raw(store: GraphStore, text: str, params: dict[str, Any] | None = None) -> Any:
+    """A write the store's API never makes (bare ACLs, forgetting a migration): set-up only."""
     if store.dialect == "neo4j":
-        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
-    return store._graph.query(text)  # type: ignore[attr-defined]
+        return store._driver.execute_query(text, params or {})[0]  # type: ignore[attr-defined]
+    return store._graph.query(text, params or {})  # type: ignore[attr-defined]
 
 
 def _old_rule(acl: list[str], user: str | None, groups: tuple[str, ...]) -> bool:
@@ -92,7 +91,12 @@ def test_bare_acl_entries_are_migrated_and_every_reader_keeps_their_access(
             for r in agent.store.read("document_list", {"principals": [], "admin": True})
         }
         # the store as kgrag wrote it before namespacing, and before the migration existed
-        GraphWriter(agent.store).set_acl({ids[n]: acl for n, acl in OLD_ACLS.items()})
+        for name, acl in OLD_ACLS.items():
+            _raw(
+                agent.store,
+                "MATCH (d:Document {id: $id}) SET d.acl = $acl",
+                {"id": ids[name], "acl": acl},
+            )
         _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
         assert _acls(agent.store) == OLD_ACLS
         assert {s.name: s.applied_at for s in status(agent.store)}[MIGRATION] is None

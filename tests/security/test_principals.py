@@ -10,8 +10,8 @@ the bare user and group names, so eve (group ada) read ada's private document.""
 
 from __future__ import annotations
 
+import json
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +21,15 @@ import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from typer.testing import CliRunner
+
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.cli import app
+from kgrag.errors import InvalidAclError
 from kgrag.executor.hits import AccessContext
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
-from tests.support.serve import serve
+from tests.support.serve import serve, wait_job
 
 USER_DOC = (
     "Project Heliotrope: the Zephyr Turbine ZT-9 is maintained by Hedy Lamarr. "
@@ -114,6 +118,28 @@ def test_a_question_of_a_group_member_never_reaches_the_users_document(
     assert own in {c.document_id for c in reader.citations}, reader.answer
 
 
+def test_a_bare_name_is_refused_by_the_python_api_and_the_cli_before_anything_is_stored(
+    ingested: tuple[KnowledgeAgent, str, str], folder: Path, tmp_path: Path
+) -> None:
+    agent, _, _ = ingested
+    before = agent.store.read("document_list", {"principals": [], "admin": True})
+    with pytest.raises(InvalidAclError, match=r"'ada'.*'user:ada'.*'group:ada'"):
+        agent.ingest([str(folder / "user")], acl=["ada"])
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"path": "a.md", "acl": ["ada"]}) + "\n")
+    (tmp_path / "a.md").write_text("A note.\n")
+    report = agent.ingest([str(manifest)])
+    assert report.failed == 1 and "'ada'" in report.failures[0].reason
+    assert agent.store.read("document_list", {"principals": [], "admin": True}) == before
+    result = CliRunner().invoke(
+        app, ["ingest", str(tmp_path / "a.md"), "--acl", "ada", "--store", f"{tmp_path}/x.db"]
+    )
+    assert result.exit_code == 2
+    assert "'--acl'" in result.output and "'ada'" in result.output
+    assert "'user:ada'" in result.output and "'group:ada'" in result.output
+    assert not (tmp_path / "x.db").exists()  # refused before the store was opened
+
+
 # ------------------------------------------------------------------------------ over HTTP
 
 TOKEN = "principals-token-14"
@@ -123,16 +149,6 @@ def _asker(user: str, groups: list[str]) -> dict[str, Any]:
     """How a request says who asks (the one place to change when identity comes from
     credentials)."""
     return {"user": user, "groups": groups}
-
-
-def _wait_job(client: httpx.Client, job_id: str, timeout: float = 300) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = client.get(f"/jobs/{job_id}").json()
-        if job["status"] in ("done", "failed"):
-            return job
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} did not finish in {timeout} s")
 
 
 def test_over_http_a_bare_name_is_refused_and_a_group_reads_nothing_of_a_user(
@@ -156,7 +172,7 @@ def test_over_http_a_bare_name_is_refused_and_a_group_reads_nothing_of_a_user(
         assert "'ada'" in bare.text and "user:ada" in bare.text and "group:ada" in bare.text
         job = c.post("/ingest", json={"paths": ["user"], "acl": ["user:ada"]})
         assert job.status_code == 202, job.text
-        done = _wait_job(c, job.json()["id"])
+        done = wait_job(c, job.json()["id"])
         assert done["status"] == "done" and done["report"]["ingested"] == 1, done
         (doc,) = done["report"]["document_ids"]
 
