@@ -48,3 +48,32 @@ def test_the_embedded_servers_socket_and_its_folder_are_private(tmp_path: Path) 
         assert stat.S_IMODE(os.stat(socket_file.parent).st_mode) == 0o700
     finally:
         store.close()
+
+
+def test_a_document_is_readable_only_while_complete_and_only_by_its_principals(
+    engine: Engine,
+) -> None:
+    store = engine.open()
+
+    def listed(*principals: str, admin: bool = False) -> list[str]:
+        rows = store.read("document_list", {"principals": list(principals), "admin": admin})
+        return [r["id"] for r in rows]
+
+    try:
+        store.write(
+            "document_begin",
+            {
+                "id": "d1", "uri": "file:///d1.txt", "sha256": "0" * 64, "modality": "text",
+                "mime": "text/plain", "title": "d1", "bytes": 1, "acl": ["user:alice"],
+                "tags": [], "ingested_at": "2026-01-01T00:00:00Z", "language": "en",
+                "summary": None,
+            },
+        )  # fmt: skip
+        assert listed("*", "user:alice") == [] and listed(admin=True) == []  # being written
+        store.write("document_complete", {"id": "d1", "chunk_count": 0, "image_count": 0})
+        assert listed("*", "user:alice") == ["d1"] and listed(admin=True) == ["d1"]
+        assert listed("*", "group:alice", "user:bob") == []  # another reader
+        store.write("document_mark_deleting", {"id": "d1"})
+        assert listed("*", "user:alice") == [] and listed(admin=True) == []  # being deleted
+    finally:
+        store.close()
