@@ -19,9 +19,9 @@ def _trees(folder: Path) -> list[tuple[Path, ast.Module]]:
 def _callee(call: ast.Call) -> str | None:
     if isinstance(call.func, ast.Name):
         return call.func.id
-    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
-        if call.func.value.id in {"builtins", "__builtins__"}:
-            return call.func.attr
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.attr if func.value.id in {"builtins", "__builtins__"} else None
     return None
 
 

@@ -12,7 +12,8 @@ CORPUS = ROOT / "cypher"
 WRITES = re.compile(r"\b(MERGE|CREATE|SET|DELETE|REMOVE)\b", re.IGNORECASE)
 #: The filter SECURITY.md quotes, whatever the variable names.
 ACL_FILTER = re.compile(
-    r"(\w+)\.status = 'complete' AND \(\$admin OR any\((\w+) IN \1\.acl WHERE \2 IN \$principals\)\)"
+    r"(\w+)\.status = 'complete' AND "
+    r"\(\$admin OR any\((\w+) IN \1\.acl WHERE \2 IN \$principals\)\)"
 )
 
 

@@ -29,9 +29,9 @@ def _strings(
     for key in ("anyOf", "oneOf", "allOf"):
         for option in schema.get(key, []):
             yield from _strings(option, where, components, seen)
-    if schema.get("type") == "string" and schema.get("format") != "binary":
-        if "contentMediaType" not in schema:  # an uploaded file, not text
-            yield where, schema
+    uploaded_file = schema.get("format") == "binary" or "contentMediaType" in schema
+    if schema.get("type") == "string" and not uploaded_file:
+        yield where, schema
     if schema.get("type") == "array" and "items" in schema:
         yield from _strings(schema["items"], f"{where}[]", components, seen)
     for name, field in schema.get("properties", {}).items():
