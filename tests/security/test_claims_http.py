@@ -40,7 +40,7 @@ def _strings(
 
 def _request_strings(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     components = doc.get("components", {}).get("schemas", {})
-    out = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for path, operations in doc["paths"].items():
         for method, op in operations.items():
             for param in op.get("parameters", []):

@@ -20,7 +20,7 @@ def _plan(type_: str, parameters: dict[str, Any]) -> dict[str, Any]:
 
 
 #: (step type, parameters at the documented bound, the same one over it, the field named)
-BOUNDS = {
+BOUNDS: dict[str, tuple[str, dict[str, Any], dict[str, Any], str]] = {
     "vector_search k": ("vector_search", {"query": "q", "k": 200}, {"query": "q", "k": 201}, "k"),
     "graph_query k": (
         "graph_query",

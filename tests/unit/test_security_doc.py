@@ -66,8 +66,9 @@ def _test_functions(path: Path) -> set[str]:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             bodies = list(node.body)
         for item in bodies:
-            is_function = isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-            if is_function and item.name.startswith("test"):
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name.startswith(
+                "test"
+            ):
                 found.add(item.name)
     return found
 
