@@ -59,3 +59,17 @@ def test_the_http_api_never_builds_an_admin_context() -> None:
         if not (isinstance(value, ast.Constant) and value.value is False)
     ]
     assert wrong == [], f"admin= other than False in the HTTP API: {wrong}"
+
+
+def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
+    """Outside ``ask(..., admin=...)`` (kgrag/agent/agent.py passes the caller's flag on) and the
+    operator's ``kgrag eval`` (kgrag/eval/retrieval.py), every ``admin=`` is ``False``."""
+    allowed = [("kgrag/agent/agent.py", "admin"), ("kgrag/eval/retrieval.py", "True")]
+    found = []
+    for path, tree in _trees(KGRAG):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "admin":
+                if isinstance(node.value, ast.Constant) and node.value.value is False:
+                    continue
+                found.append((str(path.relative_to(ROOT)), ast.unparse(node.value)))
+    assert sorted(found) == allowed
