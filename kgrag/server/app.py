@@ -411,7 +411,9 @@ def create_app(
         operation_id="getJob",
         responses=errors(404, 422),
     )
-    def job(job_id: str) -> JobView:
+    def job(
+        job_id: str = PathParam(pattern=TEXT_PATTERN, description="the id POST /ingest gave"),
+    ) -> JobView:
         found = rt().jobs.get(job_id)
         if found is None:
             raise NotFoundError(f"no ingest job {job_id!r} (jobs are forgotten at restart)")

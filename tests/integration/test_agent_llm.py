@@ -275,3 +275,31 @@ def test_llm_generate_tool_is_offered_with_a_client(
     hits = tools["llm_generate"]({"prompt": "Say something."})
     assert [h.text for h in hits] == ["generated text"]
     assert client.meter.calls == 1
+
+
+def test_refinements_stop_before_the_step_limit(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    """KGRAG_MAX_PLAN_STEPS bounds the steps of all iterations together: a refinement whose plan
+    would go over it is not run (exit reason ``max_iterations``)."""
+    search = PLAN["plan"][0]
+    nine = {"plan": [{**search, "step_id": i} for i in range(1, 10)], "traceability": True}
+
+    def refining() -> Script:
+        return Script(
+            plan=nine,
+            verdicts=[
+                {"decision": "REFINE", "reason": "more", "next_query": "Ada Lovelace Monday"},
+                {"decision": "REFINE", "reason": "more", "next_query": "Pressure Valve PV-7 seals"},
+                {"decision": "SATISFIED", "reason": "answered"},
+            ],
+        )
+
+    bounded = _agent(store, embedder, openai_server, refining(), max_plan_steps=16).ask(QUESTION)
+    roomy = _agent(store, embedder, openai_server, refining(), max_plan_steps=32).ask(QUESTION)
+    bounded_steps = len(read_trace(store, bounded.query_id)["steps"])
+    roomy_steps = len(read_trace(store, roomy.query_id)["steps"])
+    assert bounded.exit_reason == "max_iterations" and bounded_steps <= 16
+    # the control: with room, the same refinements run past 16 steps to the judge's "satisfied"
+    assert (roomy.exit_reason, roomy.iterations) == ("satisfied", 3) and roomy_steps > 16
+    assert bounded.iterations < roomy.iterations
