@@ -1,10 +1,10 @@
-"""What guards the HTTP API: an optional bearer token, a request body size limit (both as one
-ASGI middleware, before any body is read), a bound on the requests handled at once, and the
-ingest roots that confine POST /ingest."""
+"""What guards the HTTP API besides who is asking (:mod:`kgrag.server.identity`) and browsers
+(:mod:`kgrag.server.browser`): a request body size limit (an ASGI middleware, before any body is
+read), a bound on the requests handled at once, and the ingest roots that confine POST
+/ingest."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
 from collections.abc import Sequence
@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from kgrag.ingest.sources import expand_inputs
 from kgrag.server.errors import ApiError, error_body
 
-#: Paths anyone may GET without the token.
+#: Paths anyone may GET without a credential (health and the API description).
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
@@ -29,11 +29,10 @@ class _TooLarge(StarletteHTTPException):
 
 
 class GuardMiddleware:
-    """401 without the configured bearer token; 413 when a body exceeds ``max_bytes``."""
+    """413 when a body exceeds ``max_bytes`` (declared or counted as it streams)."""
 
-    def __init__(self, app: Any, *, token: str | None, max_bytes: int) -> None:
+    def __init__(self, app: Any, *, max_bytes: int) -> None:
         self.app = app
-        self.token = token
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -41,24 +40,9 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.token and scope["path"] not in OPEN_PATHS:
-            given = headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.strip().encode(), self.token.encode()
-            ):
-                await _reply(
-                    send,
-                    401,
-                    error_body(
-                        "unauthorized", "send the API token as 'Authorization: Bearer TOKEN'"
-                    ),
-                    extra=[(b"www-authenticate", b"Bearer")],
-                )
-                return
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _reply(send, 413, _too_large(int(declared), self.max_bytes))
+            await reply(send, 413, _too_large(int(declared), self.max_bytes))
             return
         seen = 0
         started = False
@@ -82,7 +66,7 @@ class GuardMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await _reply(send, 413, _too_large(seen, self.max_bytes))
+                await reply(send, 413, _too_large(seen, self.max_bytes))
 
 
 class ConcurrencyLimitMiddleware:
@@ -103,7 +87,7 @@ class ConcurrencyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         if self.active >= self.limit:
-            await _reply(
+            await reply(
                 send,
                 503,
                 error_body(
@@ -129,7 +113,7 @@ def _too_large(size: int, limit: int) -> dict[str, Any]:
     )
 
 
-async def _reply(
+async def reply(
     send: Any, status: int, body: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()
 ) -> None:
     data = json.dumps(body).encode()
