@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The principal a request authenticated as (a route parameter).
+Caller = Annotated[Principal, Depends(principal)]
+
 #: Pages the API serves may load nothing from elsewhere.
 _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
@@ -307,7 +310,6 @@ def create_app(
     app.add_middleware(GuardMiddleware, max_bytes=s.max_request_bytes)
     app.add_middleware(AuthMiddleware, authenticator=authenticator)
     app.add_middleware(BrowserGuardMiddleware, hosts=allowed_hosts(host, s.allowed_hosts))
-    Caller = Annotated[Principal, Depends(principal)]
 
     def rt() -> _Runtime:
         return runtime["rt"]
