@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kgrag.auth.apikeys import add_key
 from kgrag.auth.principal import Role
 from kgrag.config import Settings
