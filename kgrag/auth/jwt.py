@@ -63,6 +63,15 @@ _PublicKey = (
 )
 
 
+def _family(key: Any) -> frozenset[str]:
+    """The algorithms a public key can verify."""
+    if isinstance(key, rsa.RSAPublicKey):
+        return frozenset(a for a in ASYMMETRIC if a[:2] in ("RS", "PS"))
+    if isinstance(key, ec.EllipticCurvePublicKey):
+        return frozenset(a for a in ASYMMETRIC if a.startswith("ES"))
+    return frozenset({"EdDSA"})
+
+
 def _pem_key(path: Path) -> Any:
     try:
         key = load_pem_public_key(path.read_bytes())
@@ -120,10 +129,13 @@ class JwtVerifier:
             )
         self.config = config
         self._key = _pem_key(public_key) if public_key is not None else None
+        self._key_algorithms = _family(self._key) if self._key is not None else ASYMMETRIC
         self._jwks = _jwks(jwks) if jwks is not None else {}
 
     def _key_for(self, header: Mapping[str, Any]) -> Any:
         if self._key is not None:
+            if header.get("alg") not in self._key_algorithms:
+                raise TokenRejected("token algorithm not allowed")
             return self._key
         found = self._jwks.get(str(header.get("kid")))
         if found is None:
@@ -151,6 +163,8 @@ class JwtVerifier:
         except jwt.PyJWTError as e:
             reason = next((r for cls, r in _REASONS if isinstance(e, cls)), "invalid token")
             raise TokenRejected(reason) from None
+        except (TypeError, ValueError):  # a key PyJWT cannot use for this token's algorithm
+            raise TokenRejected("invalid token") from None
         return self._principal(claims)
 
     def _principal(self, claims: Mapping[str, Any]) -> Principal:

@@ -8,6 +8,7 @@ loopback only)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,8 +16,11 @@ from fastapi import Request
 
 from kgrag.auth.authenticator import Authenticator, Unauthenticated
 from kgrag.auth.principal import LOCAL, Principal, Role
+from kgrag.errors import KgragError
 from kgrag.server.errors import ApiError, error_body
 from kgrag.server.security import OPEN_PATHS, reply
+
+log = logging.getLogger(__name__)
 
 STATE_KEY = "principal"
 
@@ -51,6 +55,14 @@ class AuthMiddleware:
                     401,
                     error_body("unauthorized", str(e)),
                     extra=[(b"www-authenticate", b"Bearer")],
+                )
+                return
+            except KgragError as e:  # the key file became unreadable or invalid meanwhile
+                log.error("authenticating a request: %s", e)
+                await reply(
+                    send,
+                    500,
+                    error_body("internal", "the credentials cannot be checked; see the server log"),
                 )
                 return
         scope.setdefault("state", {})[STATE_KEY] = found
