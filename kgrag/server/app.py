@@ -309,7 +309,11 @@ def create_app(
     app.add_middleware(ConcurrencyLimitMiddleware, limit=concurrent)
     app.add_middleware(GuardMiddleware, max_bytes=s.max_request_bytes)
     app.add_middleware(AuthMiddleware, authenticator=authenticator)
-    app.add_middleware(BrowserGuardMiddleware, hosts=allowed_hosts(host, s.allowed_hosts))
+    app.add_middleware(
+        BrowserGuardMiddleware,
+        hosts=allowed_hosts(host, s.allowed_hosts),
+        authenticated=authenticator is not None,
+    )
 
     def rt() -> _Runtime:
         return runtime["rt"]

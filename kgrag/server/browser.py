@@ -2,8 +2,10 @@
 (DNS rebinding) is refused with 400 ``invalid_host`` unless its ``Host`` is allowed (the
 loopback names, the bound host and ``KGRAG_ALLOWED_HOSTS``); a cross-site write is refused with
 403 ``cross_site_request``: a POST/PUT/PATCH/DELETE whose ``Origin`` is not this server's,
-whose ``Sec-Fetch-Site`` is ``cross-site``, or whose content type a plain HTML form can send
-(form, multipart, text/plain) without an ``Authorization`` header (which no form can set)."""
+whose ``Sec-Fetch-Site`` is ``cross-site``, or (on a server without authentication, where no
+credential is checked) whose content type a plain HTML form can send (form, multipart,
+text/plain) without an ``Authorization`` header, which no form can set. With authentication
+configured such a request has no credential: it is 401 (:mod:`kgrag.server.identity`)."""
 
 from __future__ import annotations
 
@@ -49,9 +51,10 @@ def allowed_hosts(bound: str | None, configured: Iterable[str]) -> frozenset[str
 
 
 class BrowserGuardMiddleware:
-    def __init__(self, app: Any, *, hosts: frozenset[str]) -> None:
+    def __init__(self, app: Any, *, hosts: frozenset[str], authenticated: bool) -> None:
         self.app = app
         self.hosts = hosts
+        self.authenticated = authenticated
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -71,14 +74,14 @@ class BrowserGuardMiddleware:
             )
             return
         if scope["method"] not in _SAFE_METHODS:
-            refused = _cross_site(headers, host)
+            refused = _cross_site(headers, host, need_authorization=not self.authenticated)
             if refused:
                 await reply(send, 403, error_body("cross_site_request", refused))
                 return
         await self.app(scope, receive, send)
 
 
-def _cross_site(headers: dict[str, str], host: str) -> str | None:
+def _cross_site(headers: dict[str, str], host: str, *, need_authorization: bool) -> str | None:
     """Why a write looks sent by another site's page, or None."""
     if headers.get("sec-fetch-site", "").lower() == "cross-site":
         return "a cross-site request (Sec-Fetch-Site: cross-site) may not write"
@@ -86,9 +89,9 @@ def _cross_site(headers: dict[str, str], host: str) -> str | None:
     if origin is not None and urlsplit(origin).netloc.lower() != host.strip().lower():
         return "the request's Origin is not this server's"
     media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if media in SIMPLE_TYPES and "authorization" not in headers:
+    if need_authorization and media in SIMPLE_TYPES and "authorization" not in headers:
         return (
             f"a {media} request must carry an Authorization header (an HTML form on another "
-            "site cannot); without authentication configured any value will do"
+            "site cannot); this server checks no credential: any value will do"
         )
     return None

@@ -153,6 +153,7 @@ class Run:
 def _template(uri: str) -> str:
     path = re.sub(r"^https?://[^/]+", "", uri).split("?", 1)[0]
     path = re.sub(r"^/jobs/.*", "/jobs/{job_id}", path)
+    path = re.sub(r"^/documents/.*", "/documents/{document_id}", path)
     return re.sub(r"^/queries/[^/]*/", "/queries/{query_id}/", path)
 
 

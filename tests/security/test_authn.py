@@ -318,3 +318,15 @@ def test_readers_may_not_ingest_or_delete_and_writers_may_not_delete(server: Ser
     with server.client("bob") as c:  # the public document is still there
         r = c.post("/ask", json={"question": "Who maintains the Feed Pump FP-2?"})
         assert server.public_doc in {x["document_id"] for x in r.json()["citations"]}
+
+
+def test_a_cross_site_write_is_refused_even_with_a_valid_key(server: Server) -> None:
+    with server.client("ada") as c:
+        for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+            r = c.post("/ask", json={"question": COOLING}, headers=headers)
+            assert r.status_code == 403 and r.json()["error"] == "cross_site_request", headers
+        with server.client() as anon:  # a form from another site carries no credential
+            r = anon.post("/ask/upload", data={"question": COOLING}, files=[("files", b"x")])
+            assert r.status_code == 401
+        with server.client("ada", Host="evil.example") as rebound:
+            assert rebound.post("/ask", json={"question": COOLING}).status_code == 400
