@@ -112,12 +112,28 @@ def _check_shard(value: str | None) -> str | None:
     return value
 
 
+def _check_acl(values: list[str] | None) -> list[str] | None:
+    """``--acl``: a usage error (exit 2, naming the value) unless every entry is ``user:NAME``,
+    ``group:NAME`` or ``*``."""
+    from kgrag.acl import parse_principal
+    from kgrag.errors import InvalidAclError
+
+    try:
+        return [parse_principal(v) for v in values or ()]
+    except InvalidAclError as e:
+        raise typer.BadParameter(str(e), param_hint="'--acl'") from None
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="files, folders, globs or JSONL manifests")],
     acl: Annotated[
         list[str] | None,
-        typer.Option("--acl", help="principal allowed to read (repeatable); public when none"),
+        typer.Option(
+            "--acl",
+            callback=_check_acl,
+            help="who may read: user:NAME, group:NAME or * (repeatable); public when none",
+        ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
     shard: Annotated[

@@ -11,6 +11,7 @@
     │   ├── MigrationError            a schema migration failed
     │   └── QueryRefusedError         a query was refused (write in a read path, unknown label, ...)
     ├── InvalidKeyError           a value that would be an id (session id, ...) is not one
+    ├── InvalidAclError           an ACL entry is not 'user:NAME', 'group:NAME' or '*'
     ├── ModelError                a model (embedder, transcriber, CLIP, LLM) failed
     ├── IngestError               one input could not be ingested (names the file and the reason)
     ├── PlanError                 a plan is invalid (names the step and the reason)
@@ -88,6 +89,20 @@ class InvalidKeyError(KgragError):
             "whitespace or control characters, of at most 1,024 bytes."
         )
         self.what = what
+        self.problem = problem
+
+
+class InvalidAclError(KgragError, ValueError):
+    """An ACL entry given as input is not ``user:NAME``, ``group:NAME`` or ``*`` (a bare name
+    is refused: it would not say whether it is a user or a group). Raised by
+    :func:`kgrag.acl.parse_principal`; a ``ValueError`` too, so pydantic models report it as a
+    validation error of the field."""
+
+    exit_code = 2
+
+    def __init__(self, value: str, problem: str) -> None:
+        super().__init__(f"invalid ACL entry {value!r}: it {problem}")
+        self.value = value
         self.problem = problem
 
 

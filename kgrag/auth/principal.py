@@ -14,6 +14,7 @@ import re
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from kgrag.executor.hits import AccessContext
+from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 
 
 class Role(enum.StrEnum):
@@ -31,17 +32,20 @@ _IMPLIED: dict[Role, frozenset[Role]] = {
     Role.IMPERSONATE: frozenset({Role.IMPERSONATE}),
 }
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: A name as an ACL entry names it (kgrag.acl): the id rule of kgrag.graph.keys.
+_NAME = re.compile(rf"^[^{KEY_EDGE_CHARS}](?:[^{KEY_INNER_CHARS}]*[^{KEY_EDGE_CHARS}])?$")
 
 
 def check_name(kind: str, value: str) -> str:
-    """A user or group name: not empty, no surrounding whitespace, no control characters, and
-    (a group) no comma, which separates groups in forms and query strings. ``ValueError``
-    naming ``kind`` otherwise."""
-    if not value or value != value.strip():
-        raise ValueError(f"a {kind} name must be non-empty without surrounding spaces: {value!r}")
-    if _CONTROL.search(value):
-        raise ValueError(f"a {kind} name must not hold control characters: {value!r}")
+    """A user or group name as ACL entries name them (``user:NAME``, ``group:NAME``): not
+    empty, no surrounding whitespace, no control characters; a group also no comma, which
+    separates groups in forms, query strings and ``--groups``. ``ValueError`` naming ``kind``
+    otherwise."""
+    if not _NAME.match(value):
+        raise ValueError(
+            f"a {kind} name must be non-empty, without surrounding spaces or control "
+            f"characters: {value!r}"
+        )
     if kind == "group" and "," in value:
         raise ValueError(f"a group name must not hold a comma: {value!r}")
     return value

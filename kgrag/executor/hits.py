@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.acl import PUBLIC, group_principal, user_principal
+
 HitKind = Literal["chunk", "segment", "image", "entity", "document"]
 
 
@@ -62,11 +64,11 @@ class AccessContext(BaseModel):
 
     @property
     def principals(self) -> list[str]:
-        from kgrag.ingest.records import PUBLIC
-
-        out = [PUBLIC, *self.groups]
+        """What ``d.acl`` entries grant this reader: ``*``, ``group:<g>`` for each group and
+        ``user:<u>`` (kgrag.acl), so a group named like a user matches nothing of that user."""
+        out = [PUBLIC, *(group_principal(g) for g in self.groups)]
         if self.user:
-            out.append(self.user)
+            out.append(user_principal(self.user))
         return out
 
     def params(self) -> dict[str, Any]:

@@ -28,6 +28,11 @@ from kgrag.errors import InvalidKeyError, QueryRefusedError
 #: (8,167 bytes for a range index), and long enough for any id kgrag makes or a person types.
 KEY_MAX_BYTES = 1024
 
+#: Characters a key may not start or end with (whitespace, controls), and characters it may not
+#: contain (controls), as regex character-class bodies (the same in Python and ECMAScript).
+KEY_EDGE_CHARS = r"\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+KEY_INNER_CHARS = r"\x00-\x1f\x7f-\x9f"
+
 #: ``MERGE (x:Label:Other {prop: <value>})`` / ``CREATE (...)``: labels, property, value.
 _KEYED_PATTERN = re.compile(
     r"\b(?:MERGE|CREATE)\s*\(\s*\w*((?:\s*:\s*`?\w+`?)+)\s*\{\s*`?(\w+)`?\s*:\s*([^,}]+)\}"

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgrag.acl import AclEntry
+
 Modality = Literal["text", "pdf", "image", "audio"]
 
 
@@ -21,8 +23,8 @@ class SourceItem(_Frozen):
     """Absolute, resolved path of the file."""
     title: str | None = None
     """Title given in a manifest; it wins over any title found in the file."""
-    acl: tuple[str, ...] = ()
-    """Principals allowed to read the document; empty means no restriction."""
+    acl: tuple[AclEntry, ...] = ()
+    """Principals allowed to read the document (kgrag.acl); empty means public."""
     tags: tuple[str, ...] = ()
     modality: Modality
     mime: str

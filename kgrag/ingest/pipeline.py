@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.acl import parse_acl, stored_acl
 from kgrag.errors import IngestError, KgragError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.chunking import chunk_text
@@ -30,7 +31,6 @@ from kgrag.ingest.records import (
     DocumentBundle,
     ImageRecord,
     document_id,
-    stored_acl,
 )
 from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
@@ -149,7 +149,10 @@ class Ingestor:
 
     # -- public -------------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[str], acl: Sequence[str] = ()) -> IngestReport:
-        """Ingest files, folders, globs and JSONL manifests."""
+        """Ingest files, folders, globs and JSONL manifests, readable by ``acl`` (namespaced
+        principals, kgrag.acl; public when empty). An invalid entry raises
+        :class:`~kgrag.errors.InvalidAclError` before anything is read or written."""
+        acl = parse_acl(acl)
         started = time.perf_counter()
         self._timing, self._intervals = defaultdict(float), []
         # leftovers of killed jobs are cleaned only when no other job is writing

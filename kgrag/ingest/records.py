@@ -56,15 +56,6 @@ class DocumentBundle(_Frozen):
     extraction: ExtractionResult
 
 
-PUBLIC = "*"
-
-
 def document_id(uri: str, sha256: str) -> str:
     """Deterministic id: the same file content at the same place is the same document."""
     return "doc_" + hashlib.sha256(f"{uri}\n{sha256}".encode()).hexdigest()[:20]
-
-
-def stored_acl(acl: tuple[str, ...]) -> tuple[str, ...]:
-    """ACL as stored: the given principals, or the public principal when none were given."""
-    cleaned = tuple(sorted({a.strip() for a in acl if a.strip()}))
-    return cleaned or (PUBLIC,)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from kgrag.acl import AclEntry, parse_acl
 from kgrag.ingest.models import ExpandedInputs, Modality, SourceItem, UnsupportedInput
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class _ManifestLine(BaseModel):
 
     path: str
     title: str | None = None
-    acl: list[str] | None = None
+    acl: list[AclEntry] | None = None
     tags: list[str] | None = None
 
 
@@ -108,7 +109,7 @@ class _Collector:
             SourceItem(
                 path=resolved,
                 title=title,
-                acl=_dedup(acl),
+                acl=parse_acl(acl),
                 tags=_dedup(tags),
                 modality=modality,
                 mime=mime,
@@ -149,11 +150,14 @@ def expand_inputs(
     """Expand files, folders, globs and ``*.jsonl`` manifests into source items.
 
     Relative paths and globs are taken relative to ``root`` (default: the working directory).
-    ``acl`` applies to every item except manifest lines that give their own ``acl``.
+    ``acl`` applies to every item except manifest lines that give their own ``acl``; an ACL
+    entry that is not namespaced (:func:`kgrag.acl.parse_principal`) raises
+    :class:`~kgrag.errors.InvalidAclError` for ``acl`` and rejects the line for a manifest's.
     Folders are walked recursively in sorted order, skipping hidden files and folders; globs
     support ``**``. The same resolved file is returned once (first occurrence wins). Inputs
     that cannot be used come back in ``rejected`` with a reason; nothing is raised for them.
     """
+    acl = parse_acl(acl)
     base = (root if root is not None else Path.cwd()).resolve()
     out = _Collector()
     for raw in paths:

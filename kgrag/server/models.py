@@ -6,24 +6,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from kgrag.acl import AclEntry
 from kgrag.agent.answer import Answer
+from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 from kgrag.ingest.pipeline import IngestReport
 
 #: Text the API takes: no NUL character (neither store can hold one: FalkorDB cannot parse such a
 #: parameter). A string with a lone surrogate (not Unicode) is refused too, as any string of a
 #: pattern is. The pattern is the same in Python, ECMAScript and Rust regex syntax.
 TEXT_PATTERN = r"^[^\x00]*$"
-_EDGE = r"\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-_INNER = r"\x00-\x1f\x7f-\x9f"
 #: An id stored under a unique constraint (kgrag.graph.keys): non-empty, no control characters,
 #: no whitespace at either end (the characters ``str.strip`` removes).
-KEY_PATTERN = rf"^[^{_EDGE}](?:[^{_INNER}]*[^{_EDGE}])?$"
+KEY_PATTERN = rf"^[^{KEY_EDGE_CHARS}](?:[^{KEY_INNER_CHARS}]*[^{KEY_EDGE_CHARS}])?$"
 #: Characters of such an id: 256 are at most 1,024 UTF-8 bytes, the guard's limit.
 KEY_MAX_CHARS = 256
 
 #: Comma-separated group names (a form field, a query parameter): no control characters.
-GROUPS_PATTERN = rf"^[^{_INNER}]*$"
-_GROUP = rf"^[^{_EDGE},](?:[^{_INNER},]*[^{_EDGE},])?$"
+GROUPS_PATTERN = rf"^[^{KEY_INNER_CHARS}]*$"
+_GROUP = rf"^[^{KEY_EDGE_CHARS},](?:[^{KEY_INNER_CHARS},]*[^{KEY_EDGE_CHARS},])?$"
 
 Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
 Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
@@ -40,8 +40,10 @@ class IngestRequest(_Body):
     paths: list[Text] = Field(
         ..., min_length=1, description="files, folders, globs or JSONL manifests on the server"
     )
-    acl: list[Text] = Field(
-        default_factory=list, description="principals allowed to read; public when empty"
+    acl: list[AclEntry] = Field(
+        default_factory=list,
+        description="who may read: 'user:NAME', 'group:NAME' or '*' (everyone); public when "
+        "empty. A bare name is refused (422)",
     )
 
 

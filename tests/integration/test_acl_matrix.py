@@ -177,7 +177,7 @@ def store(folder: Path, module_engine: Engine) -> Iterator[GraphStore]:
     )
     assert agent.ingest([str(folder / "public.md"), str(folder / "blue_square.png")]).failed == 0
     private = [str(folder / "heliotrope.md"), str(folder / "secret_circle.png")]
-    assert agent.ingest(private, acl=["alice"]).failed == 0
+    assert agent.ingest(private, acl=["user:alice"]).failed == 0
     yield s
     s.close()
 
@@ -186,7 +186,7 @@ def store(folder: Path, module_engine: Engine) -> Iterator[GraphStore]:
 def private_ids(store: GraphStore) -> set[str]:
     """Alice's document ids and the ids of every node of them and of entities only they name."""
     rows = store.read_freeform(
-        "MATCH (d:Document) WHERE 'alice' IN d.acl "
+        "MATCH (d:Document) WHERE 'user:alice' IN d.acl "
         "OPTIONAL MATCH (x)-[:PART_OF]->(d) RETURN d.id AS d, collect(x.id) AS parts"
     )
     ids = {r["d"] for r in rows} | {p for r in rows for p in r["parts"]}

@@ -119,7 +119,7 @@ def world(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> It
         assert agent.ingest([str(docs)]).ingested == len(PUBLIC)
         plan, outcomes = _run(agent, BOB)
         before = [(h.id, h.score) for h in _hop(plan, outcomes).result]
-        report = agent.ingest([str(private)], acl=["alice"])
+        report = agent.ingest([str(private)], acl=["user:alice"])
         assert report.ingested == 1, report.failures
         (doc,) = report.document_ids
         chunks = {

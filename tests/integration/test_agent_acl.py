@@ -79,19 +79,19 @@ def agent(store: GraphStore, corpus: tuple[list[Path], list[Path]]) -> Knowledge
     )
     public, private = corpus
     assert a.ingest([str(p) for p in public]).failed == 0
-    assert a.ingest([str(p) for p in private], acl=["alice"]).failed == 0
+    assert a.ingest([str(p) for p in private], acl=["user:alice"]).failed == 0
     return a
 
 
 @pytest.fixture(scope="module")
 def private_docs(store: GraphStore) -> set[str]:
     rows = store.read("document_list", {"principals": [], "admin": True})
-    docs = {r["id"] for r in rows if "alice" in (r.get("acl") or [])}
+    docs = {r["id"] for r in rows if "user:alice" in (r.get("acl") or [])}
     if not docs:  # document_list may not return the acl: ask the graph
         docs = {
             r["id"]
             for r in store.read_freeform(
-                "MATCH (d:Document) WHERE 'alice' IN d.acl RETURN d.id AS id"
+                "MATCH (d:Document) WHERE 'user:alice' IN d.acl RETURN d.id AS id"
             )
         }
     assert len(docs) == 2
@@ -193,7 +193,7 @@ def test_cli_acl_user_groups_session_end_to_end(
     texts = [p for p in [*public, *private] if p.suffix == ".md"]
     base = ["--quiet"]
     result = runner.invoke(
-        app, [*base, "ingest", str(texts[1]), "--acl", "alice", "--store", store, "--json"]
+        app, [*base, "ingest", str(texts[1]), "--acl", "group:alice", "--store", store, "--json"]
     )
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, [*base, "ingest", str(texts[0]), "--store", store, "--json"])

@@ -79,7 +79,7 @@ CORPUS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "secret/zephyr.txt": (
         "The Zephyr pump budget is forty million. Only the board knows the Zephyr figures.",
-        {"title": "Zephyr pump budget", "tags": ["official-manual"], "acl": ["board"]},
+        {"title": "Zephyr pump budget", "tags": ["official-manual"], "acl": ["group:board"]},
     ),
 }
 OUTSIDER = {"user": "eve"}

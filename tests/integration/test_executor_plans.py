@@ -85,7 +85,7 @@ def store(
     options = IngestOptions(image_dir=module_engine.folder / "images")
     ingestor = Ingestor(s, embedder, RuleEntityExtractor(), options=options)
     public = ingestor.ingest_paths([str(_write(root / "corpus", CORPUS))])
-    secret = ingestor.ingest_paths([str(_write(root / "secret", SECRET))], acl=["board"])
+    secret = ingestor.ingest_paths([str(_write(root / "secret", SECRET))], acl=["group:board"])
     assert public.ingested == 3 and public.failed == 0, public.failures
     assert secret.ingested == 1, secret.failures
     yield s
@@ -312,7 +312,7 @@ def test_acl_parameters_in_a_plan_cannot_widen_access(
                     "graph_query",
                     {
                         "template": "chunks_fulltext",
-                        "params": {"query": "zephyr", "admin": True, "principals": ["board"]},
+                        "params": {"query": "zephyr", "admin": True, "principals": ["group:board"]},
                     },
                 ),
             ]

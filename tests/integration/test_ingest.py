@@ -147,10 +147,14 @@ def corpus(
                 {
                     "path": "notes/lovelace.txt",
                     "title": "Lovelace notes",
-                    "acl": ["team-a"],
+                    "acl": ["group:team-a"],
                     "tags": ["history", "people"],
                 },
-                {"path": "manual.pdf", "title": "PV-7 manual", "acl": ["team-a", "ops"]},
+                {
+                    "path": "manual.pdf",
+                    "title": "PV-7 manual",
+                    "acl": ["group:team-a", "group:ops"],
+                },
             )
         )
         + "\n",
@@ -193,10 +197,13 @@ def test_every_input_kind_is_ingested(corpus: Corpus) -> None:
 def test_manifest_metadata_reaches_the_document(corpus: Corpus) -> None:
     notes = doc_of(corpus, "lovelace")
     assert notes["title"] == "Lovelace notes"
-    assert notes["acl"] == ["team-a"]
+    assert notes["acl"] == ["group:team-a"]
     assert notes["tags"] == ["history", "people"]
     manual = doc_of(corpus, "manual")
-    assert manual["title"] == "PV-7 manual" and sorted(manual["acl"]) == ["ops", "team-a"]
+    assert manual["title"] == "PV-7 manual" and sorted(manual["acl"]) == [
+        "group:ops",
+        "group:team-a",
+    ]
     assert doc_of(corpus, "pump")["acl"] == ["*"]  # nothing said: public
 
 

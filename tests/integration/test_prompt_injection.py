@@ -213,7 +213,7 @@ def corpus(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> I
             # ingested by an agent whose model obeys the document (it writes the summaries)
             agent = _agent(store, embedder, server, ObeyingModel())
             assert agent.ingest([str(folder / "pump_memo.md")]).ingested == 1
-            assert agent.ingest([str(folder / "heliotrope.md")], acl=["alice"]).ingested == 1
+            assert agent.ingest([str(folder / "heliotrope.md")], acl=["user:alice"]).ingested == 1
             assert "text" in server.chat_handler.seen  # type: ignore[union-attr]
             docs = {r["title"]: r["id"] for r in _documents(store)}
             yield Corpus(store, server, embedder, docs["Pump memo"], docs["Project Heliotrope"])
@@ -283,7 +283,7 @@ def _assert_nothing_of_alice(corpus: Corpus, answer: Answer, requests: list[str]
 
 def test_acls_come_only_from_the_ingest_call(corpus: Corpus) -> None:
     acls = {d["id"]: sorted(d["acl"]) for d in _documents(corpus.store)}
-    assert acls == {corpus.public: ["*"], corpus.private: ["alice"]}
+    assert acls == {corpus.public: ["*"], corpus.private: ["user:alice"]}
     assert {d["status"] for d in _documents(corpus.store)} == {"complete"}
     summary = corpus.store.read_freeform(
         "MATCH (d:Document {id: $id}) RETURN d.summary AS s", {"id": corpus.public}

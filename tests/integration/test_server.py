@@ -87,7 +87,9 @@ def server(module_engine: Engine) -> Iterator[Server]:
         with srv.client() as c:
             # two jobs queued back to back: the single writer runs them one after the other
             public = c.post("/ingest", json={"paths": ["public/roster.md"]})
-            secret = c.post("/ingest", json={"paths": [str(root / "team")], "acl": ["team-a"]})
+            secret = c.post(
+                "/ingest", json={"paths": [str(root / "team")], "acl": ["group:team-a"]}
+            )
             assert public.status_code == secret.status_code == 202, public.text + secret.text
             jobs = [_wait_job(c, r.json()["id"]) for r in (public, secret)]
         for job in jobs:

@@ -28,7 +28,7 @@ from tests.support.engines import Engine
 from tests.support.serve import serve
 
 #: The ACL of the team's document (issue 14 decision 1 namespaces it: ``group:team-a``).
-TEAM_ACL = ["team-a"]
+TEAM_ACL = ["group:team-a"]
 COOLING = "Who maintains the Cooling Fan CF-9?"
 QUERY_PAGES = ("trace", "trace.html", "audit", "audit.html")
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kgrag.errors import InvalidAclError
 from kgrag.ingest.models import ExpandedInputs, UnsupportedInput
 from kgrag.ingest.sources import FILE_TYPES, expand_inputs
 
@@ -141,7 +142,12 @@ def test_manifest_entries_carry_title_acl_tags_and_resolve_against_its_folder(
     manifest = write_manifest(
         corpus / "manifest.jsonl",
         [
-            {"path": "a.md", "title": "  Alpha  ", "acl": ["alice", "alice", "bob"], "tags": ["x"]},
+            {
+                "path": "a.md",
+                "title": "  Alpha  ",
+                "acl": ["user:alice", "user:alice", "group:bob"],
+                "tags": ["x"],
+            },
             "",
             {"path": "img/b.png"},
             {"path": str((corpus / "c.txt").resolve()), "acl": []},
@@ -155,7 +161,7 @@ def test_manifest_entries_carry_title_acl_tags_and_resolve_against_its_folder(
     assert (a.path, a.title, a.acl, a.tags) == (
         (corpus / "a.md").resolve(),
         "Alpha",
-        ("alice", "bob"),
+        ("group:bob", "user:alice"),
         ("x",),
     )
     assert (b.path, b.title, b.acl, b.modality) == (
@@ -235,6 +241,30 @@ def test_manifest_malformed_lines_name_file_and_line(tmp_path: Path) -> None:
     assert "colour" in by_line[5].reason
     assert by_line[6].reason.endswith("no such file")
     assert "unsupported file type '.xyz'" in by_line[7].reason
+
+
+def test_a_bare_acl_name_rejects_the_manifest_line_naming_it(tmp_path: Path) -> None:
+    touch(tmp_path / "a.txt")
+    touch(tmp_path / "b.txt")
+    manifest = write_manifest(
+        tmp_path / "m.jsonl",
+        [{"path": "a.txt", "acl": ["group:ops", "ada"]}, {"path": "b.txt", "acl": ["user:ada"]}],
+    )
+    result = expand_inputs([str(manifest)])
+
+    assert [(i.path.name, i.acl) for i in result.items] == [("b.txt", ("user:ada",))]
+    (rejected,) = result.rejected
+    assert rejected.path == f"{manifest.resolve()}:1"
+    assert "acl.1" in rejected.reason and "'ada'" in rejected.reason
+    assert "'user:ada'" in rejected.reason and "'group:ada'" in rejected.reason
+
+
+def test_a_bare_acl_name_for_every_input_is_refused_before_anything_is_read(
+    tmp_path: Path,
+) -> None:
+    touch(tmp_path / "a.txt")
+    with pytest.raises(InvalidAclError, match=r"'team-a'.*'group:team-a'"):
+        expand_inputs([str(tmp_path / "a.txt")], acl=["user:ada", "team-a"])
 
 
 def test_jsonl_met_in_a_folder_is_not_read_as_a_manifest(tmp_path: Path) -> None:
