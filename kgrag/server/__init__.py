@@ -41,6 +41,12 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
     from kgrag.server.app import create_app
 
     check_serve(settings, host)
+    wildcard = ("0.0.0.0", "::")  # noqa: S104 (compared with, not bound)
+    if host.strip("[]") in wildcard and not settings.allowed_hosts:
+        log.warning(
+            "listening on every address, but requests are answered only for the Host names "
+            "localhost, 127.0.0.1 and ::1: set KGRAG_ALLOWED_HOSTS to the names clients use"
+        )
     if not settings.ingest_roots:
         log.warning("no ingest roots: POST /ingest is refused (kgrag serve --ingest-root DIR)")
     uvicorn.run(create_app(settings, host=host), host=host, port=port, log_level="info")
