@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kgrag.server.errors import error_body
-from kgrag.server.security import reply
+from kgrag.server.security import HttpMiddleware, headers_of, reply
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 #: Content types a cross-site HTML form or a "simple" fetch sends without a CORS preflight.
@@ -50,17 +50,14 @@ def allowed_hosts(bound: str | None, configured: Iterable[str]) -> frozenset[str
     return frozenset(names)
 
 
-class BrowserGuardMiddleware:
+class BrowserGuardMiddleware(HttpMiddleware):
     def __init__(self, app: Any, *, hosts: frozenset[str], authenticated: bool) -> None:
-        self.app = app
+        super().__init__(app)
         self.hosts = hosts
         self.authenticated = authenticated
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = headers_of(scope)
         host = headers.get("host", "")
         if "*" not in self.hosts and host_name(host) not in self.hosts:
             await reply(

@@ -18,37 +18,30 @@ from kgrag.auth.authenticator import Authenticator, Unauthenticated
 from kgrag.auth.principal import LOCAL, Principal, Role
 from kgrag.errors import KgragError
 from kgrag.server.errors import ApiError, error_body
-from kgrag.server.security import OPEN_PATHS, reply
+from kgrag.server.security import OPEN_PATHS, HttpMiddleware, headers_of, reply
 
 log = logging.getLogger(__name__)
 
 STATE_KEY = "principal"
 
 
-class AuthMiddleware:
+class AuthMiddleware(HttpMiddleware):
     """401 ``unauthorized`` (with ``WWW-Authenticate: Bearer``) for a request without a valid
     credential; otherwise its principal goes into ``scope["state"]``."""
 
     def __init__(self, app: Any, *, authenticator: Authenticator | None) -> None:
-        self.app = app
+        super().__init__(app)
         self.authenticator = authenticator
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if self.authenticator is None:
             found = LOCAL
         elif scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
         else:
-            header = next(
-                (v.decode("latin-1") for k, v in scope["headers"] if k.lower() == b"authorization"),
-                None,
-            )
             try:
-                found = self.authenticator.authenticate(header)
+                found = self.authenticator.authenticate(headers_of(scope).get("authorization"))
             except Unauthenticated as e:
                 await reply(
                     send,

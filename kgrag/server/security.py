@@ -28,18 +28,36 @@ class _TooLarge(StarletteHTTPException):
         self.size = size
 
 
-class GuardMiddleware:
-    """413 when a body exceeds ``max_bytes`` (declared or counted as it streams)."""
+class HttpMiddleware:
+    """An ASGI middleware of HTTP requests (:meth:`http`); anything else (lifespan) passes."""
 
-    def __init__(self, app: Any, *, max_bytes: int) -> None:
+    def __init__(self, app: Any) -> None:
         self.app = app
-        self.max_bytes = max_bytes
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise NotImplementedError
+
+
+def headers_of(scope: dict[str, Any]) -> dict[str, str]:
+    """A request's headers by lower-case name."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+class GuardMiddleware(HttpMiddleware):
+    """413 when a body exceeds ``max_bytes`` (declared or counted as it streams)."""
+
+    def __init__(self, app: Any, *, max_bytes: int) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = headers_of(scope)
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await reply(send, 413, _too_large(int(declared), self.max_bytes))
@@ -69,7 +87,7 @@ class GuardMiddleware:
                 await reply(send, 413, _too_large(seen, self.max_bytes))
 
 
-class ConcurrencyLimitMiddleware:
+class ConcurrencyLimitMiddleware(HttpMiddleware):
     """At most ``limit`` requests in progress at once (a streamed answer counts until its last
     event); one more is answered 503 ``server_busy`` with ``Retry-After`` at once, never queued.
     The open paths (``/healthz``, the schema) are not counted."""
@@ -77,13 +95,13 @@ class ConcurrencyLimitMiddleware:
     def __init__(self, app: Any, *, limit: int, retry_after_s: int = 1) -> None:
         if limit < 1:
             raise ValueError("the concurrency limit must be at least 1")
-        self.app = app
+        super().__init__(app)
         self.limit = limit
         self.retry_after_s = retry_after_s
         self.active = 0  # touched only on the event loop: no lock needed
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
         if self.active >= self.limit:

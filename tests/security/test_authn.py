@@ -330,3 +330,27 @@ def test_a_cross_site_write_is_refused_even_with_a_valid_key(server: Server) -> 
             assert r.status_code == 401
         with server.client("ada", Host="evil.example") as rebound:
             assert rebound.post("/ask", json={"question": COOLING}).status_code == 400
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the acl branch: KnowledgeAgent.ingest(may_change_acl=False) refusing an ACL "
+    "change (issue 14 decision 3); until it lands the kwarg is accepted and ignored",
+)
+def test_a_writer_cannot_change_an_acl_by_re_ingesting(server: Server) -> None:
+    """Last in this module: while the refusal is missing it makes the document public, and
+    the admin puts its ACL back."""
+    try:
+        with server.client("writer") as c:
+            job = c.post("/ingest", json={"paths": ["cooling.md"], "acl": ["*"]})
+            assert job.status_code == 202, job.text
+            done = _wait_job(c, job.json()["id"])
+        with server.client("bob") as c:
+            r = c.post("/ask", json={"question": COOLING})
+            assert server.secret_doc not in r.text and "heliotrope" not in r.text
+        assert done["report"]["failed"] == 1, done
+        assert "cooling.md" in json.dumps(done["report"]["failures"])
+    finally:
+        with server.client("admin") as c:
+            job = c.post("/ingest", json={"paths": ["cooling.md"], "acl": TEAM_ACL})
+            assert _wait_job(c, job.json()["id"])["status"] == "done"
