@@ -5,20 +5,20 @@ crashed the embedded FalkorDB).
 the API, one question asked), once without authentication (the local principal) and once with
 authentication on: an API key with the admin and impersonate roles (so every operation, the
 query links that name the asker included, can succeed; what each role is refused is
-tests/security/test_authn.py). Schemathesis (its CLI, ``st run``, in a
-subprocess: the one entry point that runs every phase, the stateful one included) reads the
-server's ``/openapi.json`` and sends every operation schema-valid and schema-invalid requests,
-with every check on, derandomized generation, a fixed seed and one worker:
+tests/security/test_authn.py). Schemathesis (its CLI, ``st run``, in a subprocess: the one
+entry point that runs every phase, the stateful one included) reads the server's
+``/openapi.json`` and sends every operation schema-valid and schema-invalid requests, with every
+check on, derandomized generation, a fixed seed and one worker:
 
 1. all phases (coverage, fuzzing, stateful) on every operation;
 2. the stateful phase alone on ``/ask`` and the query endpoints (see ``_RUNS``).
 
 The test fails on any failed check (a 5xx, a status, content type or header the document does
 not declare, a body its schema rejects, a schema-valid request refused, a schema-invalid one
-accepted, a 405 without ``Allow``, an operation that ignores the token, ...), on any 5xx even so,
+accepted, a 405 without ``Allow``, an operation that ignores the missing key, ...), on any 5xx,
 on a store the server had to reopen (``store_reopens`` of ``/healthz``), on a traceback in the
 server log, and when fewer than :data:`MIN_REQUESTS` requests were sent. It prints the number of
-requests and the statuses seen, per phase."""
+requests, how many were 5xx, and the statuses seen, per phase and per operation."""
 
 from __future__ import annotations
 
