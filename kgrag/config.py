@@ -96,8 +96,29 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("./kgrag-data")
 
-    api_token: SecretStr | None = Field(
-        None, description="HTTP API: bearer token every request must carry (none: open)"
+    api_keys_file: Path | None = Field(
+        None,
+        description="HTTP API: the API key file `kgrag auth add-key` writes (hashes only)",
+    )
+    jwt_public_key_file: Path | None = Field(
+        None, description="HTTP API: PEM public key that verifies JWT bearer tokens"
+    )
+    jwt_jwks_file: Path | None = Field(
+        None, description="HTTP API: local JWKS file whose keys (by kid) verify JWTs"
+    )
+    jwt_issuer: str | None = Field(None, description="HTTP API: the JWT issuer (iss) required")
+    jwt_audience: str | None = Field(None, description="HTTP API: the JWT audience (aud) required")
+    jwt_algorithms: tuple[str, ...] = Field(
+        ("RS256", "ES256"),
+        description="HTTP API: JWT signature algorithms allowed (public-key ones only)",
+    )
+    jwt_user_claim: str = Field("sub", description="HTTP API: JWT claim naming the user")
+    jwt_groups_claim: str = Field("groups", description="HTTP API: JWT claim listing groups")
+    jwt_roles_claim: str = Field("roles", description="HTTP API: JWT claim listing kgrag roles")
+    allowed_hosts: tuple[str, ...] = Field(
+        (),
+        description="HTTP API: Host header values accepted (JSON list; '*' any); always the "
+        "loopback names and the bound host",
     )
     max_request_bytes: int = Field(1024 * 1024, gt=0, description="HTTP API: largest request body")
     max_concurrent_requests: int = Field(

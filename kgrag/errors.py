@@ -34,6 +34,12 @@ class ConfigError(KgragError):
     exit_code = 3
 
 
+class UnsafeBindError(KgragError):
+    """``kgrag serve`` asked to listen beyond loopback without authentication."""
+
+    exit_code = 2
+
+
 class DependencyMissingError(KgragError):
     """An optional dependency is not installed."""
 

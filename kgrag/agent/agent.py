@@ -225,6 +225,7 @@ class KnowledgeAgent:
         groups: Sequence[str] = (),
         *,
         admin: bool = False,
+        asked_by: str | None = None,
         attachments: Sequence[Path] = (),
         on_plan: Callable[[Plan], None] | None = None,
         on_step: StepCallback | None = None,
@@ -237,7 +238,9 @@ class KnowledgeAgent:
         signature; :class:`~kgrag.agent.attachments.AttachmentError` names a bad one), then
         transcribed (Whisper) or embedded (CLIP) by the plan's steps at query time.
         ``on_plan`` is called with each iteration's plan, ``on_step`` after each step,
-        ``on_event`` with every typed event (as :meth:`stream` yields them)."""
+        ``on_event`` with every typed event (as :meth:`stream` yields them). ``asked_by``
+        (the authenticated principal that asked, when it asks as another ``user``) is stored
+        on the Query node and shown by the audit."""
 
         def emit(event: object) -> None:
             if on_plan is not None and isinstance(event, PlanEvent):
@@ -245,7 +248,9 @@ class KnowledgeAgent:
             if on_event is not None:
                 on_event(event)  # type: ignore[arg-type]
 
-        run = self._run(question, session_id, user, groups, admin, emit, on_step, attachments)
+        run = self._run(
+            question, session_id, user, groups, admin, emit, on_step, attachments, asked_by
+        )
         return run.run()
 
     def stream(
@@ -256,14 +261,18 @@ class KnowledgeAgent:
         groups: Sequence[str] = (),
         *,
         admin: bool = False,
+        asked_by: str | None = None,
         attachments: Sequence[Path] = (),
     ) -> Iterator[AgentEvent]:
         """The events of answering ``question`` as they happen: ``rewrite`` (follow-ups),
         ``plan``, ``step``..., ``evaluation`` per iteration, then ``answer`` and ``complete``.
         An error of the run is raised from the iterator after the events before it;
-        ``attachments`` as for :meth:`ask` (a bad file is raised before any event)."""
+        ``attachments`` and ``asked_by`` as for :meth:`ask` (a bad file is raised before any
+        event)."""
         events: queue.Queue[Any] = queue.Queue()
-        run = self._run(question, session_id, user, groups, admin, events.put, None, attachments)
+        run = self._run(
+            question, session_id, user, groups, admin, events.put, None, attachments, asked_by
+        )
         done = object()
 
         def work() -> None:
@@ -296,6 +305,7 @@ class KnowledgeAgent:
         emit: Callable[[object], None],
         on_step: StepCallback | None,
         attachments: Sequence[Path] = (),
+        asked_by: str | None = None,
     ) -> QuestionRun:
         if session_id is not None:  # it becomes a Session node's id: refused here, not by a crash
             check_key("session id", session_id)
@@ -319,6 +329,7 @@ class KnowledgeAgent:
             question,
             session_id=session_id,
             access=AccessContext(user=user, groups=tuple(groups), admin=admin),
+            asked_by=asked_by,
             emit=emit,
             on_step=on_step,
             attachments=checked,

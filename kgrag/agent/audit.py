@@ -102,6 +102,9 @@ class AuditReport(_Frozen):
     question: str
     user: str | None
     groups: tuple[str, ...]
+    asked_by: str | None = None
+    """The authenticated principal that asked (``key:...``, ``jwt:...``, ``local``); when it
+    impersonated, ``user``/``groups`` are whom it asked as."""
     created_at: str | None
     planner: str | None
     plan_id: str | None
@@ -161,6 +164,7 @@ def assemble_audit(
         question=str(q.get("text") or ""),
         user=q.get("user"),
         groups=tuple(groups),
+        asked_by=q.get("asked_by"),
         created_at=q.get("created_at"),
         planner=q.get("planner"),
         plan_id=plan.get("id"),
@@ -403,6 +407,7 @@ def render_audit_html(report: AuditReport) -> str:
         f"<span>asked {_e(r.created_at)}</span>",
         f"<span>user {_e(r.user or 'anonymous')}</span>",
         f"<span>groups {_e(', '.join(r.groups) or '—')}</span>",
+        f"<span>asked by {_e(r.asked_by or '—')}</span>",
         f"<span>exit reason <b>{_e(r.exit_reason)}</b></span>",
         f"<span>iterations {_e(r.iterations)}</span>",
         f"<span>latency {_e(r.latency_ms)} ms</span>",

@@ -99,12 +99,14 @@ class QuestionRun:
         emit: Emit,
         on_step: StepCallback | None = None,
         attachments: Sequence[Attachment] = (),
+        asked_by: str | None = None,
     ) -> None:
         self.config = config
         self.question = question
         self.attachments = tuple(attachments)
         self.session_id = session_id
         self.access = access
+        self.asked_by = asked_by
         self.emit = emit
         self.on_step = on_step
         self.query_id = "q_" + uuid.uuid4().hex[:16]
@@ -423,6 +425,7 @@ class QuestionRun:
             self.question,
             user=self.access.user,
             groups=self.access.groups,
+            asked_by=self.asked_by,
             planner=planner,
             session_id=self.session_id,
             turn=turn,

@@ -64,6 +64,7 @@ class TraceWriter:
         user: str | None,
         groups: Sequence[str],
         planner: str,
+        asked_by: str | None = None,
         session_id: str | None = None,
         turn: int = 0,
         exit_reason: str | None = None,
@@ -74,7 +75,8 @@ class TraceWriter:
         decisions: Sequence[Decision] = (),
     ) -> None:
         """``decisions``: the judge's decision per iteration, stored as the list of decision
-        names (``q.decisions``, for Cypher) and in full as JSON (``q.decisions_json``)."""
+        names (``q.decisions``, for Cypher) and in full as JSON (``q.decisions_json``).
+        ``asked_by``: the authenticated principal that asked (as ``user`` when it impersonates)."""
         self.store.write(
             "trace_query",
             {
@@ -82,6 +84,7 @@ class TraceWriter:
                 "text": text,
                 "user": user,
                 "groups": list(groups),
+                "asked_by": asked_by,
                 "created_at": datetime.now(UTC).isoformat(),
                 "planner": planner,
                 "session_id": session_id,
@@ -243,6 +246,7 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 "id",
                 "text",
                 "user",
+                "asked_by",
                 "created_at",
                 "planner",
                 "exit_reason",

@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from kgrag.config import Settings
-from kgrag.errors import DependencyMissingError
+from kgrag.errors import ConfigError, DependencyMissingError, UnsafeBindError
 
 log = logging.getLogger(__name__)
+
+
+def check_serve(settings: Settings, host: str) -> None:
+    """Refuse to serve what would be open to others: the removed shared token still set
+    (:class:`ConfigError`), or a non-loopback ``host`` without authentication configured
+    (:class:`UnsafeBindError`)."""
+    from kgrag.auth.authenticator import Authenticator
+    from kgrag.server.browser import is_loopback
+
+    if os.environ.get("KGRAG_API_TOKEN"):
+        raise ConfigError(
+            "KGRAG_API_TOKEN is no longer supported: unset it and give each client its own key "
+            "with `kgrag auth add-key --user NAME --role reader` (KGRAG_API_KEYS_FILE), or "
+            "configure JWTs (KGRAG_JWT_PUBLIC_KEY_FILE or KGRAG_JWT_JWKS_FILE)"
+        )
+    if Authenticator.from_settings(settings) is None and not is_loopback(host):
+        raise UnsafeBindError(
+            f"refusing to serve on {host} without authentication: anyone who reaches it would "
+            "act as the local principal. Bind 127.0.0.1, or configure API keys "
+            "(`kgrag auth add-key`, KGRAG_API_KEYS_FILE) or JWTs (KGRAG_JWT_*)"
+        )
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
@@ -18,15 +40,16 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
         raise DependencyMissingError("uvicorn", "server") from e
     from kgrag.server.app import create_app
 
-    if settings.api_token is None and host not in ("127.0.0.1", "localhost", "::1"):
+    check_serve(settings, host)
+    wildcard = ("0.0.0.0", "::")  # noqa: S104 (compared with, not bound)
+    if host.strip("[]") in wildcard and not settings.allowed_hosts:
         log.warning(
-            "serving on %s without an API token: anyone who reaches it can ask and ingest; "
-            "set KGRAG_API_TOKEN",
-            host,
+            "listening on every address, but requests are answered only for the Host names "
+            "localhost, 127.0.0.1 and ::1: set KGRAG_ALLOWED_HOSTS to the names clients use"
         )
     if not settings.ingest_roots:
         log.warning("no ingest roots: POST /ingest is refused (kgrag serve --ingest-root DIR)")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(settings, host=host), host=host, port=port, log_level="info")
 
 
-__all__ = ["serve"]
+__all__ = ["check_serve", "serve"]

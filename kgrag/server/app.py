@@ -3,8 +3,10 @@ ingestion as background jobs on one writer thread (a bounded queue), questions a
 concurrently (a bounded number at once). A store that stops answering is reopened by the server
 itself (:mod:`kgrag.server.recovery`); meanwhile requests get 503 with Retry-After.
 
-Who asks is what the caller says (``user``, ``groups``), as with ``kgrag ask --user``: put the
-server behind a gateway that sets them, and configure a bearer token (``KGRAG_API_TOKEN``)."""
+Who asks is who the request authenticated as (:mod:`kgrag.server.identity`: an API key or a JWT;
+without authentication configured, the local principal on a loopback-only server). Only a
+principal with the ``impersonate`` role may name ``user``/``groups``; the question then records
+who really asked (``asked_by``)."""
 
 from __future__ import annotations
 
@@ -22,20 +24,25 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgrag import __version__
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
+from kgrag.auth.authenticator import Authenticator
+from kgrag.auth.principal import Principal, Role
 from kgrag.config import Settings
 from kgrag.errors import KgragError, NotFoundError, StoreUnavailableError
 from kgrag.executor.trace import read_trace
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.browser import BrowserGuardMiddleware, allowed_hosts
 from kgrag.server.errors import ApiError, error_body, error_code, status_of
+from kgrag.server.identity import AuthMiddleware, acting_as, principal, require
 from kgrag.server.jobs import IngestJobs
 from kgrag.server.models import (
+    GROUPS_PATTERN,
     KEY_MAX_CHARS,
     KEY_PATTERN,
     TEXT_PATTERN,
@@ -54,6 +61,9 @@ if TYPE_CHECKING:
     from kgrag.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
+
+#: The principal a request authenticated as (a route parameter).
+Caller = Annotated[Principal, Depends(principal)]
 
 #: Pages the API serves may load nothing from elsewhere.
 _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
@@ -102,13 +112,14 @@ class _Runtime:
             failure_message=_job_failure,
         )
 
-    def _ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
+    def _ingest(self, paths: Sequence[str], acl: Sequence[str], by: Principal) -> IngestReport:
         # checked again right before reading: the files may have changed since the request
         confine_paths(paths, acl, self.settings.ingest_roots)
         if not self.supervisor.wait_ready(self.store_wait_s):
             raise StoreUnavailableError("the graph store is being reopened")
         self._job_store = self.agent.store
-        return self.agent.ingest(paths, acl)
+        # a re-ingest may change a document's ACL only for an admin (issue 14, decision 3)
+        return self.agent.ingest(paths, acl, actor=by.id, may_change_acl=by.can(Role.ADMIN))
 
     def _retry_job(self, error: KgragError) -> bool:
         """A job that lost the store runs again once the store answers again."""
@@ -132,8 +143,8 @@ def _reopen_store(settings: Settings, agent: KnowledgeAgent) -> GraphStore:
     return store
 
 
-def _groups(raw: str) -> list[str]:
-    return [g.strip() for g in raw.split(",") if g.strip()]
+def _groups(raw: str | None) -> list[str]:
+    return [g.strip() for g in (raw or "").split(",") if g.strip()]
 
 
 def _safe_name(filename: str | None, index: int) -> str:
@@ -231,6 +242,7 @@ def create_app(
     max_concurrent_requests: int | None = None,
     max_queued_jobs: int | None = None,
     reopen_store: Callable[[], GraphStore] | None = None,
+    host: str | None = None,
 ) -> FastAPI:
     """The FastAPI app. Without ``agent`` one is opened from ``settings`` at startup and closed
     at shutdown; a given agent stays open (its owner closes it).
@@ -239,8 +251,14 @@ def create_app(
     requests handled at once, ``max_queued_jobs`` (Settings ``max_queued_jobs``) the ingestion
     jobs waiting to run. A store that stops
     answering is reopened with ``reopen_store``; by default an agent the app opened gets a new
-    store from ``settings``, and a given agent's store is only waited for (probed) again."""
+    store from ``settings``, and a given agent's store is only waited for (probed) again.
+
+    Requests authenticate as ``settings`` configures (API keys, JWTs); with neither, every
+    request is the local principal (:func:`kgrag.server.serve` then binds loopback only).
+    ``host`` is the address the server is bound to: a ``Host`` header may name it, a loopback
+    name or one of ``allowed_hosts``."""
     s = settings or Settings()
+    authenticator = Authenticator.from_settings(s)
     runtime: dict[str, _Runtime] = {}
     concurrent = max_concurrent_requests or s.max_concurrent_requests
     queued = max_queued_jobs or s.max_queued_jobs
@@ -264,6 +282,11 @@ def create_app(
         supervisor = StoreSupervisor(opened, reopen, max_backoff_s=backoff)
         runtime["rt"] = _Runtime(s, opened, supervisor, max_queued_jobs=queued)
         log.info("kgrag API ready on store %s", opened.store.uri)
+        if authenticator is None:
+            log.warning(
+                "no authentication configured (KGRAG_API_KEYS_FILE, KGRAG_JWT_*): every "
+                "request acts as the local principal, with every role; loopback only"
+            )
         try:
             yield
         finally:
@@ -280,11 +303,17 @@ def create_app(
         "(`ErrorBody`); a method a path does not have is 405 with `Allow`.",
         lifespan=lifespan,
     )
-    token = s.api_token.get_secret_value() if s.api_token else None
-    document(app, token=bool(token))
-    # the last added runs first: the token and size checks, then the concurrency bound
+    document(app, authenticated=authenticator is not None)
+    # the last added runs first: Host and cross-site checks, who is asking, the size limit,
+    # then the concurrency bound
     app.add_middleware(ConcurrencyLimitMiddleware, limit=concurrent)
-    app.add_middleware(GuardMiddleware, token=token or None, max_bytes=s.max_request_bytes)
+    app.add_middleware(GuardMiddleware, max_bytes=s.max_request_bytes)
+    app.add_middleware(AuthMiddleware, authenticator=authenticator)
+    app.add_middleware(
+        BrowserGuardMiddleware,
+        hosts=allowed_hosts(host, s.allowed_hosts),
+        authenticated=authenticator is not None,
+    )
 
     def rt() -> _Runtime:
         return runtime["rt"]
@@ -373,7 +402,6 @@ def create_app(
         return Health(
             status="ok",
             version=__version__,
-            store=store.uri,
             store_reopens=supervisor.reopens,
             store_failures=supervisor.failures,
         )
@@ -398,11 +426,14 @@ def create_app(
             },
         },
     )
-    def ingest(body: IngestRequest) -> JobView:
+    def ingest(body: IngestRequest, who: Caller) -> JobView:
         """Queue files, folders, globs or manifests on the server's disk (inside the ingest
-        roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``."""
+        roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``. Needs the
+        ``writer`` role; a re-ingest that changes a document's ACL needs ``admin`` (that
+        file fails in the job's report otherwise)."""
+        require(who, Role.WRITER)
         paths = confine_paths(body.paths, body.acl, s.ingest_roots)
-        return rt().jobs.submit(paths, body.acl)
+        return rt().jobs.submit(paths, body.acl, who)
 
     @app.get(
         "/jobs/{job_id}",
@@ -412,9 +443,13 @@ def create_app(
         responses=errors(404, 422),
     )
     def job(
+        who: Caller,
         job_id: str = PathParam(pattern=TEXT_PATTERN, description="the id POST /ingest gave"),
     ) -> JobView:
+        """A job, to the principal that submitted it or an admin (404 to anyone else)."""
         found = rt().jobs.get(job_id)
+        if found is not None and not (who.can(Role.ADMIN) or rt().jobs.owner(job_id) == who.id):
+            found = None
         if found is None:
             raise NotFoundError(f"no ingest job {job_id!r} (jobs are forgotten at restart)")
         return found
@@ -429,10 +464,16 @@ def create_app(
             200: {**_ANSWER_200, "links": {**_trace_links(), **_FOLLOW_UP_LINKS}},
         },
     )
-    def ask(body: AskRequest) -> JSONResponse:
+    def ask(body: AskRequest, who: Caller) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
+        require(who, Role.READER)
+        reader = acting_as(who, body.user, body.groups)
         answer = rt().agent.ask(
-            body.question, session_id=body.session_id, user=body.user, groups=body.groups
+            body.question,
+            session_id=body.session_id,
+            user=reader.user,
+            groups=reader.groups,
+            asked_by=who.id,
         )
         return _answer_response(answer)
 
@@ -444,6 +485,7 @@ def create_app(
         responses={**errors(400, 403, 409, 413, 422, 501, 502), 200: _ANSWER_200},
     )
     def ask_upload(
+        who: Caller,
         files: Annotated[
             list[UploadFile],
             File(
@@ -463,14 +505,27 @@ def create_app(
                 description="conversation id, as in POST /ask",
             ),
         ] = None,
-        user: Annotated[str | None, Form(pattern=TEXT_PATTERN)] = None,
+        user: Annotated[
+            str | None,
+            Form(
+                pattern=KEY_PATTERN,
+                max_length=KEY_MAX_CHARS,
+                description="ask as this user (needs the impersonate role)",
+            ),
+        ] = None,
         groups: Annotated[
-            str, Form(pattern=TEXT_PATTERN, description="comma-separated groups of the user")
-        ] = "",
+            str | None,
+            Form(
+                pattern=GROUPS_PATTERN,
+                description="comma-separated groups to ask with (needs the impersonate role)",
+            ),
+        ] = None,
     ) -> JSONResponse:
         """A question with attached files (multipart/form-data), answered as POST /ask is.
         The request size is limited (``KGRAG_MAX_REQUEST_BYTES``); each file is checked like
         an ingested one (size, signature) and a bad one is refused with 422 naming it."""
+        require(who, Role.READER)
+        reader = acting_as(who, user, _groups(groups))
         with tempfile.TemporaryDirectory(prefix="kgrag-upload-") as folder:
             paths = []
             for index, upload in enumerate(files):
@@ -483,9 +538,10 @@ def create_app(
             answer = rt().agent.ask(
                 question,
                 session_id=session_id,
-                user=user,
-                groups=_groups(groups),
+                user=reader.user,
+                groups=reader.groups,
                 attachments=paths,
+                asked_by=who.id,
             )
         return _answer_response(answer)
 
@@ -504,11 +560,13 @@ def create_app(
             },
         },
     )
-    async def ask_stream(body: AskRequest, request: Request) -> StreamingResponse:
+    async def ask_stream(body: AskRequest, request: Request, who: Caller) -> StreamingResponse:
         """Server-sent events as the answer is built (``KnowledgeAgent.stream``): ``rewrite``
         for a resolved follow-up, then per iteration ``plan``, one ``step`` per step and
         ``evaluation``; finally ``answer`` (the body of POST /ask) and ``complete``, or
         ``error`` (with ``status``, and ``retry_after`` when the store stopped answering)."""
+        require(who, Role.READER)
+        reader = acting_as(who, body.user, body.groups)
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
         agent_ = rt().agent
@@ -521,7 +579,11 @@ def create_app(
         def run() -> None:
             try:
                 for event in agent_.stream(
-                    body.question, session_id=body.session_id, user=body.user, groups=body.groups
+                    body.question,
+                    session_id=body.session_id,
+                    user=reader.user,
+                    groups=reader.groups,
+                    asked_by=who.id,
                 ):
                     if event.kind == "answer":
                         emit("answer", answer_json(event.answer))
@@ -558,25 +620,51 @@ def create_app(
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    ReaderUser = Query(None, pattern=TEXT_PATTERN, description="who reads (must be the asker)")
+    ReaderUser = Query(
+        None,
+        pattern=KEY_PATTERN,
+        max_length=KEY_MAX_CHARS,
+        description="read as this user (needs the impersonate role)",
+    )
     ReaderGroups = Query(
-        "", pattern=TEXT_PATTERN, description="comma-separated groups of the reader"
+        None,
+        pattern=GROUPS_PATTERN,
+        description="comma-separated groups to read with (needs the impersonate role)",
     )
     QueryId = PathParam(pattern=TEXT_PATTERN, description="the query id of an answer")
-    QUERY_ERRORS = errors(404, 422)
+    QUERY_ERRORS = errors(403, 404, 422)
 
-    def readable_trace(query_id: str, user: str | None, groups: str) -> dict[str, Any]:
-        """The trace, when the reader holds every principal the asker held: a trace holds only
-        what its asker could read. Otherwise 404, as for an unknown id."""
-        store = rt().agent.store
-        rows = store.read("trace_read_query", {"id": query_id})
-        if rows:
+    def opened_query(
+        query_id: str, who: Principal, user: str | None, groups: str | None
+    ) -> Principal:
+        """Who reads query ``query_id``: its asker (the same user, holding every group the
+        question was asked with) or an admin; 404 to anyone else, as for an unknown id."""
+        require(who, Role.READER)
+        reader = acting_as(who, user, _groups(groups))
+        rows = rt().agent.store.read("trace_read_query", {"id": query_id})
+        if rows and not reader.can(Role.ADMIN):
             asker, asker_groups = rows[0].get("user"), set(rows[0].get("groups") or ())
-            if (asker is not None and asker != user) or not asker_groups <= set(_groups(groups)):
+            if asker != reader.user or not asker_groups <= set(reader.groups):
                 rows = []
         if not rows:
             raise NotFoundError(f"no query {query_id!r} readable by this user")
-        return read_trace(store, query_id)
+        return reader
+
+    def readable_trace(
+        query_id: str, who: Principal, user: str | None, groups: str | None
+    ) -> dict[str, Any]:
+        opened_query(query_id, who, user, groups)
+        # leaks: read_trace(store, query_id, reader.access()) once it takes the reader's access
+        return read_trace(rt().agent.store, query_id)
+
+    def readable_audit(
+        query_id: str, who: Principal, user: str | None, groups: str | None
+    ) -> AuditReport:
+        from kgrag.agent.audit import build_audit
+
+        opened_query(query_id, who, user, groups)
+        # leaks: build_audit(store, query_id, reader.access()) once it takes the reader's access
+        return build_audit(rt().agent.store, query_id)
 
     @app.get(
         "/queries/{query_id}/trace",
@@ -586,10 +674,13 @@ def create_app(
         responses=QUERY_ERRORS,
     )
     def trace(
-        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
+        who: Caller,
+        query_id: str = QueryId,
+        user: str | None = ReaderUser,
+        groups: str | None = ReaderGroups,
     ) -> dict[str, Any]:
         """The reasoning of one answer (``kgrag trace --json``)."""
-        return readable_trace(query_id, user, groups)
+        return readable_trace(query_id, who, user, groups)
 
     @app.get(
         "/queries/{query_id}/trace.html",
@@ -600,12 +691,15 @@ def create_app(
         responses=QUERY_ERRORS,
     )
     def trace_html(
-        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
+        who: Caller,
+        query_id: str = QueryId,
+        user: str | None = ReaderUser,
+        groups: str | None = ReaderGroups,
     ) -> HTMLResponse:
         """The trace viewer page (``kgrag trace --html``)."""
         from kgrag.viewer import render_trace_html
 
-        page = render_trace_html(readable_trace(query_id, user, groups))
+        page = render_trace_html(readable_trace(query_id, who, user, groups))
         return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
 
     @app.get(
@@ -616,13 +710,13 @@ def create_app(
         responses={**QUERY_ERRORS, 200: {"model": AuditReport, "description": "the audit"}},
     )
     def audit(
-        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
+        who: Caller,
+        query_id: str = QueryId,
+        user: str | None = ReaderUser,
+        groups: str | None = ReaderGroups,
     ) -> JSONResponse:
-        """The audit report (``kgrag audit --json``)."""
-        from kgrag.agent.audit import build_audit
-
-        readable_trace(query_id, user, groups)
-        return JSONResponse(build_audit(rt().agent.store, query_id).model_dump(mode="json"))
+        """The audit report (``kgrag audit --json``); ``asked_by`` names who really asked."""
+        return JSONResponse(readable_audit(query_id, who, user, groups).model_dump(mode="json"))
 
     @app.get(
         "/queries/{query_id}/audit.html",
@@ -633,13 +727,32 @@ def create_app(
         responses=QUERY_ERRORS,
     )
     def audit_html(
-        query_id: str = QueryId, user: str | None = ReaderUser, groups: str = ReaderGroups
+        who: Caller,
+        query_id: str = QueryId,
+        user: str | None = ReaderUser,
+        groups: str | None = ReaderGroups,
     ) -> HTMLResponse:
         """The audit report as one self-contained page (``kgrag audit --html``)."""
-        from kgrag.agent.audit import build_audit
-
-        readable_trace(query_id, user, groups)
-        page = build_audit(rt().agent.store, query_id).to_html()
+        page = readable_audit(query_id, who, user, groups).to_html()
         return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
+
+    @app.delete(
+        "/documents/{document_id}",
+        status_code=204,
+        tags=["ingest"],
+        dependencies=NeedsStore,
+        operation_id="deleteDocument",
+        responses={**errors(403, 404, 422), 204: {"description": "deleted"}},
+    )
+    def delete_document(
+        who: Caller,
+        document_id: Annotated[
+            str, PathParam(pattern=TEXT_PATTERN, description="a document id (`kgrag db documents`)")
+        ],
+    ) -> Response:
+        """Remove a document and what only it supported (``kgrag delete``). Needs ``admin``."""
+        require(who, Role.ADMIN)
+        rt().agent.delete(document_id)
+        return Response(status_code=204)
 
     return app

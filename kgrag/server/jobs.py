@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+from kgrag.auth.principal import Principal
 from kgrag.errors import KgragError
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.errors import ApiError
@@ -21,8 +22,8 @@ from kgrag.server.models import JobView
 
 log = logging.getLogger(__name__)
 
-#: Runs one job: (paths, acl) -> report.
-IngestFn = Callable[[Sequence[str], Sequence[str]], IngestReport]
+#: Runs one job: (paths, acl, who submitted it) -> report.
+IngestFn = Callable[[Sequence[str], Sequence[str], Principal], IngestReport]
 #: Whether a job that failed with this error should run again (may wait for the store first).
 RetryFn = Callable[[KgragError], bool]
 
@@ -56,6 +57,7 @@ class IngestJobs:
         self._max_attempts = max(1, max_attempts)
         self._failure_message = failure_message
         self._jobs: dict[str, JobView] = {}
+        self._owners: dict[str, Principal] = {}
         self._waiting = 0  # jobs queued, not yet running
         self._lock = threading.Lock()
         self._queue: queue.Queue[str | None] = queue.Queue()
@@ -67,7 +69,7 @@ class IngestJobs:
         with self._lock:
             return self._waiting
 
-    def submit(self, paths: Sequence[str], acl: Sequence[str]) -> JobView:
+    def submit(self, paths: Sequence[str], acl: Sequence[str], by: Principal) -> JobView:
         """Queue a job; :class:`ApiError` 429 ``ingest_queue_full`` when ``max_queued`` wait."""
         job = JobView(
             id="job_" + uuid.uuid4().hex[:16],
@@ -87,6 +89,7 @@ class IngestJobs:
                     headers={"Retry-After": str(QUEUE_FULL_RETRY_AFTER_S)},
                 )
             self._jobs[job.id] = job
+            self._owners[job.id] = by
             self._waiting += 1
             while len(self._jobs) > self._keep:  # forget the oldest finished jobs
                 oldest = next(
@@ -95,12 +98,19 @@ class IngestJobs:
                 if oldest is None:
                     break
                 del self._jobs[oldest]
+                del self._owners[oldest]
         self._queue.put(job.id)
         return job
 
     def get(self, job_id: str) -> JobView | None:
         with self._lock:
             return self._jobs.get(job_id)
+
+    def owner(self, job_id: str) -> str | None:
+        """The id of the principal that submitted ``job_id``."""
+        with self._lock:
+            found = self._owners.get(job_id)
+            return found.id if found else None
 
     def _update(self, job_id: str, **changes: object) -> JobView:
         with self._lock:
@@ -125,12 +135,14 @@ class IngestJobs:
             with self._lock:
                 self._waiting -= 1
             job = self._update(job_id, status="running", started_at=_now())
+            with self._lock:
+                by = self._owners[job_id]
             attempt = 0
             while True:
                 attempt += 1
                 self._update(job_id, attempts=attempt)
                 try:
-                    report = self._run(job.paths, job.acl)
+                    report = self._run(job.paths, job.acl, by)
                 except KgragError as e:
                     if self._should_retry(e, attempt):
                         log.warning(

@@ -21,8 +21,15 @@ KEY_PATTERN = rf"^[^{KEY_EDGE_CHARS}](?:[^{KEY_INNER_CHARS}]*[^{KEY_EDGE_CHARS}]
 #: Characters of such an id: 256 are at most 1,024 UTF-8 bytes, the guard's limit.
 KEY_MAX_CHARS = 256
 
+#: Comma-separated group names (a form field, a query parameter): no control characters.
+GROUPS_PATTERN = rf"^[^{KEY_INNER_CHARS}]*$"
+_GROUP = rf"^[^{KEY_EDGE_CHARS},](?:[^{KEY_INNER_CHARS},]*[^{KEY_EDGE_CHARS},])?$"
+
 Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
 Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
+#: A user name (as an id) and a group name (an id without a comma), as kgrag.auth checks them.
+UserName = Key
+GroupName = Annotated[str, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS)]
 
 
 class _Body(BaseModel):
@@ -66,8 +73,13 @@ class AskRequest(_Body):
         description="conversation id: a non-empty string without surrounding whitespace or "
         f"control characters, at most {KEY_MAX_CHARS} characters (else 422)",
     )
-    user: Text | None = None
-    groups: list[Text] = Field(default_factory=list)
+    user: UserName | None = Field(
+        None, description="ask as this user (needs the impersonate role; else 403)"
+    )
+    groups: list[GroupName] = Field(
+        default_factory=list,
+        description="ask with these groups (needs the impersonate role; else 403)",
+    )
 
 
 class ErrorBody(_Body):
@@ -83,7 +95,6 @@ class Health(_Body):
 
     status: Literal["ok"]
     version: str
-    store: str
     store_reopens: int = Field(description="times the server reopened its store since it started")
     store_failures: int = Field(
         description="times the store stopped answering since the server started (a Neo4j "

@@ -1,10 +1,12 @@
 """What ``/openapi.json`` says besides the routes themselves: every status an operation can answer
-with its error body and headers, the bearer token (only when one is configured), and the links
+with its error body and headers, the bearer credential (an API key or a JWT; declared only when
+authentication is configured), and the links
 between operations (a job to poll, the trace of an answer) that clients and fuzzers follow.
 
 The statuses each route declares are listed next to the route in :mod:`kgrag.server.app` with
 :func:`errors`; what every route shares (the token, the concurrency bound, an unexpected
-error) is added here by :func:`document`, so no route can forget it."""
+error, the Host and cross-site checks) is added here by :func:`document`, so no route can
+forget it."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from fastapi import FastAPI
 from kgrag.server.models import ErrorBody
 from kgrag.server.security import OPEN_PATHS
 
-#: Name of the bearer token's security scheme.
-BEARER = "bearerToken"
+#: Name of the bearer credential's security scheme.
+BEARER = "bearerAuth"
 
 _SECONDS = {"type": "string", "pattern": "^[0-9]+$"}
 RETRY_AFTER = {
@@ -29,9 +31,13 @@ RETRY_AFTER = {
 
 #: What each error status means on this API (the ``error`` codes it carries).
 ERRORS: dict[int, str] = {
-    400: "the body could not be read (`bad_request`: not UTF-8 JSON, a broken multipart form)",
-    401: "no or a wrong bearer token (`unauthorized`)",
-    403: "refused: `ingest_disabled`, `path_outside_roots` or `query_refused`",
+    400: "`invalid_host` (the Host header is not one this server answers for), or the body "
+    "could not be read (`bad_request`: not UTF-8 JSON, a broken multipart form)",
+    401: "`unauthorized`: no credential, or an unknown, revoked or expired API key, or a JWT "
+    "that does not verify",
+    403: "refused: `forbidden` (the credential lacks the role), `impersonation_refused` "
+    "(`user`/`groups` named without the impersonate role), `cross_site_request`, "
+    "`ingest_disabled`, `path_outside_roots` or `query_refused`",
     404: "`not_found`: no such id, or not readable by this user",
     409: "`embedding_space_mismatch`: the store was built with another embedding model",
     413: "`request_too_large`: the body is over `KGRAG_MAX_REQUEST_BYTES`",
@@ -81,10 +87,10 @@ def _error_object(status: int, schema_ref: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def document(app: FastAPI, *, token: bool) -> None:
-    """Make ``app.openapi()`` add what every operation shares: 500; 503 ``server_busy`` and,
-    with a token configured, 401 and the bearer security scheme on every route outside
-    :data:`~kgrag.server.security.OPEN_PATHS`."""
+def document(app: FastAPI, *, authenticated: bool) -> None:
+    """Make ``app.openapi()`` add what every operation shares: 400 ``invalid_host``, 500;
+    outside :data:`~kgrag.server.security.OPEN_PATHS` 403 and 503 ``server_busy`` and, with
+    authentication configured, 401 and the bearer security scheme."""
 
     generate = app.openapi  # FastAPI's own, which caches its result in app.openapi_schema
 
@@ -94,11 +100,12 @@ def document(app: FastAPI, *, token: bool) -> None:
         schema = generate()
         ref = {"$ref": "#/components/schemas/ErrorBody"}
         components = schema.setdefault("components", {})
-        if token:
+        if authenticated:
             components.setdefault("securitySchemes", {})[BEARER] = {
                 "type": "http",
                 "scheme": "bearer",
-                "description": "the server's KGRAG_API_TOKEN",
+                "description": "an API key (`kgrag auth add-key`) or a JWT from the "
+                "configured issuer",
             }
         for path, item in schema.get("paths", {}).items():
             for operation in item.values():
@@ -107,10 +114,12 @@ def document(app: FastAPI, *, token: bool) -> None:
                     # every error is JSON, also on a route whose success is an HTML page
                     if int(status) >= 400:
                         answer["content"] = {"application/json": {"schema": ref}}
+                answers.setdefault("400", _error_object(400, ref))
                 answers.setdefault("500", _error_object(500, ref))
-                if path not in OPEN_PATHS:  # neither the token nor the concurrency bound there
+                if path not in OPEN_PATHS:  # no credential nor concurrency bound there
+                    answers.setdefault("403", _error_object(403, ref))
                     answers.setdefault("503", _error_object(503, ref))
-                    if token:
+                    if authenticated:
                         answers.setdefault("401", _error_object(401, ref))
                         operation["security"] = [{BEARER: []}]
                 operation["responses"] = dict(sorted(answers.items()))

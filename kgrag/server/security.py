@@ -1,10 +1,10 @@
-"""What guards the HTTP API: an optional bearer token, a request body size limit (both as one
-ASGI middleware, before any body is read), a bound on the requests handled at once, and the
-ingest roots that confine POST /ingest."""
+"""What guards the HTTP API besides who is asking (:mod:`kgrag.server.identity`) and browsers
+(:mod:`kgrag.server.browser`): a request body size limit (an ASGI middleware, before any body is
+read), a bound on the requests handled at once, and the ingest roots that confine POST
+/ingest."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
 from collections.abc import Sequence
@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from kgrag.ingest.sources import expand_inputs
 from kgrag.server.errors import ApiError, error_body
 
-#: Paths anyone may GET without the token.
+#: Paths anyone may GET without a credential (health and the API description).
 OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
@@ -28,37 +28,39 @@ class _TooLarge(StarletteHTTPException):
         self.size = size
 
 
-class GuardMiddleware:
-    """401 without the configured bearer token; 413 when a body exceeds ``max_bytes``."""
+class HttpMiddleware:
+    """An ASGI middleware of HTTP requests (:meth:`http`); anything else (lifespan) passes."""
 
-    def __init__(self, app: Any, *, token: str | None, max_bytes: int) -> None:
+    def __init__(self, app: Any) -> None:
         self.app = app
-        self.token = token
-        self.max_bytes = max_bytes
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.token and scope["path"] not in OPEN_PATHS:
-            given = headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.strip().encode(), self.token.encode()
-            ):
-                await _reply(
-                    send,
-                    401,
-                    error_body(
-                        "unauthorized", "send the API token as 'Authorization: Bearer TOKEN'"
-                    ),
-                    extra=[(b"www-authenticate", b"Bearer")],
-                )
-                return
+        await self.http(scope, receive, send)
+
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise NotImplementedError
+
+
+def headers_of(scope: dict[str, Any]) -> dict[str, str]:
+    """A request's headers by lower-case name."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+class GuardMiddleware(HttpMiddleware):
+    """413 when a body exceeds ``max_bytes`` (declared or counted as it streams)."""
+
+    def __init__(self, app: Any, *, max_bytes: int) -> None:
+        super().__init__(app)
+        self.max_bytes = max_bytes
+
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = headers_of(scope)
         declared = headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _reply(send, 413, _too_large(int(declared), self.max_bytes))
+            await reply(send, 413, _too_large(int(declared), self.max_bytes))
             return
         seen = 0
         started = False
@@ -82,10 +84,10 @@ class GuardMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await _reply(send, 413, _too_large(seen, self.max_bytes))
+                await reply(send, 413, _too_large(seen, self.max_bytes))
 
 
-class ConcurrencyLimitMiddleware:
+class ConcurrencyLimitMiddleware(HttpMiddleware):
     """At most ``limit`` requests in progress at once (a streamed answer counts until its last
     event); one more is answered 503 ``server_busy`` with ``Retry-After`` at once, never queued.
     The open paths (``/healthz``, the schema) are not counted."""
@@ -93,17 +95,17 @@ class ConcurrencyLimitMiddleware:
     def __init__(self, app: Any, *, limit: int, retry_after_s: int = 1) -> None:
         if limit < 1:
             raise ValueError("the concurrency limit must be at least 1")
-        self.app = app
+        super().__init__(app)
         self.limit = limit
         self.retry_after_s = retry_after_s
         self.active = 0  # touched only on the event loop: no lock needed
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+    async def http(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
         if self.active >= self.limit:
-            await _reply(
+            await reply(
                 send,
                 503,
                 error_body(
@@ -129,7 +131,7 @@ def _too_large(size: int, limit: int) -> dict[str, Any]:
     )
 
 
-async def _reply(
+async def reply(
     send: Any, status: int, body: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()
 ) -> None:
     data = json.dumps(body).encode()

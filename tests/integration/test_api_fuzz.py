@@ -1,21 +1,24 @@
 """The HTTP API fuzzed against its own OpenAPI document (issue 21: one schemathesis request once
 crashed the embedded FalkorDB).
 
-``kgrag serve`` runs on 127.0.0.1 with a bearer token, on a small embedded store (two Markdown
-files ingested through the API, one question asked). Schemathesis (its CLI, ``st run``, in a
-subprocess: the one entry point that runs every phase, the stateful one included) reads the
-server's ``/openapi.json`` and sends every operation schema-valid and schema-invalid requests,
-with every check on, derandomized generation, a fixed seed and one worker:
+``kgrag serve`` runs on 127.0.0.1 on a small embedded store (two Markdown files ingested through
+the API, one question asked), once without authentication (the local principal) and once with
+authentication on: an API key with the admin and impersonate roles (so every operation, the
+query links that name the asker included, can succeed; what each role is refused is
+tests/security/test_authn.py). Schemathesis (its CLI, ``st run``, in a subprocess: the one
+entry point that runs every phase, the stateful one included) reads the server's
+``/openapi.json`` and sends every operation schema-valid and schema-invalid requests, with every
+check on, derandomized generation, a fixed seed and one worker:
 
 1. all phases (coverage, fuzzing, stateful) on every operation;
 2. the stateful phase alone on ``/ask`` and the query endpoints (see ``_RUNS``).
 
 The test fails on any failed check (a 5xx, a status, content type or header the document does
 not declare, a body its schema rejects, a schema-valid request refused, a schema-invalid one
-accepted, a 405 without ``Allow``, an operation that ignores the token, ...), on any 5xx even so,
+accepted, a 405 without ``Allow``, an operation that ignores the missing key, ...), on any 5xx,
 on a store the server had to reopen (``store_reopens`` of ``/healthz``), on a traceback in the
 server log, and when fewer than :data:`MIN_REQUESTS` requests were sent. It prints the number of
-requests and the statuses seen, per phase."""
+requests, how many were 5xx, and the statuses seen, per phase and per operation."""
 
 from __future__ import annotations
 
@@ -35,9 +38,14 @@ import httpx
 import pytest
 import schemathesis  # the test dependency group pins it: the generated requests depend on it
 
+from kgrag.auth.principal import Role
+from tests.support.credentials import new_key
 from tests.support.serve import serve
 
-TOKEN = "fuzz-token-21"
+#: The bearer credential every request carries: the API key, or (without authentication, where
+#: it is not checked) a placeholder, which a multipart upload needs all the same: the proof it
+#: is not a cross-site form.
+LOCAL_TOKEN = "local"
 SEED = 21
 #: Requests the two runs must send together, at least.
 MIN_REQUESTS = 1000
@@ -75,10 +83,12 @@ class Server:
     base: str
     tmp: Path
     log: Path
+    token: str
+    mode: str
 
     def client(self) -> httpx.Client:
         return httpx.Client(
-            base_url=self.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=300
+            base_url=self.base, headers={"Authorization": f"Bearer {self.token}"}, timeout=300
         )
 
     def openapi(self) -> dict[str, Any]:
@@ -90,9 +100,12 @@ class Server:
         return dict(r.json())
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("fuzz")
+@pytest.fixture(scope="module", params=["local", "api-key"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    mode = str(request.param)
+    tmp = tmp_path_factory.mktemp(f"fuzz-{mode}")
     root = tmp / "docs"
     root.mkdir()
     (root / "roster.md").write_text(
@@ -102,14 +115,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "# Cooling notes\n\nThe Cooling Fan CF-9 is maintained by Hedy Lamarr.\n"
     )
     env = {
-        **os.environ,
-        "KGRAG_API_TOKEN": TOKEN,
+        **{k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_API", "KGRAG_JWT"))},
         "KGRAG_DATA_DIR": str(tmp / "data"),
         "OMP_NUM_THREADS": "1",
     }
+    token = LOCAL_TOKEN
+    if mode == "api-key":
+        keys_file = tmp / "api-keys.json"
+        _, token = new_key(keys_file, "fuzzer", Role.ADMIN, Role.IMPERSONATE)
+        env["KGRAG_API_KEYS_FILE"] = str(keys_file)
     log_path = tmp / "server.log"
     with serve(f"falkordb-lite:///{tmp}/kg.db", env, log_path, ["--ingest-root", str(root)]) as up:
-        srv = Server(up.base, tmp, log_path)
+        srv = Server(up.base, tmp, log_path, token, mode)
         with srv.client() as c:
             job = c.post("/ingest", json={"paths": ["."]}).json()
             deadline = time.monotonic() + 300
@@ -136,6 +153,7 @@ class Run:
 def _template(uri: str) -> str:
     path = re.sub(r"^https?://[^/]+", "", uri).split("?", 1)[0]
     path = re.sub(r"^/jobs/.*", "/jobs/{job_id}", path)
+    path = re.sub(r"^/documents/.*", "/documents/{document_id}", path)
     return re.sub(r"^/queries/[^/]*/", "/queries/{query_id}/", path)
 
 
@@ -173,7 +191,7 @@ def _fuzz(server: Server, name: str, examples: int, extra: tuple[str, ...]) -> R
         "run",
         f"{server.base}/openapi.json",
         "--header",
-        f"Authorization: Bearer {TOKEN}",
+        f"Authorization: Bearer {server.token}",
         "--checks",
         "all",
         "--max-response-time",
@@ -207,7 +225,11 @@ def test_the_api_survives_fuzzing_and_keeps_its_openapi_promises(server: Server)
     after = server.health()
 
     requests = [r for run in runs for r in run.requests]
-    print(f"\nschemathesis {schemathesis.__version__} sent {len(requests)} requests")
+    fives = sum(1 for *_, status in requests if status is None or status >= 500)
+    print(
+        f"\n[{server.mode}] schemathesis {schemathesis.__version__} sent {len(requests)} "
+        f"requests, {fives} answered 5xx or not at all"
+    )
     for run in runs:
         print(f"  run {run.name}: {len(run.requests)} requests, exit code {run.returncode}")
         for phase, count in sorted(Counter(p for p, *_ in run.requests).items()):

@@ -1,8 +1,10 @@
 """The HTTP API against a real server: ``kgrag serve`` in a subprocess on a free port of
 127.0.0.1, on each engine (the embedded FalkorDB, Neo4j), real embeddings. Ingestion through
-POST /ingest and job polling, asking (plain and as server-sent events), trace and audit, the
-bearer token, the body limit, paths outside the ingest roots, and the ACL rule (users read only
-documents whose acl holds their id or one of their groups, or public ones)."""
+POST /ingest and job polling, asking (plain and as server-sent events), trace and audit, an API
+key (with the writer and impersonate roles: it names the user who asks, as a gateway would;
+tests/security/ attacks the authentication itself), the body limit, paths outside the ingest
+roots, and the ACL rule (users read only documents whose acl holds their id or one of their
+groups, or public ones)."""
 
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ from typing import Any
 import httpx
 import pytest
 
+from kgrag.auth.principal import Role
+from tests.support.credentials import new_key
 from tests.support.engines import Engine
 from tests.support.serve import serve
 
-TOKEN = "test-token-7f3a"
 LIMIT = 4096
 
 
@@ -32,7 +35,10 @@ class Server:
     public_doc: str
     secret_doc: str
 
-    def client(self, token: str | None = TOKEN) -> httpx.Client:
+    key: str
+
+    def client(self, token: str | None = "") -> httpx.Client:
+        token = self.key if token == "" else token
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.base, headers=headers, timeout=120)
 
@@ -65,9 +71,11 @@ def server(module_engine: Engine) -> Iterator[Server]:
     )
     (outside / "private.md").write_text("# Private\n\nNothing for the server to read.\n")
     (root / "public" / "link.md").symlink_to(outside / "private.md")
+    keys_file = tmp / "api-keys.json"
+    _, key = new_key(keys_file, "tester", Role.WRITER, Role.IMPERSONATE)
     env = {
         **os.environ,
-        "KGRAG_API_TOKEN": TOKEN,
+        "KGRAG_API_KEYS_FILE": str(keys_file),
         "KGRAG_MAX_REQUEST_BYTES": str(LIMIT),
         "KGRAG_DATA_DIR": str(tmp / "data"),
         "OMP_NUM_THREADS": "1",
@@ -75,7 +83,7 @@ def server(module_engine: Engine) -> Iterator[Server]:
     }
     with serve(module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]) as up:
         base = up.base
-        srv = Server(base, root, outside, "", "")
+        srv = Server(base, root, outside, "", "", key)
         with srv.client() as c:
             # two jobs queued back to back: the single writer runs them one after the other
             public = c.post("/ingest", json={"paths": ["public/roster.md"]})
@@ -93,7 +101,7 @@ def server(module_engine: Engine) -> Iterator[Server]:
         yield srv
 
 
-def test_health_and_openapi_are_open_everything_else_needs_the_token(server: Server) -> None:
+def test_health_and_openapi_are_open_everything_else_needs_a_key(server: Server) -> None:
     with server.client(token=None) as anon:
         assert anon.get("/healthz").json()["status"] == "ok"
         spec = anon.get("/openapi.json").json()
@@ -398,7 +406,7 @@ def test_acl_trace_and_audit_of_a_query_are_refused_to_other_readers(server: Ser
         member = c.post("/ask", json={"question": COOLING, "user": "ada", "groups": ["team-a"]})
         qid = member.json()["query_id"]
         readers: list[dict[str, str]] = [
-            {},  # no user
+            {},  # the key's own user, who did not ask
             {"user": "eve"},
             {"user": "eve", "groups": "team-a"},  # the groups alone are not the asker
             {"user": "ada"},  # the asker without the groups the answer was read with

@@ -75,7 +75,7 @@ class BlockingAgent:
             mode="extractive",
         )
 
-    def ingest(self, paths: Sequence[str], acl: Sequence[str]) -> IngestReport:
+    def ingest(self, paths: Sequence[str], acl: Sequence[str], **_: Any) -> IngestReport:
         # registered as an ingestion job in the store (Neo4j: an IngestJob node) while it waits
         with self.store.real.ingest_job(list):
             self.ingesting.release()
