@@ -83,6 +83,9 @@ def test_a_real_server_answers_422_to_nul_and_lone_surrogates(tmp_path: Path) ->
                     "/ask/upload",
                     data={"question": "a\x00b"},
                     files={"files": ("a.png", b"\x89PNG\r\n\x1a\n", "image/png")},
+                    # a form on a server without authentication: any Authorization header
+                    # shows it is not a cross-site HTML form (kgrag/server/browser.py)
+                    headers={"Authorization": "Bearer local"},
                 ),
                 "job NUL": http.get("/jobs/a%00b"),
                 "trace NUL": http.get("/queries/a%00b/trace"),
