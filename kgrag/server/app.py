@@ -31,6 +31,7 @@ from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
 from kgrag.config import Settings
 from kgrag.errors import KgragError, NotFoundError, StoreUnavailableError
+from kgrag.executor.hits import AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.errors import ApiError, error_body, error_code, status_of
@@ -574,7 +575,11 @@ def create_app(
                 rows = []
         if not rows:
             raise NotFoundError(f"no query {query_id!r} readable by this user")
-        return read_trace(store, query_id)
+        return read_trace(store, query_id, reader(user, groups))
+
+    def reader(user: str | None, groups: str) -> AccessContext:
+        """Who reads a trace or audit: its evidence is re-checked against them now."""
+        return AccessContext(user=user, groups=tuple(_groups(groups)))
 
     @app.get(
         "/queries/{query_id}/trace",
@@ -620,7 +625,8 @@ def create_app(
         from kgrag.agent.audit import build_audit
 
         readable_trace(query_id, user, groups)
-        return JSONResponse(build_audit(rt().agent.store, query_id).model_dump(mode="json"))
+        report = build_audit(rt().agent.store, query_id, reader(user, groups))
+        return JSONResponse(report.model_dump(mode="json"))
 
     @app.get(
         "/queries/{query_id}/audit.html",
@@ -637,7 +643,7 @@ def create_app(
         from kgrag.agent.audit import build_audit
 
         readable_trace(query_id, user, groups)
-        page = build_audit(rt().agent.store, query_id).to_html()
+        page = build_audit(rt().agent.store, query_id, reader(user, groups)).to_html()
         return HTMLResponse(page, headers={"Content-Security-Policy": _HTML_CSP})
 
     return app
