@@ -1,4 +1,7 @@
-// What an answer cites.
+// What an answer cites, with the document each cited node belongs to (or is), so the reader's
+// access can be checked now.
 MATCH (:Query {id: $id})-[:ANSWERED_BY]->(a:Answer)-[c:CITES]->(n)
-RETURN c.marker AS marker, n.id AS node_id, labels(n)[0] AS label
+OPTIONAL MATCH (n)-[:PART_OF]->(d:Document)
+RETURN c.marker AS marker, n.id AS node_id, labels(n)[0] AS label,
+       coalesce(d.id, CASE WHEN 'Document' IN labels(n) THEN n.id END) AS document_id
 ORDER BY marker

@@ -18,6 +18,7 @@ from rich.tree import Tree
 
 from kgrag.config import Settings
 from kgrag.errors import KgragError
+from kgrag.executor.hits import OPERATOR
 
 EXIT_CODES_EPILOG = (
     "Exit codes: 0 ok, 1 unexpected error, 2 usage error or some inputs failed, 3 configuration, "
@@ -299,8 +300,8 @@ def trace(
     """Show the reasoning of one answer: plan, steps, their Cypher and evidence."""
     from kgrag.executor.trace import read_trace
 
-    with _store(store) as st:
-        data = read_trace(st, query_id)
+    with _store(store) as st:  # the operator, who holds the store itself, reads everything
+        data = read_trace(st, query_id, OPERATOR)
     if html is not None:
         from kgrag.viewer import render_trace_html
 
@@ -346,8 +347,8 @@ def audit(
     """Audit one answer: plan, timed steps, sources, reasoning, groundedness, cost."""
     from kgrag.agent.audit import build_audit
 
-    with _store(store) as st:
-        report = build_audit(st, query_id)
+    with _store(store) as st:  # the operator, who holds the store itself, reads everything
+        report = build_audit(st, query_id, OPERATOR)
     if html is not None:
         html.write_text(report.to_html(), encoding="utf-8")
         if not _state["quiet"]:

@@ -65,6 +65,8 @@ class AuditStep(_Frozen):
     duration_ms: float | None
     result_count: int | None
     evidence: tuple[AuditEvidence, ...]
+    hidden: int = 0
+    """How many items this step returned that the reader cannot read now (not shown)."""
 
 
 class AuditSource(_Frozen):
@@ -115,6 +117,9 @@ class AuditReport(_Frozen):
     sources: tuple[AuditSource, ...]
     reasoning: tuple[str, ...]
     answer: str | None
+    """None when withheld: it cites a source the reader cannot read now."""
+    hidden_sources: int = 0
+    """How many of the answer's citations the reader cannot read now (not shown)."""
     verification: Verification
     exit_reason: str | None
     iterations: int | None
@@ -130,22 +135,21 @@ class AuditReport(_Frozen):
 
 
 # -- building -----------------------------------------------------------------------------------
-def build_audit(store: GraphStore, query_id: str) -> AuditReport:
-    """The audit report of ``query_id`` (:class:`~kgrag.errors.NotFoundError` when unknown).
-    Sources are read with the asker's principals: an audit never shows what its asker could
-    not read."""
-    data = read_trace(store, query_id)
-    groups = data["query"].get("groups")
-    if groups is None:
-        rows = store.read("trace_read_query", {"id": query_id})
-        groups = rows[0].get("groups") if rows else None
-    access = AccessContext(user=data["query"].get("user"), groups=tuple(groups or ()))
+def build_audit(store: GraphStore, query_id: str, access: AccessContext) -> AuditReport:
+    """The audit report of ``query_id`` (:class:`~kgrag.errors.NotFoundError` when unknown) as
+    ``access`` may read it now: steps' evidence and cited sources of documents the reader
+    cannot read (any more) are left out or shown as not readable, with no excerpt, and the
+    answer's text is withheld when it cites such a document (:func:`read_trace`). Who may open
+    the query at all is the caller's decision."""
+    data = read_trace(store, query_id, access)
+    rows = store.read("trace_read_query", {"id": query_id})
+    groups = tuple(rows[0].get("groups") or ()) if rows else ()
     citations = (data.get("answer") or {}).get("citations") or []
     chunk_ids = sorted(
         {str(c["node_id"]) for c in citations if c.get("label") in ("Chunk", "Segment", None)}
     )
     chunks = store.read("chunks_by_ids", {"ids": chunk_ids, **access.params()}) if chunk_ids else []
-    return assemble_audit(data, access.groups, chunks)
+    return assemble_audit(data, groups, chunks)
 
 
 def assemble_audit(
@@ -175,6 +179,7 @@ def assemble_audit(
         sources=sources,
         reasoning=_reasoning(q, plan, steps, verification),
         answer=answer.get("text"),
+        hidden_sources=int(answer.get("hidden") or 0),
         verification=verification,
         exit_reason=q.get("exit_reason"),
         iterations=q.get("iterations"),
@@ -224,6 +229,7 @@ def _step(s: Mapping[str, Any]) -> AuditStep:
             )
             for r in s.get("returned") or ()
         ),
+        hidden=int(s.get("hidden") or 0),
     )
 
 
@@ -416,7 +422,10 @@ def render_audit_html(report: AuditReport) -> str:
         "<h2>Question</h2>",
         f'<div class="card">{_e(r.question)}</div>',
         "<h2>Answer</h2>",
-        f'<div class="card answer">{_e(r.answer)}</div>',
+        f'<div class="card answer">{_e(r.answer)}</div>'
+        if r.answer is not None or not r.hidden_sources
+        else f'<div class="card">(withheld: it cites {r.hidden_sources} source(s) you cannot '
+        "read now)</div>",
         "<h2>Verification</h2>",
         '<div class="card">',
         f'<span class="badge {_e(v.status)}">{_e(v.status.replace("_", " "))}</span> ',

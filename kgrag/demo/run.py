@@ -104,6 +104,7 @@ def run_demo(workdir: Path, console: Console, settings: Settings | None = None) 
     citation, and :class:`~kgrag.demo.corpus.SpeechSynthesisError` when espeak-ng is missing.
     """
     from kgrag.agent.agent import KnowledgeAgent
+    from kgrag.executor.hits import OPERATOR
     from kgrag.executor.trace import read_trace
     from kgrag.viewer import render_trace_html
 
@@ -157,7 +158,9 @@ def run_demo(workdir: Path, console: Console, settings: Settings | None = None) 
             _print_answer(console, question, answer, settings.store)
         first = answers[0][1].query_id
         trace_html = workdir / f"trace-{first}.html"
-        trace_html.write_text(render_trace_html(read_trace(agent.store, first)), encoding="utf-8")
+        trace_html.write_text(
+            render_trace_html(read_trace(agent.store, first, OPERATOR)), encoding="utf-8"
+        )
         if is_neo4j(settings.store):
             browser_url = neo4j_browser_url(agent.store)
     seconds = time.perf_counter() - started

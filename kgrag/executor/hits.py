@@ -73,3 +73,8 @@ class AccessContext(BaseModel):
 
     def params(self) -> dict[str, Any]:
         return {"principals": self.principals, "admin": self.admin}
+
+
+#: The operator, who holds the store itself (the CLI's ``kgrag trace`` / ``kgrag audit``, the
+#: demo): reads through no ACL. Never what a request to the server gets.
+OPERATOR = AccessContext(admin=True)

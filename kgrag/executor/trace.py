@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import Hit
+from kgrag.executor.hits import AccessContext, Hit
 from kgrag.graph.store import GraphStore
 from kgrag.planner.models import Plan
 
@@ -196,18 +196,80 @@ class TraceWriter:
         self.store.write_rows("trace_cites_documents", documents, params={"answer_id": answer_id})
 
 
-def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
-    """One answer's whole story as plain JSON (the shape of ``kgrag trace --json``)."""
+class TraceVisibility:
+    """What of a stored trace a reader may see *now*: evidence of documents they can read at
+    this moment (a document whose ACL was narrowed after the question is hidden from its old
+    traces), entities a readable chunk mentions. Readability is decided by the graph, with the
+    reader's principals as parameters, like every other read."""
+
+    def __init__(
+        self, store: GraphStore, access: AccessContext, items: Sequence[Mapping[str, Any]]
+    ) -> None:
+        docs = sorted({str(x["document_id"]) for x in items if x.get("document_id")})
+        entities = sorted({str(x["id"]) for x in items if x.get("kind") == "Entity"})
+        params = access.params()
+        self.documents = (
+            {r["id"] for r in store.read("documents_readable", {"ids": docs, **params})}
+            if docs
+            else set()
+        )
+        self.entities = (
+            {r["id"] for r in store.read("entity_readable", {"ids": entities, **params})}
+            if entities
+            else set()
+        )
+        self.hidden = {str(x["id"]) for x in items if not self.visible(x)} | (
+            set(docs) - self.documents
+        )
+
+    def visible(self, item: Mapping[str, Any]) -> bool:
+        """``item``: a returned or cited node (``id``, ``kind``, ``document_id``)."""
+        if item.get("kind") == "Entity":
+            return item["id"] in self.entities
+        return item.get("document_id") in self.documents
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` (step parameters, details) without what is hidden: a dict naming a hidden
+        node (``id`` / ``document_id``) is dropped from its list, a hidden id becomes
+        ``"[hidden]"``."""
+        if isinstance(value, str):
+            return "[hidden]" if value in self.hidden else value
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value if not self._names_hidden(v)]
+        if isinstance(value, dict):
+            return {k: self.scrub(v) for k, v in value.items()}
+        return value
+
+    def _names_hidden(self, value: Any) -> bool:
+        return isinstance(value, dict) and any(
+            isinstance(value.get(k), str) and value[k] in self.hidden for k in ("id", "document_id")
+        )
+
+
+def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> dict[str, Any]:
+    """One answer's whole story as plain JSON (the shape of ``kgrag trace --json``), as
+    ``access`` may read it now: evidence, excerpts and citations of documents the reader cannot
+    read (any more) are left out, each step and the answer say how many (``hidden``), and the
+    answer's text is withheld when it cites such a document. Who may open the query at all is
+    the caller's decision (the server: its asker or an admin)."""
     from kgrag.errors import NotFoundError
 
     rows = store.read("trace_read_query", {"id": query_id})
     if not rows:
         raise NotFoundError(f"no query with id {query_id!r} in {store.uri}")
     q = rows[0]
+    step_rows = store.read("trace_read_steps", {"id": query_id})
+    for r in step_rows:
+        r["returned"] = [x for x in r["returned"] if x.get("id") is not None]
+    cited = [
+        {**c, "id": c["node_id"], "kind": c["label"]}
+        for c in store.read("trace_read_citations", {"id": query_id})
+    ]
+    seen = TraceVisibility(store, access, [x for r in step_rows for x in r["returned"]] + cited)
     steps = []
-    for r in store.read("trace_read_steps", {"id": query_id}):
-        returned = [x for x in r["returned"] if x.get("id") is not None]
-        details = json.loads(r["details"]) if r.get("details") else {}
+    for r in step_rows:
+        returned = [x for x in r["returned"] if seen.visible(x)]
+        details = seen.scrub(json.loads(r["details"])) if r.get("details") else {}
         factors = {h["id"]: h for h in details.get("rerank", {}).get("hits", [])}
         steps.append(
             {
@@ -219,10 +281,11 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 "dependencies": r["dependencies"] or [],
                 "condition": r["condition"],
                 "cypher": r["cypher"],
-                "parameters": json.loads(r["parameters"] or "{}"),
-                "cypher_parameters": json.loads(r["cypher_parameters"] or "[]"),
+                "parameters": seen.scrub(json.loads(r["parameters"] or "{}")),
+                "cypher_parameters": seen.scrub(json.loads(r["cypher_parameters"] or "[]")),
                 "duration_ms": r["duration_ms"],
                 "result_count": r["result_count"],
+                "hidden": len(r["returned"]) - len(returned),
                 "explanation": r["explanation"],
                 "details": details,
                 "returned": [
@@ -238,7 +301,12 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
                 ],
             }
         )
-    citations = store.read("trace_read_citations", {"id": query_id})
+    citations = [
+        {"marker": c["marker"], "node_id": c["node_id"], "label": c["label"]}
+        for c in cited
+        if seen.visible(c)
+    ]
+    withheld = len(cited) - len(citations)
     return {
         "query": {
             k: q[k]
@@ -261,15 +329,16 @@ def read_trace(store: GraphStore, query_id: str) -> dict[str, Any]:
             "id": q["plan_id"],
             "source": q["plan_source"],
             "fallback_reason": q["fallback_reason"],
-            "json": json.loads(q["plan_json"]) if q["plan_json"] else None,
+            "json": seen.scrub(json.loads(q["plan_json"])) if q["plan_json"] else None,
         },
         "steps": steps,
         "answer": {
-            "text": q["answer"],
+            "text": None if withheld else q["answer"],
             "groundedness": q["groundedness"],
             "verdict": q["verdict"],
             "mode": q["answer_mode"],
             "citations": citations,
+            "hidden": withheld,
         },
     }
 

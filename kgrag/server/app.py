@@ -653,18 +653,16 @@ def create_app(
     def readable_trace(
         query_id: str, who: Principal, user: str | None, groups: str | None
     ) -> dict[str, Any]:
-        opened_query(query_id, who, user, groups)
-        # leaks: read_trace(store, query_id, reader.access()) once it takes the reader's access
-        return read_trace(rt().agent.store, query_id)
+        reader = opened_query(query_id, who, user, groups)
+        return read_trace(rt().agent.store, query_id, reader.access())
 
     def readable_audit(
         query_id: str, who: Principal, user: str | None, groups: str | None
     ) -> AuditReport:
         from kgrag.agent.audit import build_audit
 
-        opened_query(query_id, who, user, groups)
-        # leaks: build_audit(store, query_id, reader.access()) once it takes the reader's access
-        return build_audit(rt().agent.store, query_id)
+        reader = opened_query(query_id, who, user, groups)
+        return build_audit(rt().agent.store, query_id, reader.access())
 
     @app.get(
         "/queries/{query_id}/trace",

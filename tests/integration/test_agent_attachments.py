@@ -31,6 +31,7 @@ from kgrag.cli import app
 from kgrag.config import Settings
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.shapes import draw_shape
+from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestOptions
@@ -86,7 +87,7 @@ def _docs(store: GraphStore) -> dict[str, str]:
 
 
 def _steps(store: GraphStore, query_id: str) -> list[dict[str, Any]]:
-    return list(read_trace(store, query_id)["steps"])
+    return list(read_trace(store, query_id, OPERATOR)["steps"])
 
 
 def _drawing(folder: Path, colour: str, shape: str, seed: int) -> Path:

@@ -21,7 +21,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
-from kgrag.executor.hits import AccessContext
+from kgrag.executor.hits import OPERATOR, AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
@@ -139,7 +139,11 @@ def test_llm_synthesis_cites_only_evidence_the_trace_returned(
     assert "Ada Lovelace" in answer.answer and "[99]" not in answer.answer
     assert {int(m) for m in re.findall(r"\[(\d+)\]", answer.answer)} == {1}
     assert [c.marker for c in answer.citations] == [1]
-    returned = {r["id"] for s in read_trace(store, answer.query_id)["steps"] for r in s["returned"]}
+    returned = {
+        r["id"]
+        for s in read_trace(store, answer.query_id, OPERATOR)["steps"]
+        for r in s["returned"]
+    }
     assert {c.node_id for c in answer.citations} <= returned
     assert "Sources:\n[1] (Source: roster.md)" in answer.answer
     assert script.seen == ["plan", "_LlmVerdict", "answer", "_LlmChecks"]
@@ -259,7 +263,7 @@ def test_an_llm_plan_longer_than_the_step_limit_is_refused_for_the_rule_plan(
     script = Script(plan=long_plan)
     answer = _agent(store, embedder, openai_server, script, max_plan_steps=16).ask(QUESTION)
     assert answer.planner == "rule" and "Ada Lovelace" in answer.answer
-    plan = read_trace(store, answer.query_id)["plan"]
+    plan = read_trace(store, answer.query_id, OPERATOR)["plan"]
     assert "the plan has 17 steps; at most 16 are allowed" in plan["fallback_reason"]
     # the same plan within the limit is the LLM's
     within = _agent(store, embedder, openai_server, Script(plan=long_plan), max_plan_steps=32)

@@ -39,6 +39,7 @@ from kgrag.demo.run import (
     empty_store,
     run_demo,
 )
+from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph import open_store
 from tests.support.engines import FALKORDB, NEO4J, Engine, neo4j_server
@@ -155,7 +156,7 @@ def test_every_answer_cites_sources_and_has_a_stored_trace(demo: DemoRun) -> Non
     with open_store(result.store, **demo.engine.credentials()) as store:
         for question, answer in result.answers:
             assert answer.citations, question.text
-            trace = read_trace(store, answer.query_id)
+            trace = read_trace(store, answer.query_id, OPERATOR)
             assert trace["query"]["id"] == answer.query_id
             assert trace["steps"] and trace["answer"]["citations"]
             # every answer prints the three ways to open its trace

@@ -20,7 +20,7 @@ from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
 from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.hits import OPERATOR, AccessContext, Hit
 from kgrag.executor.metadata_rerank import load_rule_book
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
@@ -164,7 +164,7 @@ def _traced(store: GraphStore, plan: Plan, outcomes: dict[int, StepOutcome]) -> 
     writer = TraceWriter(store)
     writer.write_query(query_id, "test", user=None, groups=(), planner="rule")
     writer.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
-    return read_trace(store, query_id)
+    return read_trace(store, query_id, OPERATOR)
 
 
 def _titles(hits: list[Hit]) -> list[str]:
@@ -425,14 +425,14 @@ def test_listing_and_summary_questions_through_the_agent_use_no_vector_search(
 ) -> None:
     agent = KnowledgeAgent(store, embedder)
     listed = agent.ask("Which documents do you have about the feed pump?", user="eve")
-    steps = read_trace(store, listed.query_id)["steps"]
+    steps = read_trace(store, listed.query_id, OPERATOR)["steps"]
     assert [s["type"] for s in steps] == ["list_documents"]
     cited = {c.title for c in listed.citations}
     assert {"Feed pump service manual", "Pump meeting notes"} <= cited
     assert "Zephyr pump budget" not in cited and "Zephyr" not in listed.answer
 
     summary = agent.ask("Summarise the maintenance roster", user="eve")
-    steps = read_trace(store, summary.query_id)["steps"]
+    steps = read_trace(store, summary.query_id, OPERATOR)["steps"]
     assert [s["type"] for s in steps] == ["document_summary"]
     assert [c.title for c in summary.citations] == ["Maintenance roster"]
     assert _documents(store)["Maintenance roster"]["summary"] in summary.answer
@@ -443,7 +443,7 @@ def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) ->
     rules = load_rule_book(RULES, default=default)
     agent = KnowledgeAgent(store, embedder, rerank_rules=rules)
     answer = agent.ask("How is the feed pump maintenance done?", user="eve")
-    trace = read_trace(store, answer.query_id)
+    trace = read_trace(store, answer.query_id, OPERATOR)
     reranks = [s for s in trace["steps"] if s["type"] == "rerank"]
     if not reranks:
         return []

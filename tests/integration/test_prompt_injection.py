@@ -27,6 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
+from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
@@ -259,14 +260,14 @@ def _ask(corpus: Corpus, model: ObeyingModel, **who: Any) -> tuple[Answer, list[
 
 
 def _steps(corpus: Corpus, answer: Answer) -> dict[int, dict[str, Any]]:
-    return {s["step_id"]: s for s in read_trace(corpus.store, answer.query_id)["steps"]}
+    return {s["step_id"]: s for s in read_trace(corpus.store, answer.query_id, OPERATOR)["steps"]}
 
 
 def _assert_nothing_of_alice(corpus: Corpus, answer: Answer, requests: list[str]) -> None:
     assert not [s for s in SECRETS if s in answer.answer], answer.answer
     assert answer.citations, "bob's answer cites nothing: the check below would be empty"
     assert {c.document_id for c in answer.citations} == {corpus.public}
-    trace = read_trace(corpus.store, answer.query_id)
+    trace = read_trace(corpus.store, answer.query_id, OPERATOR)
     returned = [r for s in trace["steps"] for r in s["returned"]]
     assert returned, "no step returned anything: the check below would be empty"
     text = json.dumps(trace)
@@ -319,7 +320,7 @@ def test_plan_outside_the_allow_lists_falls_back_with_a_reason(corpus: Corpus, c
     answer, requests = _ask(corpus, model, user="bob")
     assert _snapshot(corpus.store) == before
     assert answer.planner == "rule"
-    plan = read_trace(corpus.store, answer.query_id)["plan"]
+    plan = read_trace(corpus.store, answer.query_id, OPERATOR)["plan"]
     assert plan["source"] == "rule"
     assert plan["fallback_reason"] and named in plan["fallback_reason"], plan["fallback_reason"]
     assert "the LLM plan is invalid" in plan["fallback_reason"]
@@ -346,4 +347,6 @@ def test_alice_does_get_her_document_quoted_by_the_same_model(corpus: Corpus) ->
     assert [s for s in SECRETS for body in requests if s in body]
     steps = _steps(corpus, answer)
     assert steps[6]["status"] == "ok" and steps[6]["returned"]  # the same template, her access
-    assert any(s in json.dumps(read_trace(corpus.store, answer.query_id)) for s in SECRETS)
+    assert any(
+        s in json.dumps(read_trace(corpus.store, answer.query_id, OPERATOR)) for s in SECRETS
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
@@ -99,7 +100,7 @@ def test_embedded_json_cannot_close_its_script_element() -> None:
 def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[Engine, str, Path]) -> None:
     engine, qid, _ = traced
     with engine.open() as store:
-        trace = read_trace(store, qid)
+        trace = read_trace(store, qid, OPERATOR)
     layout = layout_trace(trace)
     by_id = {n.id: n for n in layout.nodes}
     assert by_id["query"].y < by_id["plan"].y
@@ -134,7 +135,7 @@ def test_chromium_draws_every_node_and_runs_no_document_text(
 ) -> None:
     engine, qid, root = traced
     with engine.open() as store:
-        trace = read_trace(store, qid)
+        trace = read_trace(store, qid, OPERATOR)
     page = root / "viewer.html"
     page.write_text(render_trace_html(trace))
     expected = len(layout_trace(trace).nodes)
@@ -154,7 +155,7 @@ def test_chromium_draws_every_node_and_runs_no_document_text(
 def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[Engine, str, Path]) -> None:
     engine, qid, root = traced
     with engine.open() as store:
-        trace = read_trace(store, qid)
+        trace = read_trace(store, qid, OPERATOR)
     step = next(s for s in trace["steps"] if s["status"] == "ok" and s["cypher"])
     page = root / "step.html"
     page.write_text(render_trace_html(trace))
