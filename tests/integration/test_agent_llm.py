@@ -301,8 +301,8 @@ def test_refinements_stop_before_the_step_limit(
 
     bounded = _agent(store, embedder, openai_server, refining(), max_plan_steps=16).ask(QUESTION)
     roomy = _agent(store, embedder, openai_server, refining(), max_plan_steps=32).ask(QUESTION)
-    bounded_steps = len(read_trace(store, bounded.query_id)["steps"])
-    roomy_steps = len(read_trace(store, roomy.query_id)["steps"])
+    bounded_steps = len(read_trace(store, bounded.query_id, OPERATOR)["steps"])
+    roomy_steps = len(read_trace(store, roomy.query_id, OPERATOR)["steps"])
     assert bounded.exit_reason == "max_iterations" and bounded_steps <= 16
     # the control: with room, the same refinements run past 16 steps to the judge's "satisfied"
     assert (roomy.exit_reason, roomy.iterations) == ("satisfied", 3) and roomy_steps > 16

@@ -1,5 +1,5 @@
-"""The ACL entries and readers of the leak tests, in one place (issue 14: stored ACL entries
-become namespaced, ``user:NAME`` / ``group:NAME``; only these lines change with it)."""
+"""The ACL entries and readers of the leak tests, in one place (stored ACL entries are
+namespaced: ``user:NAME`` / ``group:NAME``)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from kgrag.executor.hits import AccessContext
 
 def user_acl(name: str) -> list[str]:
     """The ACL of a document only user ``name`` may read."""
-    return [name]
+    return [f"user:{name}"]
 
 
 def group_acl(name: str) -> list[str]:
     """The ACL of a document the members of group ``name`` may read."""
-    return [name]
+    return [f"group:{name}"]
 
 
 PUBLIC_ACL: list[str] = []
