@@ -216,6 +216,9 @@ class SessionMemory:
                 page=r["page"],
                 start_s=r["start_s"],
                 end_s=r["end_s"],
+                table=r["table_number"],
+                sheet=r["sheet"],
+                row=r["table_row"],
                 node_id=r["id"],
                 kind="image"
                 if r["is_image"]

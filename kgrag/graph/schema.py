@@ -18,6 +18,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Chunk",
         "Segment",
         "Image",
+        "Table",
         "Entity",
         "EmbeddingSpace",
         "Migration",
@@ -37,6 +38,7 @@ RELATIONSHIP_TYPES: frozenset[str] = frozenset(
         "RELATED",
         "DEPICTS",
         "NEAR",
+        "ROW_OF",
         "HAS_TURN",
         "PLANNED",
         "HAS_STEP",
@@ -175,6 +177,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Ingestion jobs of several processes register in the graph (Neo4j; GraphStore.ingest_job):
     # the unique id makes concurrent MERGEs of the one lock node create it once.
     Migration(name="0004_ingest_jobs", ops=(UniqueProperty(label="IngestJob"),)),
+    # Tables as data (issue 24): a Table node per table, its rows are chunks (ROW_OF).
+    Migration(name="0005_tables", ops=(UniqueProperty(label="Table"),)),
 )
 
 
