@@ -49,7 +49,9 @@ def parse(item: SourceItem, max_bytes: int, *, ocr_enabled: bool = True) -> Pars
         title, pages, images = _parse_text(item, data)
     elif item.modality == "pdf":
         title, pages, images = _parse_pdf(item, data, ocr_enabled)
-        tables = pdf_tables(path, data)
+        found = pdf_tables(path, data)
+        tables = list(found.tables)
+        pages = _without_tables(pages, found.page_texts)
     elif item.modality == "image":
         title, pages, images = _parse_image(item, data, ocr_enabled)
     else:
@@ -245,6 +247,16 @@ def _parse_spreadsheet(
 
 
 # ----------------------------------------------------------------------------------------- pdf
+
+
+def _without_tables(pages: list[ParsedPage], texts: dict[int, str]) -> list[ParsedPage]:
+    """Pages whose tables were read as rows keep only the text outside their tables."""
+    out = []
+    for page in pages:
+        text = texts.get(page.number or 0, page.text)
+        if text.strip():
+            out.append(ParsedPage(number=page.number, text=text))
+    return out
 
 
 def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:

@@ -9,6 +9,8 @@ import logging
 import warnings
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from kgrag.ingest.models import ParsedTable
 from kgrag.ingest.spreadsheet import MAX_COLUMNS, cell_text
 
@@ -19,28 +21,44 @@ MAX_TABLE_PAGES = 300
 #: Cells kept from one PDF's tables.
 MAX_PDF_TABLE_CELLS = 100_000
 
-__all__ = ["MAX_TABLE_PAGES", "pdf_tables"]
+#: Points above a table searched for its caption.
+CAPTION_GAP = 40.0
+
+__all__ = ["MAX_TABLE_PAGES", "PdfTables", "pdf_tables"]
 
 
-def pdf_tables(path: Path, data: bytes) -> list[ParsedTable]:
+class PdfTables(BaseModel):
+    """The tables found, and the text of each page that has one, without the tables' cells (so
+    a table is read as rows, not also as a stream of cells in the page's text)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tables: tuple[ParsedTable, ...] = ()
+    page_texts: dict[int, str] = {}
+
+
+def pdf_tables(path: Path, data: bytes) -> PdfTables:
     """The ruled tables of the PDF's first :data:`MAX_TABLE_PAGES` pages, in page order. A table
-    needs a header row and at least one data row with content."""
+    needs a header row and at least one data row with content; its caption is the line of text
+    just above it (within :data:`CAPTION_GAP` points)."""
     try:
         import pdfplumber
     except ImportError:  # pragma: no cover - a core dependency
         log.warning("%s: pdfplumber is not installed; PDF tables are read as text only", path)
-        return []
+        return PdfTables()
     tables: list[ParsedTable] = []
+    texts: dict[int, str] = {}
     cells = 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with pdfplumber.open(io.BytesIO(data)) as pdf:
                 for number, page in enumerate(pdf.pages[:MAX_TABLE_PAGES], start=1):
-                    for found in page.extract_tables():
+                    outside = page
+                    for found in page.find_tables():
                         rows = [
                             tuple(cell_text(v) for v in row[:MAX_COLUMNS])
-                            for row in found
+                            for row in found.extract()
                             if row and any(v not in (None, "") for v in row)
                         ]
                         if len(rows) < 2:
@@ -48,21 +66,28 @@ def pdf_tables(path: Path, data: bytes) -> list[ParsedTable]:
                         cells += sum(len(r) for r in rows)
                         if cells > MAX_PDF_TABLE_CELLS:
                             log.warning(
-                                "%s: over %d table cells; tables after page %d are read as "
+                                "%s: over %d table cells; tables from page %d on are read as "
                                 "text only",
                                 path,
                                 MAX_PDF_TABLE_CELLS,
-                                number - 1,
+                                number,
                             )
-                            return tables
+                            return PdfTables(tables=tuple(tables), page_texts=texts)
+                        x0, top, x1, bottom = found.bbox
+                        above = page.crop((0, max(0.0, top - CAPTION_GAP), page.width, top))
+                        lines = (above.extract_text() or "").strip().splitlines()
                         tables.append(
                             ParsedTable(
                                 index=len(tables),
                                 page=number,
+                                caption=cell_text(lines[-1]) or None if lines else None,
                                 header=rows[0],
                                 rows=tuple(rows[1:]),
                             )
                         )
+                        outside = outside.outside_bbox((x0, top, x1, bottom))
+                    if outside is not page:
+                        texts[number] = outside.extract_text() or ""
     except Exception as e:  # pdfminer raises assorted errors on damaged files
         log.warning(
             "%s: tables could not be read (%s: %s); the PDF is ingested as text only",
@@ -70,5 +95,5 @@ def pdf_tables(path: Path, data: bytes) -> list[ParsedTable]:
             type(e).__name__,
             e,
         )
-        return []
-    return tables
+        return PdfTables()
+    return PdfTables(tables=tuple(tables), page_texts=texts)

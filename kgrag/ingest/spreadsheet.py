@@ -147,6 +147,10 @@ def parse_xlsx(path: Path, data: bytes) -> list[ParsedTable]:
     try:
         for sheet in book.worksheets:
             name = str(sheet.title)
+            # read every row the sheet holds, not only those its (writer-declared, often
+            # wrong) dimension names
+            if hasattr(sheet, "reset_dimensions"):
+                sheet.reset_dimensions()
             try:
                 rows = _trim(_sheet_rows(sheet.iter_rows(values_only=True), budget, name))
             except IngestError:

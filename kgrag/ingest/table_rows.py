@@ -39,6 +39,14 @@ def row_text(header: tuple[str, ...], row: tuple[str, ...]) -> str:
     return "; ".join(row_cells(header, row))
 
 
+def table_context(table: ParsedTable) -> str | None:
+    """What a row's text starts with: the table's caption, else its sheet's name (so a question
+    naming the table, "sales", "Finance", finds its rows); no closing punctuation, so the row
+    stays one sentence."""
+    context = (table.caption or table.sheet or "").strip().rstrip(".:;,")
+    return context or None
+
+
 def table_records(document_id: str, tables: tuple[ParsedTable, ...]) -> tuple[TableRecord, ...]:
     return tuple(
         TableRecord(
@@ -76,8 +84,14 @@ def table_chunks(
         ]
         if not texts_of:
             texts_of = [(1, [c for c in table.header if c])]
+        context = table_context(table)
         for number, cells in texts_of:
-            for k, text in enumerate(_pack(cells, count_tokens, max_tokens)):
+            pieces = _pack(
+                cells, count_tokens, max_tokens - (count_tokens(context) + 2 if context else 0)
+            )
+            for k, text in enumerate(pieces):
+                if context:
+                    text = f"{context} — {text}"
                 out.append(
                     {
                         "id": f"{tid}r{number}" + (f"p{k}" if k else ""),
