@@ -216,3 +216,24 @@ def test_bad_tables_and_pdfs_fail_by_name_and_the_rest_is_ingested(
     answer = agent.ask("Who owns the Torque wrench TW-5?")
     assert "Imogen Fairweather" in answer.answer
     assert answer.citations[0].row == 2
+
+
+def test_a_changed_spreadsheet_replaces_its_table_and_rows(
+    agent: KnowledgeAgent, store: GraphStore, corpus: dict[str, Path]
+) -> None:
+    path = corpus["warehouses"]
+    path.write_text("Warehouse;City;Pallets shipped\nWH-1;Rotterdam;4210\n", encoding="utf-8")
+    assert agent.ingest([str(path)]).ingested == 1
+    rows = store.read_freeform(
+        "MATCH (d:Document) WHERE d.uri = $uri "
+        "OPTIONAL MATCH (t:Table)-[:PART_OF]->(d) OPTIONAL MATCH (c:Chunk)-[:ROW_OF]->(t) "
+        "RETURN d.id AS id, count(DISTINCT t) AS tables, count(DISTINCT c) AS rows",
+        {"uri": str(path)},
+    )
+    assert [(r["tables"], r["rows"]) for r in rows] == [(1, 1)]
+    orphans = store.read_freeform(
+        "MATCH (t:Table) WHERE NOT (t)-[:PART_OF]->(:Document) RETURN count(t) AS n"
+    )
+    assert orphans[0]["n"] == 0
+    answer = agent.ask("How many pallets did the Antwerp warehouse ship?")
+    assert "3880" not in answer.answer
