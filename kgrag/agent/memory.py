@@ -403,4 +403,7 @@ def citation_hit(c: Citation) -> Hit:
         page=c.page,
         start_s=c.start_s,
         end_s=c.end_s,
+        table=c.table,
+        sheet=c.sheet,
+        row=c.row,
     )
