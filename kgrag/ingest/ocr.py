@@ -29,6 +29,8 @@ from kgrag.errors import IngestError
 log = logging.getLogger(__name__)
 
 PDF_DPI = 200
+#: A rendered page has at most this many pixels (a poster-sized page is rendered below 200 dpi).
+MAX_PIXELS = 40_000_000
 PROBE_SIDE = 1600
 MIN_WORDS = 8
 MIN_WORD_CONFIDENCE = 60.0
@@ -179,7 +181,9 @@ def pdf_page_texts(path: Path, data: bytes, numbers: list[int]) -> dict[int, str
         for number in numbers:
             page = pdf[number - 1]
             try:
-                image = page.render(scale=PDF_DPI / 72).to_pil().convert("L")
+                width, height = page.get_size()  # points
+                scale = min(PDF_DPI / 72, (MAX_PIXELS / max(1.0, width * height)) ** 0.5)
+                image = page.render(scale=scale).to_pil().convert("L")
             finally:
                 page.close()
             text = _run(path, _png(image)).text

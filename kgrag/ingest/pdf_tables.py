@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import warnings
 from pathlib import Path
 
@@ -20,6 +21,12 @@ log = logging.getLogger(__name__)
 MAX_TABLE_PAGES = 300
 #: Cells kept from one PDF's tables.
 MAX_PDF_TABLE_CELLS = 100_000
+
+#: Path operators (``re`` rectangle, ``l`` line) a page's content must draw at least this many
+#: of to be searched for ruled tables: text-only pages are skipped (table detection costs ~50 ms
+#: a page of text, about 20 times what reading its text costs).
+MIN_PATH_OPS = 4
+_PATH_OP = re.compile(rb"\s(?:re|l)\s")
 
 #: Points above a table searched for its caption.
 CAPTION_GAP = 40.0
@@ -49,11 +56,16 @@ def pdf_tables(path: Path, data: bytes) -> PdfTables:
     tables: list[ParsedTable] = []
     texts: dict[int, str] = {}
     cells = 0
+    drawn = _drawn_pages(path, data)
+    if not drawn:
+        return PdfTables()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with pdfplumber.open(io.BytesIO(data)) as pdf:
                 for number, page in enumerate(pdf.pages[:MAX_TABLE_PAGES], start=1):
+                    if number not in drawn:
+                        continue
                     outside = page
                     for found in page.find_tables():
                         rows = [
@@ -88,6 +100,7 @@ def pdf_tables(path: Path, data: bytes) -> PdfTables:
                         outside = outside.outside_bbox((x0, top, x1, bottom))
                     if outside is not page:
                         texts[number] = outside.extract_text() or ""
+                    page.close()  # pdfplumber caches each page's objects until closed
     except Exception as e:  # pdfminer raises assorted errors on damaged files
         log.warning(
             "%s: tables could not be read (%s: %s); the PDF is ingested as text only",
@@ -97,3 +110,25 @@ def pdf_tables(path: Path, data: bytes) -> PdfTables:
         )
         return PdfTables()
     return PdfTables(tables=tuple(tables), page_texts=texts)
+
+
+def _drawn_pages(path: Path, data: bytes) -> set[int]:
+    """1-based numbers of the pages (of the first :data:`MAX_TABLE_PAGES`) whose content stream
+    draws at least :data:`MIN_PATH_OPS` rectangles or lines (pypdf, no layout analysis)."""
+    import pypdf
+
+    out: set[int] = set()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted and not reader.decrypt(""):
+                return out
+            for number, page in enumerate(reader.pages[:MAX_TABLE_PAGES], start=1):
+                contents = page.get_contents()
+                raw = contents.get_data() if contents is not None else b""
+                if len(_PATH_OP.findall(raw)) >= MIN_PATH_OPS:
+                    out.add(number)
+    except Exception as e:  # the text parser reports a damaged PDF; tables are optional
+        log.warning("%s: cannot look for tables (%s: %s)", path, type(e).__name__, e)
+    return out

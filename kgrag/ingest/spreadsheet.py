@@ -27,7 +27,7 @@ SUFFIXES: frozenset[str] = frozenset({".csv", ".xlsx"})
 #: Cells read from one file, empty ones included.
 MAX_SCANNED_CELLS = 500_000
 #: Uncompressed size of all members of an .xlsx (a zip): the guard against zip bombs.
-MAX_XLSX_UNPACKED_BYTES = 256 * 1024 * 1024
+MAX_XLSX_UNPACKED_BYTES = 128 * 1024 * 1024
 #: Characters kept of one cell.
 MAX_CELL_CHARS = 1_000
 #: Columns kept per row (a wider row is refused: it is not a table a person reads).
