@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -27,7 +26,6 @@ from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import expand_inputs
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
-from tests.support.engines import Engine
 from tests.support.pdfgen import write_scanned_pdf
 
 SCAN_PAGES = [
@@ -64,10 +62,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def store(module_engine: Engine) -> Iterator[GraphStore]:
-    s = module_engine.open()
-    yield s
-    s.close()
+def store(module_store: GraphStore) -> GraphStore:
+    return module_store
 
 
 @pytest.fixture(scope="module")

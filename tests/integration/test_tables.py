@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,6 @@ from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.spreadsheet import MAX_SCANNED_CELLS
 from kgrag.modalities import factory
-from tests.support.engines import Engine
 from tests.support.pdfgen import write_pdf, write_table_pdf
 
 
@@ -108,10 +106,8 @@ def _write(path: Path, text: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def store(module_engine: Engine) -> Iterator[GraphStore]:
-    s = module_engine.open()
-    yield s
-    s.close()
+def store(module_store: GraphStore) -> GraphStore:
+    return module_store
 
 
 @pytest.fixture(scope="module")
