@@ -92,3 +92,21 @@ def test_xlsx_sheets_are_tables_and_empty_sheets_are_left_out(tmp_path: Path) ->
     with pytest.raises(IngestError) as e:
         parse_xlsx(path, b"PK\x03\x04 not really a zip")
     assert e.value.reason.startswith("corrupt or unreadable XLSX")
+
+
+def test_an_xlsx_that_unpacks_past_the_limit_is_refused_before_it_is_opened(
+    tmp_path: Path,
+) -> None:
+    import zipfile
+
+    from kgrag.ingest.spreadsheet import MAX_XLSX_UNPACKED_BYTES
+
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z, z.open("xl/big.xml", "w") as f:
+        block = b"\0" * (1 << 20)
+        for _ in range(MAX_XLSX_UNPACKED_BYTES // len(block) + 1):
+            f.write(block)
+    assert path.stat().st_size < 1_000_000  # a small file that unpacks to over 128 MB
+    with pytest.raises(IngestError) as e:
+        parse_xlsx(path, path.read_bytes())
+    assert "zip bomb" in e.value.reason and f"{MAX_XLSX_UNPACKED_BYTES:,}" in e.value.reason
