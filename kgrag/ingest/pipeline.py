@@ -507,7 +507,12 @@ class Ingestor:
             self._advance("embed_image", len(doc.images), path=str(doc.source.path))
         records = []
         for n, (image, path, vector) in enumerate(zip(doc.images, paths, vectors, strict=True)):
-            near = tuple(c.id for c in chunks if image.page is not None and c.page == image.page)
+            if doc.source.modality == "image":  # a picture of text: its OCR chunks are near it
+                near = tuple(c.id for c in chunks)
+            else:
+                near = tuple(
+                    c.id for c in chunks if image.page is not None and c.page == image.page
+                )
             records.append(
                 ImageRecord(
                     id=f"{did}:i{n}",

@@ -112,11 +112,13 @@ def test_screenshot_text_is_a_chunk_beside_its_clip_image(
     rows = store.read_freeform(
         "MATCH (d:Document) WHERE d.uri ENDS WITH $name "
         "OPTIONAL MATCH (c:Chunk)-[:PART_OF]->(d) OPTIONAL MATCH (i:Image)-[:PART_OF]->(d) "
+        "OPTIONAL MATCH (i)-[:NEAR]-(n:Chunk) "
         "RETURN count(DISTINCT c) AS chunks, count(DISTINCT i) AS images, "
-        "collect(DISTINCT i.embedding IS NOT NULL) AS embedded",
+        "count(DISTINCT n) AS near, collect(DISTINCT i.embedding IS NOT NULL) AS embedded",
         {"name": "backup_error.png"},
     )
-    assert (rows[0]["chunks"], rows[0]["images"], rows[0]["embedded"]) == (1, 1, [True])
+    found = (rows[0]["chunks"], rows[0]["images"], rows[0]["near"], rows[0]["embedded"])
+    assert found == (1, 1, 1, [True])
 
 
 def test_a_picture_without_text_gets_no_ocr_text(corpus: dict[str, Path]) -> None:
