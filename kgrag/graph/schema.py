@@ -178,7 +178,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     # the unique id makes concurrent MERGEs of the one lock node create it once.
     Migration(name="0004_ingest_jobs", ops=(UniqueProperty(label="IngestJob"),)),
     # Tables as data (issue 24): a Table node per table, its rows are chunks (ROW_OF).
-    Migration(name="0005_tables", ops=(UniqueProperty(label="Table"),)),
+    Migration(name="0007_tables", ops=(UniqueProperty(label="Table"),)),
 )
 
 
