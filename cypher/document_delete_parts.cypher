@@ -1,3 +1,3 @@
-// Remove a document's chunks, segments and images with their relationships.
+// Remove a document's chunks, segments, images and tables with their relationships.
 MATCH (x)-[:PART_OF]->(d:Document {id: $id})
 DETACH DELETE x

@@ -11,7 +11,7 @@ inputs_hash=$(cat pyproject.toml scripts/setup.sh tools/cypher-lint/package.json
 
 # 1. Debian packages: ffmpeg decodes audio and video; espeak-ng speaks the demo's recordings;
 #    chromium (headless) tests the HTML trace viewer; npm (with Node.js) runs Neo4j's Cypher
-#    linter; Java 17 and Maven fetch and run the Neo4j server of the tests (scripts/neo4j.sh).
+#    linter; tesseract-ocr (+ English data) reads scanned pages and pictures of text; Java 17 and Maven fetch and run the Neo4j server of the tests (scripts/neo4j.sh).
 missing=()
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || missing+=(maven)
@@ -19,6 +19,8 @@ command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v npm >/dev/null || missing+=(npm)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 command -v chromium >/dev/null || missing+=(chromium)
+command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+[ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ] || missing+=(tesseract-ocr-eng)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

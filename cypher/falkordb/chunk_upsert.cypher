@@ -1,8 +1,10 @@
-// Write a batch of text chunks (idempotent); each row names its document_id, or $document_id
+// Write a batch of text chunks and table rows (idempotent); each row names its document_id, or $document_id
 // names one for all.
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk {id: row.id})
 SET c.text = row.text, c.position = row.position, c.page = row.page, c.start_s = row.start_s,
-    c.end_s = row.end_s, c.document_id = d.id, c.embedding = vecf32(row.embedding)
+    c.end_s = row.end_s, c.document_id = d.id, c.embedding = vecf32(row.embedding),
+    c.table_id = row.table_id, c.table_number = row.table, c.sheet = row.sheet,
+    c.table_row = row.table_row
 MERGE (c)-[:PART_OF]->(d)

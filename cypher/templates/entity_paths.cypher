@@ -15,6 +15,7 @@ WHERE d.status = 'complete' AND ($admin OR any(pr IN d.acl WHERE pr IN $principa
 WITH c, d, min(hops) AS hops
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id,
        d.title AS title, d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,
+       c.table_number AS table_number, c.sheet AS sheet, c.table_row AS table_row,
        1.0 AS score
 ORDER BY hops, id
 LIMIT $k

@@ -12,7 +12,7 @@ __all__ = ["Answer", "Citation", "Decision", "ExitReason"]
 
 
 class Citation(BaseModel):
-    """A source an answer cites: file, page, time span for audio, image uri."""
+    """A source an answer cites: file, page, time span for audio, image uri, table and row."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -23,6 +23,12 @@ class Citation(BaseModel):
     page: int | None = None
     start_s: float | None = None
     end_s: float | None = None
+    table: int | None = None
+    """For a table row: the table's number in its document (1-based)."""
+    sheet: str | None = None
+    """For a spreadsheet row: the sheet's name."""
+    row: int | None = None
+    """For a table row: the row's number in its table, the header being row 1."""
     node_id: str
     kind: Literal["chunk", "segment", "image", "entity", "document"]
     image_uri: str | None = None

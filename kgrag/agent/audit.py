@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.agent.synthesis import table_place
 from kgrag.executor.hits import AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
@@ -81,6 +82,9 @@ class AuditSource(_Frozen):
     page: int | None = None
     start_s: float | None = None
     end_s: float | None = None
+    table: int | None = None
+    sheet: str | None = None
+    row: int | None = None
     excerpt: str | None = None
     returned_by: tuple[int, ...] = ()
     readable: bool = True
@@ -265,6 +269,9 @@ def _sources(
                 page=(row or {}).get("page"),
                 start_s=(row or {}).get("start_s"),
                 end_s=(row or {}).get("end_s"),
+                table=(row or {}).get("table_number"),
+                sheet=(row or {}).get("sheet"),
+                row=(row or {}).get("table_row"),
                 excerpt=_excerpt(text),
                 returned_by=tuple(returned_by.get(node_id, ())),
                 readable=row is not None or kind == "image",
@@ -387,6 +394,8 @@ def _fmt_time(seconds: float | None) -> str:
 
 
 def _where(src: AuditSource) -> str:
+    if src.row is not None:
+        return table_place(src.page, src.table, src.sheet, src.row)
     parts = []
     if src.page is not None:
         parts.append(f"p. {src.page}")

@@ -216,6 +216,9 @@ class SessionMemory:
                 page=r["page"],
                 start_s=r["start_s"],
                 end_s=r["end_s"],
+                table=r["table_number"],
+                sheet=r["sheet"],
+                row=r["table_row"],
                 node_id=r["id"],
                 kind="image"
                 if r["is_image"]
@@ -400,4 +403,7 @@ def citation_hit(c: Citation) -> Hit:
         page=c.page,
         start_s=c.start_s,
         end_s=c.end_s,
+        table=c.table,
+        sheet=c.sheet,
+        row=c.row,
     )

@@ -47,7 +47,8 @@ MAX_TITLE_CHARS = 60
 
 
 def source_label(hit: Hit | Citation) -> str:
-    """ "(Source: file, p. 4)" / "(Source: file, 00:12–00:19)"."""
+    """ "(Source: file, p. 4)" / "(Source: file, 00:12–00:19)" / "(Source: file, sheet Q, row 3)"
+    / "(Source: file, p. 2, table 1, row 3)"."""
     node_id = hit.id if isinstance(hit, Hit) else hit.node_id
     file_name = hit.uri.rsplit("/", 1)[-1] if hit.uri else None
     title = re.sub(r"[()\[\]]", "", hit.title or "").strip()
@@ -56,9 +57,26 @@ def source_label(hit: Hit | Citation) -> str:
     )
     if hit.start_s is not None and hit.end_s is not None:
         return f"(Source: {name}, {_clock(hit.start_s)}–{_clock(hit.end_s)})"
+    if hit.row is not None:
+        return f"(Source: {name}, {table_place(hit.page, hit.table, hit.sheet, hit.row)})"
     if hit.page is not None:
         return f"(Source: {name}, p. {hit.page})"
     return f"(Source: {name})"
+
+
+def table_place(page: int | None, table: int | None, sheet: str | None, row: int | None) -> str:
+    """Where a table row is: "sheet Sales, row 3" / "p. 2, table 1, row 3"."""
+    parts = []
+    if sheet is not None:
+        parts.append(f"sheet {sheet}")
+    else:
+        if page is not None:
+            parts.append(f"p. {page}")
+        if table is not None:
+            parts.append(f"table {table}")
+    if row is not None:
+        parts.append(f"row {row}")
+    return ", ".join(parts)
 
 
 def _clock(seconds: float) -> str:
@@ -90,6 +108,9 @@ def citation_for(marker: int, hit: Hit) -> Citation:
         page=hit.page,
         start_s=hit.start_s,
         end_s=hit.end_s,
+        table=hit.table,
+        sheet=hit.sheet,
+        row=hit.row,
         node_id=hit.id,
         kind=hit.kind,
         image_uri=hit.image_uri,

@@ -27,6 +27,10 @@ class Hit(BaseModel):
     page: int | None = None
     start_s: float | None = None
     end_s: float | None = None
+    table: int | None = None
+    """A table row's table (1-based in its document), sheet and row (the header is row 1)."""
+    sheet: str | None = None
+    row: int | None = None
     provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
 
     @classmethod
@@ -46,6 +50,9 @@ class Hit(BaseModel):
             page=row.get("page"),
             start_s=row.get("start_s"),
             end_s=row.get("end_s"),
+            table=row.get("table_number"),
+            sheet=row.get("sheet"),
+            row=row.get("table_row"),
             provenance=(step_id,) if step_id else (),
         )
 

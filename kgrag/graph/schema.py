@@ -18,6 +18,7 @@ NODE_LABELS: frozenset[str] = frozenset(
         "Chunk",
         "Segment",
         "Image",
+        "Table",
         "Entity",
         "EmbeddingSpace",
         "Migration",
@@ -38,6 +39,7 @@ RELATIONSHIP_TYPES: frozenset[str] = frozenset(
         "RELATED",
         "DEPICTS",
         "NEAR",
+        "ROW_OF",
         "HAS_TURN",
         "PLANNED",
         "HAS_STEP",
@@ -200,6 +202,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Each ACL change an ingestion makes is recorded (kgrag.ingest.records.AclChange), MERGEd by
     # an id derived from the change.
     Migration(name="0006_acl_changes", ops=(UniqueProperty(label="AclChange"),)),
+    # Tables as data (issue 24): a Table node per table, its rows are chunks (ROW_OF).
+    Migration(name="0007_tables", ops=(UniqueProperty(label="Table"),)),
 )
 
 

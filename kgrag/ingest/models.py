@@ -66,6 +66,17 @@ class ParsedImage(_Frozen):
     caption: str | None = None
 
 
+class ParsedTable(_Frozen):
+    """A table as data: its cells, where it sits, and how to cite it."""
+
+    index: int  # 0-based order of the table in its document
+    page: int | None = None  # 1-based page or slide it is on; None when unpaged
+    sheet: str | None = None  # spreadsheet sheet name
+    caption: str | None = None
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
 class ParsedDocument(_Frozen):
     """One parsed input. Audio has no pages and no images: transcription happens elsewhere."""
 
@@ -75,6 +86,7 @@ class ParsedDocument(_Frozen):
     title: str
     pages: tuple[ParsedPage, ...] = ()
     images: tuple[ParsedImage, ...] = ()
+    tables: tuple[ParsedTable, ...] = ()
 
 
 class TextChunk(_Frozen):

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.errors import IngestError
-from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, SourceItem
+from kgrag.ingest import ocr, spreadsheet
+from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
+from kgrag.ingest.pdf_tables import pdf_tables
 
 if TYPE_CHECKING:
     from pypdf import PageObject, PdfReader
@@ -32,23 +34,37 @@ MAX_TITLE_CHARS = 200
 __all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse"]
 
 
-def parse(item: SourceItem, max_bytes: int) -> ParsedDocument:
-    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used."""
+def parse(item: SourceItem, max_bytes: int, *, ocr_enabled: bool = True) -> ParsedDocument:
+    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used.
+
+    With ``ocr_enabled`` (and Tesseract installed), PDF pages without a text layer and images
+    that are mostly text get their OCR text as pages (:mod:`kgrag.ingest.ocr`)."""
     path = item.path
     data = _read(path, max_bytes)
     sha256 = hashlib.sha256(data).hexdigest()
-    if item.modality == "text":
+    tables: list[ParsedTable] = []
+    if path.suffix.lower() in spreadsheet.SUFFIXES:
+        title, pages, images, tables = _parse_spreadsheet(item, data)
+    elif item.modality == "text":
         title, pages, images = _parse_text(item, data)
     elif item.modality == "pdf":
-        title, pages, images = _parse_pdf(item, data)
+        title, pages, images = _parse_pdf(item, data, ocr_enabled)
+        found = pdf_tables(path, data)
+        tables = list(found.tables)
+        pages = _without_tables(pages, found.page_texts)
     elif item.modality == "image":
-        title, pages, images = _parse_image(item, data)
+        title, pages, images = _parse_image(item, data, ocr_enabled)
     else:
         title, pages, images = _parse_audio(item, data)
     if item.title:
         title = item.title
     logger.debug(
-        "parsed %s: %d bytes, %d pages, %d images", path, len(data), len(pages), len(images)
+        "parsed %s: %d bytes, %d pages, %d images, %d tables",
+        path,
+        len(data),
+        len(pages),
+        len(images),
+        len(tables),
     )
     return ParsedDocument(
         source=item,
@@ -57,6 +73,7 @@ def parse(item: SourceItem, max_bytes: int) -> ParsedDocument:
         title=title,
         pages=tuple(pages),
         images=tuple(images),
+        tables=tuple(tables),
     )
 
 
@@ -215,10 +232,34 @@ def _first_line(text: str) -> str | None:
     return None
 
 
+# -------------------------------------------------------------------------------- spreadsheets
+
+
+def _parse_spreadsheet(
+    item: SourceItem, data: bytes
+) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
+    path = item.path
+    if path.suffix.lower() == ".csv":
+        tables = spreadsheet.parse_csv(path, _decode_utf8(path, data))
+    else:
+        tables = spreadsheet.parse_xlsx(path, data)
+    return path.stem, [], [], tables
+
+
 # ----------------------------------------------------------------------------------------- pdf
 
 
-def _parse_pdf(item: SourceItem, data: bytes) -> _Parsed:
+def _without_tables(pages: list[ParsedPage], texts: dict[int, str]) -> list[ParsedPage]:
+    """Pages whose tables were read as rows keep only the text outside their tables."""
+    out = []
+    for page in pages:
+        text = texts.get(page.number or 0, page.text)
+        if text.strip():
+            out.append(ParsedPage(number=page.number, text=text))
+    return out
+
+
+def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
     path = item.path
     import pypdf
     from pypdf.errors import PyPdfError
@@ -243,6 +284,7 @@ def _parse_pdf(item: SourceItem, data: bytes) -> _Parsed:
 
     pages: list[ParsedPage] = []
     images: list[ParsedImage] = []
+    textless: list[int] = []
     for number in range(1, count + 1):
         try:
             with warnings.catch_warnings():
@@ -256,12 +298,19 @@ def _parse_pdf(item: SourceItem, data: bytes) -> _Parsed:
         text = text.replace("\r\n", "\n").replace("\x00", "")
         if text.strip():
             pages.append(ParsedPage(number=number, text=text))
+        else:
+            textless.append(number)
         images.extend(_pdf_page_images(path, page, number))
+    ocr_ran = bool(textless) and ocr_enabled and ocr.available()
+    if ocr_ran:
+        scanned = ocr.pdf_page_texts(path, data, textless)
+        pages.extend(ParsedPage(number=n, text=t) for n, t in scanned.items())
+        pages.sort(key=lambda p: p.number or 0)
     if not pages and not images:
         raise _fail(
             path,
-            f"PDF has no extractable text and no images on its {count} page(s); "
-            "is it a scan? run OCR on it first",
+            f"PDF has no extractable text and no images on its {count} page(s)"
+            + ("; OCR found no text either" if ocr_ran else "; is it a scan? run OCR on it first"),
         )
     title = _pdf_title(reader) or (_first_line(pages[0].text) if pages else None) or path.stem
     return title, pages, images
@@ -316,7 +365,7 @@ def _pdf_title(reader: PdfReader) -> str | None:
 # --------------------------------------------------------------------------------------- image
 
 
-def _parse_image(item: SourceItem, data: bytes) -> _Parsed:
+def _parse_image(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
     path = item.path
     from PIL import Image, UnidentifiedImageError
 
@@ -342,7 +391,9 @@ def _parse_image(item: SourceItem, data: bytes) -> _Parsed:
         )
     title = path.stem
     image = ParsedImage(path=path, width=width, height=height, caption=item.title)
-    return title, [], [image]
+    text = ocr.image_text(path, data) if ocr_enabled else None
+    pages = [ParsedPage(number=None, text=text)] if text else []
+    return title, pages, [image]
 
 
 # --------------------------------------------------------------------------------------- audio

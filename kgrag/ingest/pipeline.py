@@ -25,7 +25,7 @@ from kgrag.errors import IngestError, KgragError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
-from kgrag.ingest.models import ParsedDocument, ParsedPage, SourceItem
+from kgrag.ingest.models import ParsedDocument, SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.records import (
     AclChange,
@@ -37,6 +37,7 @@ from kgrag.ingest.records import (
 from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
+from kgrag.ingest.table_rows import table_chunks, table_records
 from kgrag.ingest.writer import GraphWriter, extracted_image_name
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
@@ -108,6 +109,9 @@ class IngestOptions(BaseModel):
     workers: int = 1
     image_dir: Path = Path("./kgrag-data/images")
     depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
+    ocr: bool = True
+    """Read scanned PDF pages and pictures of text with Tesseract when it is installed
+    (:mod:`kgrag.ingest.ocr`)."""
     shard: Shard | None = None
     """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
     processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
@@ -261,7 +265,7 @@ class Ingestor:
 
         def one(item: SourceItem) -> ParsedDocument | Failure:
             try:
-                return parse(item, self.options.max_file_bytes)
+                return parse(item, self.options.max_file_bytes, ocr_enabled=self.options.ocr)
             except IngestError as e:
                 return Failure(path=e.path, reason=e.reason)
 
@@ -419,6 +423,7 @@ class Ingestor:
         for doc in docs:
             batch.append(doc)
             size += max(1, sum(len(p.text) for p in doc.pages) // 1000)
+            size += sum(len(t.rows) for t in doc.tables)
             if size >= self.options.batch_chunks:
                 yield batch
                 batch, size = [], 0
@@ -437,7 +442,7 @@ class Ingestor:
                 if doc.source.modality == "audio":
                     pieces[did], languages[did] = self._segments(did, doc)
                 else:
-                    pieces[did], languages[did] = self._chunks(did, doc.pages), None
+                    pieces[did], languages[did] = self._chunks(did, doc), None
             except KgragError as e:
                 failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
         texts = [c["text"] for did in pieces for c in pieces[did]]
@@ -503,22 +508,26 @@ class Ingestor:
                     summary=summary,
                     chunks=chunks,
                     images=images,
+                    tables=table_records(did, doc.tables),
                     extraction=per_doc.get(did, ExtractionResult()),
                 )
             )
         return bundles, failures
 
-    def _chunks(self, did: str, pages: Sequence[ParsedPage]) -> list[dict[str, Any]]:
+    def _chunks(self, did: str, doc: ParsedDocument) -> list[dict[str, Any]]:
+        """The text's chunks, then one chunk per table row (:mod:`kgrag.ingest.table_rows`)."""
         t0 = time.perf_counter()
         emb = self.text_embedder
         pieces = chunk_text(
-            pages, emb.count_tokens, emb.max_tokens - 2, self.options.chunk_overlap_tokens
+            doc.pages, emb.count_tokens, emb.max_tokens - 2, self.options.chunk_overlap_tokens
         )
-        self._timing["chunk"] += time.perf_counter() - t0
-        return [
+        rows: list[dict[str, Any]] = [
             {"id": f"{did}:c{p.position}", "text": p.text, "position": p.position, "page": p.page}
             for p in pieces
         ]
+        rows += table_chunks(did, doc.tables, len(rows), emb.count_tokens, emb.max_tokens - 2)
+        self._timing["chunk"] += time.perf_counter() - t0
+        return rows
 
     def _segments(self, did: str, doc: ParsedDocument) -> tuple[list[dict[str, Any]], str | None]:
         t0 = time.perf_counter()
@@ -564,7 +573,12 @@ class Ingestor:
             self._advance("embed_image", len(doc.images), path=str(doc.source.path))
         records = []
         for n, (image, path, vector) in enumerate(zip(doc.images, paths, vectors, strict=True)):
-            near = tuple(c.id for c in chunks if image.page is not None and c.page == image.page)
+            if doc.source.modality == "image":  # a picture of text: its OCR chunks are near it
+                near = tuple(c.id for c in chunks)
+            else:
+                near = tuple(
+                    c.id for c in chunks if image.page is not None and c.page == image.page
+                )
             records.append(
                 ImageRecord(
                     id=f"{did}:i{n}",

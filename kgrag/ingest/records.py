@@ -25,6 +25,27 @@ class ChunkRecord(_Frozen):
     start_s: float | None = None
     end_s: float | None = None
     embedding: tuple[float, ...] = Field(repr=False)
+    table_id: str | None = None
+    """For a table row: the :class:`TableRecord` it is a row of, and its coordinates."""
+    table: int | None = None
+    """1-based number of the table in its document."""
+    sheet: str | None = None
+    table_row: int | None = None
+    """1-based row of the table, the header being row 1 (a sheet's own row number when the
+    table starts at the sheet's first row, a CSV file's line number for one-line records)."""
+
+
+class TableRecord(_Frozen):
+    """A table of a document; its rows are chunks (``ChunkRecord.table_id``)."""
+
+    id: str
+    number: int
+    page: int | None = None
+    sheet: str | None = None
+    caption: str | None = None
+    header: tuple[str, ...] = ()
+    row_count: int
+    column_count: int
 
 
 class ImageRecord(_Frozen):
@@ -53,6 +74,7 @@ class DocumentBundle(_Frozen):
     segments: bool = False  # chunks are timed transcript segments
     chunks: tuple[ChunkRecord, ...] = ()
     images: tuple[ImageRecord, ...] = ()
+    tables: tuple[TableRecord, ...] = ()
     extraction: ExtractionResult
 
 

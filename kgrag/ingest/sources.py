@@ -23,6 +23,8 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".txt": ("text", "text/plain"),
     ".md": ("text", "text/markdown"),
     ".pdf": ("pdf", "application/pdf"),
+    ".csv": ("text", "text/csv"),
+    ".xlsx": ("text", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     ".png": ("image", "image/png"),
     ".jpg": ("image", "image/jpeg"),
     ".jpeg": ("image", "image/jpeg"),

@@ -89,7 +89,16 @@ class GraphWriter:
                     "start_s": c.start_s,
                     "end_s": c.end_s,
                     "embedding": list(c.embedding),
-                    **({"language": bundle.language} if segments else {}),
+                    **(
+                        {"language": bundle.language}
+                        if segments
+                        else {
+                            "table_id": c.table_id,
+                            "table": c.table,
+                            "sheet": c.sheet,
+                            "table_row": c.table_row,
+                        }
+                    ),
                 }
                 for bundle in bundles
                 if bundle.segments == segments
@@ -101,6 +110,35 @@ class GraphWriter:
                 batch_size=b,
                 params={"document_id": None},
             )
+        s.write_rows(
+            "table_upsert",
+            [
+                {
+                    "id": t.id,
+                    "document_id": bundle.id,
+                    "number": t.number,
+                    "page": t.page,
+                    "sheet": t.sheet,
+                    "caption": t.caption,
+                    "header": list(t.header),
+                    "row_count": t.row_count,
+                    "column_count": t.column_count,
+                }
+                for bundle in bundles
+                for t in bundle.tables
+            ],
+            batch_size=b,
+        )
+        s.write_rows(
+            "table_link_rows",
+            [
+                {"chunk_id": c.id, "table_id": c.table_id}
+                for bundle in bundles
+                for c in bundle.chunks
+                if c.table_id is not None
+            ],
+            batch_size=b,
+        )
         next_rows = []
         for bundle in bundles:
             ordered = sorted(bundle.chunks, key=lambda c: c.position)
@@ -162,10 +200,11 @@ class GraphWriter:
                 },
             )
             log.info(
-                "document %s complete (%d chunks, %d images)",
+                "document %s complete (%d chunks, %d images, %d tables)",
                 bundle.id,
                 len(bundle.chunks),
                 len(bundle.images),
+                len(bundle.tables),
             )
 
     def set_acl(self, changes: Sequence[AclChange]) -> None:

@@ -44,9 +44,14 @@ def test_nothing_in_kgrag_runs_text_as_code() -> None:
 
 
 def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
-    """Outside ``ask(..., admin=...)`` (kgrag/agent/agent.py passes the caller's flag on) and the
-    operator's ``kgrag eval`` (kgrag/eval/retrieval.py), every ``admin=`` is ``False``."""
-    allowed = [("kgrag/agent/agent.py", "admin"), ("kgrag/eval/retrieval.py", "True")]
+    """Outside ``ask(..., admin=...)`` (kgrag/agent/agent.py passes the caller's flag on), the
+    operator's ``kgrag eval`` (kgrag/eval/retrieval.py) and ``OPERATOR`` (used by the operator's
+    CLI and the demo only), every ``admin=`` is ``False``."""
+    allowed = [
+        ("kgrag/agent/agent.py", "admin"),
+        ("kgrag/eval/retrieval.py", "True"),
+        ("kgrag/executor/hits.py", "True"),  # OPERATOR: the operator's own tools, below
+    ]
     found = []
     for path, tree in _trees(KGRAG):
         for node in ast.walk(tree):
@@ -55,3 +60,11 @@ def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
                     continue
                 found.append((str(path.relative_to(ROOT)), ast.unparse(node.value)))
     assert sorted(found) == allowed
+    # OPERATOR reads through no ACL: only the operator's CLI (kgrag trace / kgrag audit) and the
+    # demo use it, never the server
+    users = sorted(
+        str(path.relative_to(ROOT))
+        for path, tree in _trees(KGRAG)
+        if any(isinstance(n, ast.Name) and n.id == "OPERATOR" for n in ast.walk(tree))
+    )
+    assert users == ["kgrag/cli.py", "kgrag/demo/run.py", "kgrag/executor/hits.py"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kgrag.graph.store import GraphStore
 from tests.support.engines import ENGINE_PARAMS, Engine, engine_for
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -36,3 +37,11 @@ def module_engine(
     found = engine_for(request.param, tmp_path_factory.mktemp(request.param))
     found.reset()
     return found
+
+
+@pytest.fixture(scope="module")
+def module_store(module_engine: Engine) -> Iterator[GraphStore]:
+    """A store open on :func:`module_engine` for the whole module, closed after it."""
+    s = module_engine.open()
+    yield s
+    s.close()

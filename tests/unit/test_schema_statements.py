@@ -273,9 +273,9 @@ def test_neo4j_migrate_waits_for_indexes_and_checks_constraints() -> None:
     waits = [params for text, params in driver.calls if text == cypher.load("schema/await_indexes")]
     assert waits == [{"timeout_s": 30}] * len(MIGRATIONS)
     # checked once per migration that has unique constraints (0001 ids, 0004 ingestion jobs,
-    # 0006 ACL changes)
+    # 0006 ACL changes, 0007 tables)
     with_unique = [m for m in MIGRATIONS if any(isinstance(op, UniqueProperty) for op in m.ops)]
-    assert len(with_unique) == 3
+    assert len(with_unique) == 4
     assert texts.count(cypher.load("schema/unique_constraints")) == len(with_unique)
     # each migration is recorded after its wait
     records = [i for i, t in enumerate(texts) if t == cypher.load("migration_record")]

@@ -1,0 +1,196 @@
+"""CSV and XLSX files as tables: each CSV file and each worksheet is one :class:`ParsedTable`.
+
+Bounds (each a named :class:`~kgrag.errors.IngestError`, never a silent cut): a workbook may
+unpack to at most :data:`MAX_XLSX_UNPACKED_BYTES`; at most :data:`MAX_SCANNED_CELLS` cells are
+read from a file (empty ones count: a sheet formatted down to row 1,048,576 is refused within
+seconds, not read for minutes); at most :data:`MAX_CELL_CHARS` characters are kept per cell (the
+rest is cut with an ellipsis, logged). Trailing empty rows and columns are dropped; empty rows
+inside a table are kept as empty tuples so that row numbers stay those of the sheet (the header
+is row 1 of a table that starts at the sheet's first row).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from kgrag.errors import IngestError
+from kgrag.ingest.models import ParsedTable
+
+log = logging.getLogger(__name__)
+
+SUFFIXES: frozenset[str] = frozenset({".csv", ".xlsx"})
+#: Cells read from one file, empty ones included.
+MAX_SCANNED_CELLS = 500_000
+#: Uncompressed size of all members of an .xlsx (a zip): the guard against zip bombs.
+MAX_XLSX_UNPACKED_BYTES = 128 * 1024 * 1024
+#: Characters kept of one cell.
+MAX_CELL_CHARS = 1_000
+#: Columns kept per row (a wider row is refused: it is not a table a person reads).
+MAX_COLUMNS = 512
+
+__all__ = ["SUFFIXES", "parse_csv", "parse_xlsx"]
+
+
+def _fail(path: Path, reason: str) -> IngestError:
+    return IngestError(str(path), reason)
+
+
+class _Budget:
+    """Counts scanned cells over a whole file and refuses past :data:`MAX_SCANNED_CELLS`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.cells = 0
+
+    def take(self, n: int, at: str) -> None:
+        self.cells += n
+        if self.cells > MAX_SCANNED_CELLS:
+            raise _fail(
+                self.path,
+                f"too many cells: more than {MAX_SCANNED_CELLS:,} (empty ones included) read by "
+                f"{at}; a sheet formatted far past its data counts every formatted cell. "
+                "Delete the unused rows and columns or split the file",
+            )
+
+
+def cell_text(value: object) -> str:
+    """A cell as one line of text: None is empty, 3.0 is "3", runs of whitespace are one space."""
+    if value is None:
+        return ""
+    text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    text = " ".join(text.split())
+    if len(text) > MAX_CELL_CHARS:
+        return text[: MAX_CELL_CHARS - 1] + "…"
+    return text
+
+
+def _trim(rows: Iterable[list[str]]) -> list[tuple[str, ...]]:
+    """Drop trailing empty rows, then columns empty in every remaining row."""
+    kept = list(rows)
+    while kept and not any(kept[-1]):
+        kept.pop()
+    width = 0
+    for row in kept:
+        for i in range(len(row) - 1, -1, -1):
+            if row[i]:
+                width = max(width, i + 1)
+                break
+    out: list[tuple[str, ...]] = []
+    for row in kept:
+        if not any(row):
+            out.append(())
+        else:
+            cells = row[:width]
+            out.append(tuple(cells) + ("",) * (width - len(cells)))
+    return out
+
+
+def _table(index: int, rows: list[tuple[str, ...]], sheet: str | None) -> ParsedTable | None:
+    # the header is the first non-empty row; a leading empty row becomes an empty row 1
+    start = 0
+    while start < len(rows) and not rows[start]:
+        start += 1
+    if start == len(rows):
+        return None
+    header = rows[start]
+    body = tuple(rows[start + 1 :])
+    return ParsedTable(index=index, sheet=sheet, header=header, rows=body)
+
+
+# ----------------------------------------------------------------------------------------- csv
+
+
+def parse_csv(path: Path, text: str) -> list[ParsedTable]:
+    """The CSV's rows as one table (dialect sniffed from the first 64 KB; comma if unsure)."""
+    sample = text[:65536]
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    budget = _Budget(path)
+    rows: list[list[str]] = []
+    try:
+        for n, record in enumerate(csv.reader(io.StringIO(text), dialect), start=1):
+            if len(record) > MAX_COLUMNS:
+                raise _fail(path, f"line {n} has {len(record)} fields; at most {MAX_COLUMNS}")
+            budget.take(max(1, len(record)), f"line {n}")
+            rows.append([cell_text(v) for v in record])
+    except csv.Error as e:
+        raise _fail(path, f"not valid CSV: {e}") from e
+    table = _table(0, _trim(rows), None)
+    if table is None:
+        raise _fail(path, "CSV has no cells with content")
+    return [table]
+
+
+# ---------------------------------------------------------------------------------------- xlsx
+
+
+def parse_xlsx(path: Path, data: bytes) -> list[ParsedTable]:
+    """Every worksheet with content as a table named by its sheet (openpyxl, read-only)."""
+    _check_zip(path, data)
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except IngestError:
+        raise
+    except Exception as e:  # openpyxl raises assorted errors (KeyError, zip, XML) on damage
+        raise _fail(path, f"corrupt or unreadable XLSX: {type(e).__name__}: {e}") from e
+    budget = _Budget(path)
+    tables: list[ParsedTable] = []
+    try:
+        for sheet in book.worksheets:
+            name = str(sheet.title)
+            # read every row the sheet holds, not only those its (writer-declared, often
+            # wrong) dimension names
+            if hasattr(sheet, "reset_dimensions"):
+                sheet.reset_dimensions()
+            try:
+                rows = _trim(_sheet_rows(sheet.iter_rows(values_only=True), budget, name))
+            except IngestError:
+                raise
+            except Exception as e:
+                raise _fail(
+                    path, f"corrupt or unreadable XLSX: sheet {name!r}: {type(e).__name__}: {e}"
+                ) from e
+            table = _table(len(tables), rows, name)
+            if table is not None:
+                tables.append(table)
+    finally:
+        book.close()
+    if not tables:
+        raise _fail(path, "workbook has no sheet with content")
+    return tables
+
+
+def _sheet_rows(
+    rows: Iterable[tuple[object, ...]], budget: _Budget, sheet: str
+) -> Iterator[list[str]]:
+    for n, values in enumerate(rows, start=1):
+        budget.take(max(1, len(values)), f"sheet {sheet!r} row {n}")
+        cells = [cell_text(v) for v in values[:MAX_COLUMNS]]
+        if len(values) > MAX_COLUMNS and any(cell_text(v) for v in values[MAX_COLUMNS:]):
+            raise _fail(
+                budget.path, f"sheet {sheet!r} row {n} has content past column {MAX_COLUMNS}"
+            )
+        yield cells
+
+
+def _check_zip(path: Path, data: bytes) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            unpacked = sum(i.file_size for i in z.infolist())
+    except zipfile.BadZipFile as e:
+        raise _fail(path, f"corrupt or unreadable XLSX: not a zip archive ({e})") from e
+    if unpacked > MAX_XLSX_UNPACKED_BYTES:
+        raise _fail(
+            path,
+            f"XLSX unpacks to {unpacked:,} bytes, over the {MAX_XLSX_UNPACKED_BYTES:,} byte "
+            "limit (a zip bomb, or a workbook to split)",
+        )
