@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -139,8 +139,7 @@ class SessionMemory:
     def history(self, session_id: str) -> list[Turn]:
         """The caller's earlier turns of this session, newest first."""
         rows = self.store.read(
-            "session_turns",
-            {"session_id": session_id, "user": self.access.user, "k": self.history_turns},
+            "session_turns", {**self._asker(session_id), "k": self.history_turns}
         )
         return [
             Turn(
@@ -156,6 +155,14 @@ class SessionMemory:
             )
             for r in rows
         ]
+
+    def _asker(self, session_id: str) -> dict[str, Any]:
+        """The parameters that pick the caller's own turns: the same user and groups."""
+        return {
+            "session_id": session_id,
+            "user": self.access.user,
+            "groups": sorted(set(self.access.groups)),
+        }
 
     def next_turn(self, session_id: str) -> int:
         rows = self.store.read("session_last_turn", {"session_id": session_id})
@@ -232,9 +239,7 @@ class SessionMemory:
     def discussed(self, session_id: str, turns: int = 10) -> list[DiscussedSource]:
         """The documents the caller's earlier answers in this session cited (the last
         ``turns`` turns), readable by the caller now, most recently cited first."""
-        rows = self.store.read(
-            "session_turns", {"session_id": session_id, "user": self.access.user, "k": turns}
-        )
+        rows = self.store.read("session_turns", {**self._asker(session_id), "k": turns})
         found: dict[str, DiscussedSource] = {}
         chunks: dict[str, list[str]] = {}
         for turn in rows:
