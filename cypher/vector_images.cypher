@@ -1,10 +1,12 @@
 // Nearest images to a CLIP vector (from text or from an image), readable by the caller.
 // Neo4j searches with a beam as wide as the count asked for: ask for at least 200 (FalkorDB's
-// efRuntime) and keep the best $k, so both engines return the exact neighbours alike.
+// efRuntime). The ACL filter comes before the best $k are kept, so what a reader gets does not
+// depend on documents they cannot read (kgrag/executor/nearest.py widens the search when fewer
+// than $k of the candidates are readable).
 CALL db.index.vector.queryNodes('image_embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, $vector) YIELD node, score
-WITH node, score ORDER BY score DESC LIMIT $k
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN node.id AS id, node.caption AS text, node.uri AS image_uri, node.page AS page,
        d.id AS document_id, d.title AS title, d.uri AS uri, d.modality AS modality, score
 ORDER BY score DESC
+LIMIT $k

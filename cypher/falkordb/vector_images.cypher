@@ -1,8 +1,9 @@
 // FalkorDB: vecf32 and cosine distance in [0, 2] -> similarity (1 + cos) / 2 in [0, 1], as Neo4j.
-CALL db.idx.vector.queryNodes('Image', 'embedding', $k, vecf32($vector)) YIELD node, score
+CALL db.idx.vector.queryNodes('Image', 'embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, vecf32($vector)) YIELD node, score
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN node.id AS id, node.caption AS text, node.uri AS image_uri, node.page AS page,
        d.id AS document_id, d.title AS title, d.uri AS uri, d.modality AS modality,
        1.0 - score / 2.0 AS score
 ORDER BY score DESC
+LIMIT $k

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import ExecutionError
 from kgrag.executor.hits import Hit
+from kgrag.executor.nearest import read_nearest
 from kgrag.modalities.base import Transcriber
 from kgrag.planner.models import AudioTranscriptionStep, ImageEmbeddingStep, Step
 
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
     from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 
 __all__ = ["ATTACHMENT_HANDLERS", "Attachment", "AttachmentInputs"]
-
-#: The image search over-fetches so that ACL filtering after the index still leaves k hits.
-OVERFETCH = 4
 
 
 class Attachment(BaseModel):
@@ -111,8 +109,8 @@ def _image_embedding(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader
         raise ExecutionError(f"{att.name}: image attachments need an image embedder (CLIP)")
     embedder = rec.env.image_embedder()
     vector = embedder.embed_images([att.path])[0]
-    rows = rec.read("vector_images", {"vector": list(vector), "k": p.k * OVERFETCH})
-    hits = [Hit.from_row(r, "image", step.step_id) for r in rows[: p.k]]
+    rows = read_nearest(rec, "vector_images", vector, p.k)
+    hits = [Hit.from_row(r, "image", step.step_id) for r in rows]
     rec.outcome.details = {
         "attachment": att.name,
         "sha256": att.sha256,

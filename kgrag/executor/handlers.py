@@ -17,6 +17,7 @@ from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS, AttachmentIn
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.metadata_rerank import RuleBook, with_metadata_rules
+from kgrag.executor.nearest import read_nearest
 from kgrag.executor.session_handlers import SESSION_HANDLERS
 from kgrag.graph import cypher
 from kgrag.graph.store import GraphStore
@@ -32,9 +33,6 @@ from kgrag.planner.models import (
     ToolCallStep,
     VectorSearchStep,
 )
-
-#: Vector searches over-fetch so that ACL filtering after the index still leaves k hits.
-OVERFETCH = 4
 
 
 @dataclass
@@ -111,8 +109,8 @@ def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder
             if p.index == "image_embedding"
             else ("vector_entity_clip", "entity")
         )
-    rows = rec.read(name, {"vector": list(vector), "k": p.k * OVERFETCH})
-    return [Hit.from_row(r, kind, step.step_id) for r in rows[: p.k]]
+    rows = read_nearest(rec, name, vector, p.k)
+    return [Hit.from_row(r, kind, step.step_id) for r in rows]
 
 
 def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
@@ -185,8 +183,7 @@ def _bridge_hops(
         vectors = rec.env.text_embedder.embed([f"{query} {r['name']}" for r in bridges])
         found: dict[str, Hit] = {}
         for vector in vectors:
-            rows = rec.read("vector_chunks", {"vector": list(vector), "k": p.k * OVERFETCH})
-            for row in rows[: p.k]:
+            for row in read_nearest(rec, "vector_chunks", vector, p.k):
                 hit = Hit.from_row(row, None, step.step_id)
                 if hit.id not in found or hit.score > found[hit.id].score:
                     found[hit.id] = hit
