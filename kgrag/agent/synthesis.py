@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrag.agent.answer import Citation
+from kgrag.agent.markdown_guard import guard_links
 from kgrag.agent.text import sentences, terms
 from kgrag.executor.hits import Hit
 from kgrag.modalities.base import TextEmbedder
@@ -346,7 +347,9 @@ def answer_body(text: str) -> str:
 
 def renumber(text: str, numbered: Sequence[Hit]) -> tuple[str, list[Citation]]:
     """Keep the markers that point at evidence (1-based into ``numbered``), renumber them in
-    order of first appearance, drop the others; embed cited images; append the sources."""
+    order of first appearance, drop the others; drop every image, link and URL of the text but
+    links to the evidence's sources (:func:`guard_links`); embed cited images; append the
+    sources."""
     mapping: dict[int, int] = {}
     citations: list[Citation] = []
 
@@ -359,7 +362,9 @@ def renumber(text: str, numbered: Sequence[Hit]) -> tuple[str, list[Citation]]:
             citations.append(citation_for(mapping[n], numbered[n - 1]))
         return f"[{mapping[n]}]"
 
-    body = re.sub(r"\s*\(Source:[^)]*\)", "", text.strip())
+    allowed = {u for hit in numbered for u in (hit.uri, hit.image_uri) if u}
+    body = guard_links(text.strip(), allowed)
+    body = re.sub(r"\s*\(Source:[^)]*\)", "", body)
     body = re.sub(r"\[(\d+)\]", replace, body)
     body = re.sub(r"[ \t]+([.,;:])", r"\1", body)
     images = [c for c in citations if c.kind == "image"]
