@@ -1,5 +1,5 @@
 // Entities whose name's CLIP text embedding is nearest to a vector (images -> entities), only
-// those a readable chunk mentions or a readable image depicts.
+// those a readable chunk mentions (a readable picture depicting it does not name it).
 // Neo4j 2026.01+ SEARCH form of cypher/vector_entity_clip.cypher.
 // The search is at least 200 wide; the ACL filter comes before the best $k are kept, as in the
 // base statement.
@@ -9,7 +9,7 @@ MATCH (node:Entity)
   SCORE AS score
 WITH node, score
 WHERE EXISTS {
-  MATCH (node)<-[:MENTIONS|DEPICTS]-(n)-[:PART_OF]->(d:Document)
+  MATCH (node)<-[:MENTIONS]-(n)-[:PART_OF]->(d:Document)
   WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 }
 RETURN node.id AS id, node.name AS name, score
