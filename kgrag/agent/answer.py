@@ -6,9 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.agent.support import Support
 from kgrag.executor.trace import Decision
 
-__all__ = ["Answer", "Citation", "Decision", "ExitReason"]
+__all__ = ["Answer", "Citation", "Decision", "ExitReason", "Support"]
 
 
 class Citation(BaseModel):
@@ -30,7 +31,12 @@ class Citation(BaseModel):
 
 
 ExitReason = Literal[
-    "satisfied", "max_iterations", "redundant_query", "no_next_query", "budget_exceeded"
+    "satisfied",
+    "max_iterations",
+    "redundant_query",
+    "no_next_query",
+    "budget_exceeded",
+    "not_found",
 ]
 
 
@@ -61,6 +67,7 @@ class Answer(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The answer as ``kgrag ask --json`` prints it and ``POST /ask`` returns it: every
         field, citations without their excerpt."""
-        body = self.model_dump(mode="json", exclude={"citations"})
+        body = self.model_dump(mode="json", exclude={"citations", "closest"})
         body["citations"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in self.citations]
+        body["closest"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in self.closest]
         return body
