@@ -530,6 +530,75 @@ def eval_retrieval(
     out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
 
 
+@eval_app.command("answers")
+def eval_answers(
+    questions: Annotated[
+        Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
+    ],
+    corpus: Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")],
+    store: Annotated[
+        str | None,
+        typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")] = None,
+    unanswerable: Annotated[
+        bool,
+        typer.Option(
+            "--unanswerable/--no-unanswerable",
+            help="also ask each question with its supporting passages hidden, and out-of-domain "
+            "questions (abstention figures)",
+        ),
+    ] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Is the gold answer (or an alias) in the agent's answer? With recall@k and abstention."""
+    from kgrag.eval.answers import run_answers_eval
+
+    show = not (as_json or _state["quiet"])
+    with Progress(
+        TextColumn("{task.description:>9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not show,
+    ) as bars:
+        task = bars.add_task("questions", total=None)
+        report = run_answers_eval(
+            questions,
+            corpus,
+            Settings(),
+            store=store,
+            limit=limit,
+            unanswerable=unanswerable,
+            out_of_domain=unanswerable,
+            on_question=lambda n, total: bars.update(task, completed=n, total=total),
+        )
+    if as_json:
+        _emit(report.model_dump(mode="json", by_alias=True))
+        return
+    a = report.answerable
+    out.print(
+        f"answerable: {a.correct}/{a.questions} answers contain the gold answer "
+        f"({(a.answer_accuracy or 0) * 100:.1f}%), false abstention {a.abstention_rate * 100:.1f}%",
+        markup=False,
+    )
+    if a.recall is not None:
+        out.print(
+            f"retrieval: recall@2 {a.recall.at_2 * 100:.1f}  recall@5 {a.recall.at_5 * 100:.1f}"
+        )
+    for name, summary in (
+        ("unanswerable", report.unanswerable),
+        ("out of domain", report.out_of_domain),
+    ):
+        if summary is not None:
+            out.print(
+                f"{name}: abstained on {summary.abstained}/{summary.questions} "
+                f"({summary.abstention_rate * 100:.1f}%)",
+                markup=False,
+            )
+
+
 def _usage_error_classes() -> tuple[type[Exception], ...]:
     """The ClickException classes typer may raise: typer >= 0.23 bundles its own copy of click
     (``typer._click``), older versions raise the real click's."""

@@ -16,7 +16,8 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -246,18 +247,17 @@ def _report(
 _ACCESS = AccessContext(admin=True)
 
 
-def run_retrieval_eval(
+@contextmanager
+def open_eval_agent(
     questions: Path,
     corpus: Path,
     settings: Settings,
     *,
     store: str | None = None,
     limit: int | None = None,
-    progress: ProgressCallback | None = None,
-    on_question: Callable[[int, int], None] | None = None,
-) -> RetrievalReport:
-    """Load the dataset, open the store (``store``, or one kept for this corpus and embedding
-    model under ``settings.data_dir / "eval"``) and evaluate."""
+) -> Iterator[tuple[_Agent, Dataset]]:
+    """Load the dataset and open an agent on ``store``, or on the one kept for this corpus and
+    embedding model under ``settings.data_dir / "eval"``."""
     from kgrag.agent.agent import KnowledgeAgent
     from kgrag.modalities import factory
 
@@ -280,4 +280,19 @@ def run_retrieval_eval(
         opened.close()
         raise
     with agent:
-        return evaluate_retrieval(dataset, agent, progress=progress, on_question=on_question)
+        yield agent, dataset
+
+
+def run_retrieval_eval(
+    questions: Path,
+    corpus: Path,
+    settings: Settings,
+    *,
+    store: str | None = None,
+    limit: int | None = None,
+    progress: ProgressCallback | None = None,
+    on_question: Callable[[int, int], None] | None = None,
+) -> RetrievalReport:
+    """Load the dataset, open its store (:func:`open_eval_agent`) and evaluate."""
+    with open_eval_agent(questions, corpus, settings, store=store, limit=limit) as (agent, data):
+        return evaluate_retrieval(data, agent, progress=progress, on_question=on_question)
