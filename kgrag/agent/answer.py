@@ -63,6 +63,11 @@ class Answer(BaseModel):
     decisions: tuple[Decision, ...] = ()
     """The judge's decision after each iteration (none for answers from document tools or a
     reformatted earlier answer); also on the ``Query`` node as ``decisions``."""
+    closest: tuple[Citation, ...] = ()
+    """When the agent abstains (exit reason ``not_found``): the closest documents it found,
+    which do not answer the question; never citations."""
+    support: Support | None = None
+    """The support test of an extractive answer from retrieved evidence (kgrag.agent.support)."""
 
     def to_json(self) -> dict[str, Any]:
         """The answer as ``kgrag ask --json`` prints it and ``POST /ask`` returns it: every
