@@ -588,7 +588,8 @@ def _support(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) 
     test), and so is a question with no content term (an attachment alone)."""
     by_id = {h.id: h for h in hits}
     cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
-    found = assess(question, [h for h in cited if h.kind != "image"])
+    text = [h for h in hits if h.kind != "image"]
+    found = assess(question, [h for h in cited if h.kind != "image"], text)
     if any(h.kind == "image" for h in cited) or (cited and not terms(question)):
         return found.model_copy(update={"supported": True})
     return found
