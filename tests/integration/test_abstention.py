@@ -10,14 +10,17 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.support import ABSTENTION
+from kgrag.cli import app
 from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
@@ -145,3 +148,61 @@ def test_llm_answer_from_evidence_is_kept(
     answer = agent.ask(ANSWERABLE, user="ada")
     assert answer.mode == "llm" and answer.exit_reason != "not_found"
     assert "Ada Lovelace" in answer.answer and [c.marker for c in answer.citations] == [1]
+
+
+def _musique(tmp: Path) -> tuple[Path, Path]:
+    """A MuSiQue-format dataset of the passages above: two questions, each with one supporting
+    passage, answers with aliases."""
+    paragraphs = [
+        {"title": name.removesuffix(".md"), "paragraph_text": text, "is_supporting": False}
+        for name, text in PASSAGES.items()
+    ]
+
+    def question(qid: str, text: str, gold: str, answer: str, aliases: list[str]) -> object:
+        marked = [{**p, "is_supporting": p["title"] == gold} for p in paragraphs]
+        return {
+            "id": qid,
+            "question": text,
+            "paragraphs": marked,
+            "answer": answer,
+            "answer_aliases": aliases,
+        }
+
+    questions = [
+        question("q1", ANSWERABLE, "roster", "Ada Lovelace", ["Augusta Ada King"]),
+        question("q2", "Who keeps the spare seals of the Feed Pump FP-2?", "pumps", "Hopper", []),
+    ]
+    corpus = [{"title": p["title"], "text": p["paragraph_text"]} for p in paragraphs]
+    (tmp / "q.json").write_text(json.dumps(questions), encoding="utf-8")
+    (tmp / "c.json").write_text(json.dumps(corpus), encoding="utf-8")
+    return tmp / "q.json", tmp / "c.json"
+
+
+def test_eval_answers_scores_answers_and_abstention(engine: Engine) -> None:
+    """`kgrag eval answers`: the gold answer is found in both answers; with its supporting
+    passage hidden each question is abstained on, as are the out-of-domain questions; the
+    hidden passages are readable again afterwards."""
+    q_path, c_path = _musique(engine.folder)
+    result = CliRunner(env=engine.env()).invoke(
+        app,
+        [
+            *("eval", "answers", "--questions", str(q_path), "--corpus", str(c_path)),
+            *("--store", engine.uri, "--json"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    answerable = report["answerable"]
+    assert (answerable["questions"], answerable["correct"], answerable["abstained"]) == (2, 2, 0)
+    assert answerable["recall"]["recall@2"] == 1.0
+    assert report["unanswerable"]["abstention_rate"] == 1.0
+    assert report["out_of_domain"]["abstention_rate"] >= 0.9
+    rows = {(r["setting"], r["id"]): r for r in report["per_question"]}
+    assert rows[("answerable", "q1")]["gold"] == ["Ada Lovelace", "Augusta Ada King"]
+    assert rows[("unanswerable", "q1")]["exit_reason"] == "not_found"
+    s = engine.open()
+    try:
+        acls = {r["title"]: r["acl"] for r in s.read("document_acl_list", {})}
+    finally:
+        s.close()
+    assert acls == {name.removesuffix(".md"): ["*"] for name in PASSAGES}
