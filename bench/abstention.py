@@ -28,6 +28,8 @@ from typing import Any
 
 from common import RESULTS
 
+from kgrag.agent.support import NAMELESS_THRESHOLD, question_names
+
 FOLDS = 5
 MAX_FALSE_ABSTENTION = 0.05
 THRESHOLDS = [round(t * 0.05, 2) for t in range(0, 21)]
@@ -46,12 +48,22 @@ def feature(row: Row, name: str) -> float:
     return float(s.get(name, 0.0))
 
 
+def abstains(row: Row, name: str, t: float) -> bool:
+    """Would the rule ``name >= t`` abstain? A question that names nothing is judged by kgrag's
+    fixed NAMELESS_THRESHOLD on its terms, whatever the rule."""
+    support = row["support"] or {}
+    named = support.get("named", bool(question_names(row["question"])))
+    if not named:
+        return float(support.get("evidence_terms", 0.0)) < NAMELESS_THRESHOLD
+    return feature(row, name) < t
+
+
 def rates(rows: Sequence[Row], name: str, t: float) -> tuple[float, float]:
     """(abstention on unanswerable, false abstention on answerable) when abstaining below t."""
     una = [r for r in rows if r["setting"] == "unanswerable"]
     ans = [r for r in rows if r["setting"] == "answerable"]
-    abstain_u = sum(feature(r, name) < t for r in una) / max(1, len(una))
-    abstain_a = sum(feature(r, name) < t for r in ans) / max(1, len(ans))
+    abstain_u = sum(abstains(r, name, t) for r in una) / max(1, len(una))
+    abstain_a = sum(abstains(r, name, t) for r in ans) / max(1, len(ans))
     return abstain_u, abstain_a
 
 
@@ -114,7 +126,7 @@ def main() -> int:
     results = {c: cross_validate(folded, order, c) for c in ("youden", "constrained")}
     folds = results[CRITERION]
     chosen = Counter((x["feature"], x["threshold"]) for x in folds).most_common(1)[0][0]
-    ood_rate = sum(feature(r, chosen[0]) < chosen[1] for r in ood) / max(1, len(ood))
+    ood_rate = sum(abstains(r, *chosen) for r in ood) / max(1, len(ood))
     curve = {
         f: [
             {
