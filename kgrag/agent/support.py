@@ -71,7 +71,8 @@ def question_names(question: str) -> set[str]:
     keys = {stem(w) for w in key_terms(question)}
     words = [m.group(0) for m in _NAME.finditer(question)]
     first = question.split(maxsplit=1)[0] if question.split() else ""
-    return {stem(w) for w in words if w != first or not w[:1].isupper()} & keys
+    named = [w for w in words if w != first or not w[:1].isupper()]
+    return {stem(t) for w in named for t in key_terms(w)} & keys
 
 
 def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
