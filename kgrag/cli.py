@@ -476,31 +476,42 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         out.print(f"{k:>16} {v}", markup=False)
 
 
-@eval_app.command("retrieval")
-def eval_retrieval(
-    questions: Annotated[
-        Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
-    ],
-    corpus: Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")],
-    store: Annotated[
-        str | None,
-        typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
-    ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
-    from kgrag.eval.retrieval import run_retrieval_eval
+EvalQuestionsOpt = Annotated[
+    Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
+]
+EvalCorpusOpt = Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")]
+EvalStoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
+]
+EvalLimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")]
 
-    show = not (as_json or _state["quiet"])
-    with Progress(
+
+def _eval_progress(show: bool) -> Progress:
+    """The progress bars of the ``kgrag eval`` commands (on stderr; hidden for ``--json``)."""
+    return Progress(
         TextColumn("{task.description:>9}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=err,
         disable=not show,
-    ) as bars:
+    )
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    questions: EvalQuestionsOpt,
+    corpus: EvalCorpusOpt,
+    store: EvalStoreOpt = None,
+    limit: EvalLimitOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
+    from kgrag.eval.retrieval import run_retrieval_eval
+
+    show = not (as_json or _state["quiet"])
+    with _eval_progress(show) as bars:
         tasks: dict[str, Any] = {}
 
         def on_progress(stage: str, done: int, total: int) -> None:
@@ -532,15 +543,10 @@ def eval_retrieval(
 
 @eval_app.command("answers")
 def eval_answers(
-    questions: Annotated[
-        Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
-    ],
-    corpus: Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")],
-    store: Annotated[
-        str | None,
-        typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
-    ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")] = None,
+    questions: EvalQuestionsOpt,
+    corpus: EvalCorpusOpt,
+    store: EvalStoreOpt = None,
+    limit: EvalLimitOpt = None,
     unanswerable: Annotated[
         bool,
         typer.Option(
@@ -555,14 +561,7 @@ def eval_answers(
     from kgrag.eval.answers import run_answers_eval
 
     show = not (as_json or _state["quiet"])
-    with Progress(
-        TextColumn("{task.description:>9}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=not show,
-    ) as bars:
+    with _eval_progress(show) as bars:
         task = bars.add_task("questions", total=None)
         report = run_answers_eval(
             questions,

@@ -37,9 +37,8 @@ from kgrag.eval.metrics import recall_at_k
 from kgrag.eval.retrieval import (
     IngestSummary,
     Recall,
-    _check_store_corpus,
     _one_question,
-    corpus_documents,
+    ingest_corpus,
     open_eval_agent,
 )
 
@@ -132,8 +131,7 @@ def evaluate_answers(
     on_question: Callable[[int, int], None] | None = None,
 ) -> AnswersReport:
     """Ingest (or reuse) the corpus in ``agent``'s store and ask every question."""
-    _check_store_corpus(agent, dataset)
-    ingest = agent.ingestor(None).ingest_documents(corpus_documents(dataset))
+    ingest = ingest_corpus(agent, dataset)
     doc_ids = _document_ids(agent)
     jobs: list[tuple[Setting, EvalQuestion]] = [("answerable", q) for q in dataset.questions]
     if unanswerable:
@@ -158,13 +156,7 @@ def evaluate_answers(
         answerable=_summary(by["answerable"], scored=True),
         unanswerable=_summary(by["unanswerable"], scored=False) if unanswerable else None,
         out_of_domain=_summary(ood, scored=False) if out_of_domain else None,
-        ingest=IngestSummary(
-            ingested=ingest.ingested,
-            skipped=ingest.skipped,
-            failed=ingest.failed,
-            seconds=ingest.seconds,
-            stage_seconds=ingest.stage_seconds,
-        ),
+        ingest=IngestSummary.of(ingest),
         per_question=tuple(results),
     )
 

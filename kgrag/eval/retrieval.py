@@ -61,6 +61,16 @@ class IngestSummary(_Frozen):
     seconds: float
     stage_seconds: dict[str, float]
 
+    @classmethod
+    def of(cls, report: IngestReport) -> IngestSummary:
+        return cls(
+            ingested=report.ingested,
+            skipped=report.skipped,
+            failed=report.failed,
+            seconds=report.seconds,
+            stage_seconds=report.stage_seconds,
+        )
+
 
 class QuestionResult(_Frozen):
     id: str
@@ -132,15 +142,11 @@ def _check_store_corpus(agent: _Agent, dataset: Dataset) -> None:
         )
 
 
-def evaluate_retrieval(
-    dataset: Dataset,
-    agent: _Agent,
-    *,
-    progress: ProgressCallback | None = None,
-    on_question: Callable[[int, int], None] | None = None,
-    dense_k: int = 10,
-) -> RetrievalReport:
-    """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
+def ingest_corpus(
+    agent: _Agent, dataset: Dataset, progress: ProgressCallback | None = None
+) -> IngestReport:
+    """Ingest the corpus into ``agent``'s store (passages already there are skipped); refuse a
+    store holding another corpus, and a corpus whose passages failed to ingest."""
     _check_store_corpus(agent, dataset)
     report: IngestReport = agent.ingestor(progress).ingest_documents(corpus_documents(dataset))
     if report.failed:
@@ -153,6 +159,19 @@ def evaluate_retrieval(
         report.skipped,
         report.seconds,
     )
+    return report
+
+
+def evaluate_retrieval(
+    dataset: Dataset,
+    agent: _Agent,
+    *,
+    progress: ProgressCallback | None = None,
+    on_question: Callable[[int, int], None] | None = None,
+    dense_k: int = 10,
+) -> RetrievalReport:
+    """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
+    report = ingest_corpus(agent, dataset, progress)
     results: list[QuestionResult] = []
     dense_ms: list[float] = []
     for n, q in enumerate(dataset.questions, start=1):
@@ -233,13 +252,7 @@ def _report(
         format=dataset.format,
         corpus_fingerprint=dataset.fingerprint,
         embedder=agent.text_embedder.model_name,
-        ingest=IngestSummary(
-            ingested=ingest.ingested,
-            skipped=ingest.skipped,
-            failed=ingest.failed,
-            seconds=ingest.seconds,
-            stage_seconds=ingest.stage_seconds,
-        ),
+        ingest=IngestSummary.of(ingest),
         per_question=tuple(results),
     )
 
