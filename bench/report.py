@@ -370,6 +370,94 @@ def retrieval_section(doc: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def _share(value: Any) -> str:
+    return f"{_pct(value)}%" if isinstance(value, (int, float)) else "-"
+
+
+def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) -> str:
+    if doc is None:
+        return "_Not run yet: `python bench/run.py --only answers,abstention`._"
+    ans = doc.get("answerable", {})
+    una = doc.get("unanswerable") or {}
+    ood = doc.get("out_of_domain") or {}
+    recall = ans.get("recall") or {}
+    lines = [
+        f"{ans.get('questions', '?')} questions, mode {doc.get('mode', '?')}, "
+        f"{doc.get('embedder', '?')}.",
+        "",
+        table(
+            ["setting", "questions", "gold answer in the answer", "abstained"],
+            [
+                [
+                    "answerable",
+                    ans.get("questions"),
+                    f"{ans.get('correct')} ({_share(ans.get('answer_accuracy'))})",
+                    f"{ans.get('abstained')} ({_share(ans.get('abstention_rate'))})",
+                ],
+                [
+                    "supporting passages hidden",
+                    una.get("questions"),
+                    "-",
+                    f"{una.get('abstained')} ({_share(una.get('abstention_rate'))})",
+                ],
+                [
+                    "out of domain",
+                    ood.get("questions"),
+                    "-",
+                    f"{ood.get('abstained')} ({_share(ood.get('abstention_rate'))})",
+                ],
+            ],
+        ),
+        "",
+        f"Retrieval beside it (the same questions): recall@2 {_share(recall.get('recall@2'))}, "
+        f"recall@5 {_share(recall.get('recall@5'))}.",
+    ]
+    if folds is not None:
+        rows = [
+            [
+                f["fold"],
+                f"{f['feature']} >= {f['threshold']}",
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in folds.get("folds", [])
+        ]
+        pooled = folds.get("held_out_pooled", {})
+        strict = folds.get("constrained_held_out_pooled", {})
+        chosen = folds.get("chosen", {})
+        lines += [
+            "",
+            f"Abstention rule chosen on 4 folds, reported on the 5th (criterion "
+            f"{folds.get('criterion')}):",
+            "",
+            table(
+                [
+                    "held-out fold",
+                    "rule chosen on the others",
+                    "train: abstained, unanswerable",
+                    "train: false abstention",
+                    "held out: abstained, unanswerable",
+                    "held out: false abstention",
+                ],
+                rows,
+            ),
+            "",
+            f"Pooled over the held-out folds: abstention on unanswerable "
+            f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). With the rule chosen for at most "
+            f"5% false abstention on the training folds instead: "
+            f"{_share(strict.get('unanswerable_abstention'))} and "
+            f"{_share(strict.get('false_abstention'))}. kgrag's rule: "
+            f"`{chosen.get('feature')} >= {chosen.get('threshold')}` (the most frequent choice); "
+            f"out-of-domain abstention with it "
+            f"{_share(folds.get('out_of_domain_abstention_at_chosen'))}.",
+        ]
+    lines += ["", f"_Measured {doc.get('measured_at', '?')}._"]
+    return "\n".join(lines)
+
+
 def retrieval_goal(doc: dict[str, Any] | None) -> tuple[str, bool | None]:
     if doc is None or "kgrag" not in doc or "dense" not in doc:
         return "not run", None
@@ -603,6 +691,8 @@ def render() -> Path:
         "ingest_throughput",
         "trace_overhead",
         "load_http",
+        "answers",
+        "abstention",
     )
     results = {n: load(n) for n in names}
     for n in ("retrieval", "ingest_throughput", "e2e_latency"):
@@ -613,6 +703,7 @@ def render() -> Path:
         "goals": goals_section(results),
         "engines": engines_section(results),
         "retrieval": retrieval_section(results["retrieval"]),
+        "answers": answers_section(results["answers"], results["abstention"]),
         "vector_search": vector_section(results["vector_search"]),
         "ingest_throughput": generic_section(
             results["ingest_throughput"], "`python bench/ingest_throughput.py`"

@@ -64,8 +64,13 @@ def steps(reuse_eval_store: bool) -> list[Step]:
     # Neo4j: the eval ingests the corpus into the emptied database (its ingestion time is
     # measured), and `ask` is timed on that same store afterwards (one database: no 500 size).
     eval_neo4j_argv = [*eval_argv[: eval_argv.index("--store") + 1], neo4j_uri, "--json"]
+    answers_argv = [KGRAG, "eval", "answers", *eval_argv[3:]]
     return [
         Step("retrieval", eval_argv, [*data, Path(KGRAG)], RESULTS / "retrieval.json"),
+        # the agent's answers on the store the retrieval step built (answerable, supporting
+        # passages hidden, out of domain), then the abstention rule chosen on folds of them
+        Step("answers", answers_argv, [*data, Path(KGRAG)], RESULTS / "answers.json"),
+        Step("abstention", [PY, str(BENCH / "abstention.py")], [BENCH / "abstention.py"]),
         Step("neo4j_erase", [PY, str(BENCH / "common.py"), "erase-neo4j"], neo4j=True),
         Step(
             "retrieval_neo4j",

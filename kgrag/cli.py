@@ -587,31 +587,42 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         out.print(f"{k:>16} {v}", markup=False)
 
 
-@eval_app.command("retrieval")
-def eval_retrieval(
-    questions: Annotated[
-        Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
-    ],
-    corpus: Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")],
-    store: Annotated[
-        str | None,
-        typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
-    ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
-    from kgrag.eval.retrieval import run_retrieval_eval
+EvalQuestionsOpt = Annotated[
+    Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
+]
+EvalCorpusOpt = Annotated[Path, typer.Option("--corpus", help="the passages to retrieve from")]
+EvalStoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", help="store URI (default: one per corpus in ./kgrag-data/eval)"),
+]
+EvalLimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="first N questions")]
 
-    show = not (as_json or _state["quiet"])
-    with Progress(
+
+def _eval_progress(show: bool) -> Progress:
+    """The progress bars of the ``kgrag eval`` commands (on stderr; hidden for ``--json``)."""
+    return Progress(
         TextColumn("{task.description:>9}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=err,
         disable=not show,
-    ) as bars:
+    )
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    questions: EvalQuestionsOpt,
+    corpus: EvalCorpusOpt,
+    store: EvalStoreOpt = None,
+    limit: EvalLimitOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
+    from kgrag.eval.retrieval import run_retrieval_eval
+
+    show = not (as_json or _state["quiet"])
+    with _eval_progress(show) as bars:
         tasks: dict[str, Any] = {}
 
         def on_progress(stage: str, done: int, total: int) -> None:
@@ -639,6 +650,63 @@ def eval_retrieval(
     lat = report.latency_ms
     out.print(f"latency per question: p50 {lat.p50:.0f} ms, p95 {lat.p95:.0f} ms")
     out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
+
+
+@eval_app.command("answers")
+def eval_answers(
+    questions: EvalQuestionsOpt,
+    corpus: EvalCorpusOpt,
+    store: EvalStoreOpt = None,
+    limit: EvalLimitOpt = None,
+    unanswerable: Annotated[
+        bool,
+        typer.Option(
+            "--unanswerable/--no-unanswerable",
+            help="also ask each question with its supporting passages hidden, and out-of-domain "
+            "questions (abstention figures)",
+        ),
+    ] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Is the gold answer (or an alias) in the agent's answer? With recall@k and abstention."""
+    from kgrag.eval.answers import run_answers_eval
+
+    show = not (as_json or _state["quiet"])
+    with _eval_progress(show) as bars:
+        task = bars.add_task("questions", total=None)
+        report = run_answers_eval(
+            questions,
+            corpus,
+            Settings(),
+            store=store,
+            limit=limit,
+            unanswerable=unanswerable,
+            out_of_domain=unanswerable,
+            on_question=lambda n, total: bars.update(task, completed=n, total=total),
+        )
+    if as_json:
+        _emit(report.model_dump(mode="json", by_alias=True))
+        return
+    a = report.answerable
+    out.print(
+        f"answerable: {a.correct}/{a.questions} answers contain the gold answer "
+        f"({(a.answer_accuracy or 0) * 100:.1f}%), false abstention {a.abstention_rate * 100:.1f}%",
+        markup=False,
+    )
+    if a.recall is not None:
+        out.print(
+            f"retrieval: recall@2 {a.recall.at_2 * 100:.1f}  recall@5 {a.recall.at_5 * 100:.1f}"
+        )
+    for name, summary in (
+        ("unanswerable", report.unanswerable),
+        ("out of domain", report.out_of_domain),
+    ):
+        if summary is not None:
+            out.print(
+                f"{name}: abstained on {summary.abstained}/{summary.questions} "
+                f"({summary.abstention_rate * 100:.1f}%)",
+                markup=False,
+            )
 
 
 def _usage_error_classes() -> tuple[type[Exception], ...]:

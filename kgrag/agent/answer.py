@@ -6,9 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.agent.support import Support
 from kgrag.executor.trace import Decision
 
-__all__ = ["Answer", "Citation", "Decision", "ExitReason"]
+__all__ = ["Answer", "Citation", "Decision", "ExitReason", "Support"]
 
 
 class Citation(BaseModel):
@@ -36,7 +37,12 @@ class Citation(BaseModel):
 
 
 ExitReason = Literal[
-    "satisfied", "max_iterations", "redundant_query", "no_next_query", "budget_exceeded"
+    "satisfied",
+    "max_iterations",
+    "redundant_query",
+    "no_next_query",
+    "budget_exceeded",
+    "not_found",
 ]
 
 
@@ -63,10 +69,16 @@ class Answer(BaseModel):
     decisions: tuple[Decision, ...] = ()
     """The judge's decision after each iteration (none for answers from document tools or a
     reformatted earlier answer); also on the ``Query`` node as ``decisions``."""
+    closest: tuple[Citation, ...] = ()
+    """When the agent abstains (exit reason ``not_found``): the closest documents it found,
+    which do not answer the question; never citations."""
+    support: Support | None = None
+    """The support test of an extractive answer from retrieved evidence (kgrag.agent.support)."""
 
     def to_json(self) -> dict[str, Any]:
         """The answer as ``kgrag ask --json`` prints it and ``POST /ask`` returns it: every
         field, citations without their excerpt."""
-        body = self.model_dump(mode="json", exclude={"citations"})
+        body = self.model_dump(mode="json", exclude={"citations", "closest"})
         body["citations"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in self.citations]
+        body["closest"] = [c.model_dump(mode="json", exclude={"excerpt"}) for c in self.closest]
         return body

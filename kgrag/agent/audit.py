@@ -33,6 +33,7 @@ _EXIT_REASONS = {
     "redundant_query": "the next query would have repeated an earlier one (or only its words)",
     "no_next_query": "the evaluator proposed no further query",
     "budget_exceeded": "the per-query cost budget was spent",
+    "not_found": "nothing the asker may read supports an answer: the agent abstained",
 }
 
 

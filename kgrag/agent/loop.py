@@ -1,7 +1,8 @@
 """The retrieval loop of one question: plan -> execute -> evaluate -> maybe refine, until the
 judge is satisfied or a limit stops it. Exit reasons: ``satisfied``, ``max_iterations``,
 ``redundant_query`` (the next query would repeat an earlier one, or only its words),
-``no_next_query``, ``budget_exceeded``. Evidence of every iteration is
+``no_next_query``, ``budget_exceeded`` (the answer's exit reason is ``not_found`` instead when
+synthesis abstains, kgrag.agent.support). Evidence of every iteration is
 fused (reciprocal rank fusion); a FILTER decision keeps only the documents it names."""
 
 from __future__ import annotations

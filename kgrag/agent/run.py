@@ -26,6 +26,7 @@ from kgrag.agent.limits import QueryLimits
 from kgrag.agent.loop import DocumentAnswer, LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, Demotion, merge_iterations
+from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found
 from kgrag.agent.synthesis import (
     answer_body,
     citation_for,
@@ -34,7 +35,7 @@ from kgrag.agent.synthesis import (
     renumber,
     source_label,
 )
-from kgrag.agent.text import strip_citations
+from kgrag.agent.text import strip_citations, terms
 from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
 from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
@@ -86,6 +87,9 @@ class _Synthesis:
     citations: list[Citation]
     mode: str
     report: GroundednessReport
+    support: Support | None = None
+    closest: tuple[Citation, ...] = ()
+    not_found: bool = False
 
 
 class QuestionRun:
@@ -203,6 +207,8 @@ class QuestionRun:
         exit_reason = result.exit_reason
         if self.meter.exceeded and exit_reason != "satisfied":
             exit_reason = "budget_exceeded"
+        if synthesis.not_found:
+            exit_reason = "not_found"
         planner_source = result.iterations[0].planned.source if result.iterations else "rule"
         decisions = _decisions(result)
         trace = TraceWriter(cfg.store)
@@ -264,6 +270,8 @@ class QuestionRun:
             resolution,
             planner_source,
             decisions,
+            closest=synthesis.closest,
+            support=synthesis.support,
         )
 
     # --------------------------------------------------------------------------- stages
@@ -373,8 +381,11 @@ class QuestionRun:
             entity_names=entity_names,
             prefer_kinds=("segment",) if "audio" in modalities else (),
         )
+        support = _support(resolution.question, citations, [*evidence, *images])
+        if not support.supported:
+            return abstention(evidence, "extractive", support)
         report = check(text, cited(citations), cfg.text_embedder)
-        return _Synthesis(text, citations, "extractive", report)
+        return _Synthesis(text, citations, "extractive", report, support=support)
 
     def _llm_synthesis(
         self, resolution: Resolution, evidence: Sequence[Hit], images: Sequence[Hit]
@@ -391,6 +402,8 @@ class QuestionRun:
             history = f"User: {previous.standalone}\nAssistant: {(previous.answer or '')[:600]}"
         question = resolution.question
         text, citations, _ = llm_answer(client, question, evidence, images, history=history)
+        if is_not_found(text):
+            return abstention(evidence, "llm")
         report = check(text, cited(citations), embedder, llm=self._llm_if_budget())
         if report.score < RESYNTHESIS_THRESHOLD and self._llm_if_budget() is not None:
             feedback = "these sentences are not supported by the evidence they cite: " + " | ".join(
@@ -399,6 +412,8 @@ class QuestionRun:
             text, citations, _ = llm_answer(
                 client, question, evidence, images, feedback=feedback, history=history
             )
+            if is_not_found(text):
+                return abstention(evidence, "llm")
             report = check(text, cited(citations), embedder, llm=self._llm_if_budget())
         if report.unsupported:
             by_id = {h.id: h for h in [*evidence, *images]}
@@ -485,6 +500,9 @@ class QuestionRun:
         resolution: Resolution,
         planner: str,
         decisions: Sequence[Decision] = (),
+        *,
+        closest: Sequence[Citation] = (),
+        support: Support | None = None,
     ) -> Answer:
         answer = Answer(
             query_id=self.query_id,
@@ -501,6 +519,8 @@ class QuestionRun:
             resolved_question=resolution.question,
             planner=planner,
             decisions=tuple(decisions),
+            closest=tuple(closest),
+            support=support,
         )
         self.emit(AnswerEvent(query_id=self.query_id, answer=answer))
         self.emit(
@@ -559,3 +579,42 @@ def _cited_text(
         return out
 
     return cited
+
+
+#: Documents an abstention lists as closest (not answering).
+CLOSEST_DOCUMENTS = 3
+
+
+def _support(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> Support:
+    """The support test of an extractive answer over the passages it cites. An answer citing
+    an image is supported (image hits passed the CLIP depicts threshold, the image support
+    test), and so is a question with no content term (an attachment alone)."""
+    by_id = {h.id: h for h in hits}
+    cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
+    text = [h for h in hits if h.kind != "image"]
+    found = assess(question, [h for h in cited if h.kind != "image"], text)
+    if any(h.kind == "image" for h in cited) or (cited and not terms(question)):
+        return found.model_copy(update={"supported": True})
+    return found
+
+
+def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = None) -> _Synthesis:
+    """The plain "not found" answer: no citation, the closest documents listed apart."""
+    closest: list[Citation] = []
+    seen: set[str] = set()
+    for hit in evidence:
+        key = hit.document_id or hit.id
+        if key in seen:
+            continue
+        seen.add(key)
+        closest.append(citation_for(len(closest) + 1, hit))
+        if len(closest) == CLOSEST_DOCUMENTS:
+            break
+    lines = [ABSTENTION]
+    if closest:
+        lines += ["", "Closest, not answering:"]
+        lines += [f"- {source_label(c).removeprefix('(Source: ').rstrip(')')}" for c in closest]
+    report = GroundednessReport(score=1.0, verdict="no_claims", sentences=())
+    return _Synthesis(
+        "\n".join(lines), [], mode, report, support=support, closest=tuple(closest), not_found=True
+    )

@@ -300,7 +300,8 @@ def extractive_answer(
 _SYSTEM = """You answer questions using ONLY the numbered evidence given to you.
 Cite the evidence after every sentence with its number in square brackets, e.g. [2] or [1][3].
 Never cite a number that is not in the evidence list. If the evidence does not answer the
-question, say so in one sentence. To show an image from the evidence, cite its number.
+question, reply with exactly NOT_FOUND and nothing else: never answer from your own knowledge.
+To show an image from the evidence, cite its number.
 Answer in plain prose (or the format the user asks for); do not add a list of sources."""
 
 

@@ -42,6 +42,8 @@ class EvalQuestion(_Frozen):
     gold_titles: tuple[str, ...]
     """Titles of the supporting passages, de-duplicated, in the dataset's order."""
     answer: str | None = None
+    aliases: tuple[str, ...] = ()
+    """Other accepted spellings of the answer (MuSiQue ``answer_aliases``)."""
 
 
 class Dataset(_Frozen):
@@ -72,6 +74,8 @@ def parse_question(raw: Any, position: int) -> tuple[EvalQuestion, Format]:
     qid = str(raw.get("id") or raw.get("_id") or position)
     answer = raw.get("answer")
     answer = answer if isinstance(answer, str) else None
+    raw_aliases = raw.get("answer_aliases")
+    aliases = tuple(str(a) for a in raw_aliases) if isinstance(raw_aliases, list) else ()
     if "paragraphs" in raw:
         titles = [
             str(p["title"])
@@ -94,7 +98,13 @@ def parse_question(raw: Any, position: int) -> tuple[EvalQuestion, Format]:
     if not titles:
         raise EvalError(f"question {qid!r} names no supporting passage")
     return (
-        EvalQuestion(id=qid, question=raw["question"], gold_titles=_dedupe(titles), answer=answer),
+        EvalQuestion(
+            id=qid,
+            question=raw["question"],
+            gold_titles=_dedupe(titles),
+            answer=answer,
+            aliases=aliases,
+        ),
         fmt,
     )
 

@@ -16,7 +16,8 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,6 +60,16 @@ class IngestSummary(_Frozen):
     failed: int
     seconds: float
     stage_seconds: dict[str, float]
+
+    @classmethod
+    def of(cls, report: IngestReport) -> IngestSummary:
+        return cls(
+            ingested=report.ingested,
+            skipped=report.skipped,
+            failed=report.failed,
+            seconds=report.seconds,
+            stage_seconds=report.stage_seconds,
+        )
 
 
 class QuestionResult(_Frozen):
@@ -131,15 +142,11 @@ def _check_store_corpus(agent: _Agent, dataset: Dataset) -> None:
         )
 
 
-def evaluate_retrieval(
-    dataset: Dataset,
-    agent: _Agent,
-    *,
-    progress: ProgressCallback | None = None,
-    on_question: Callable[[int, int], None] | None = None,
-    dense_k: int = 10,
-) -> RetrievalReport:
-    """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
+def ingest_corpus(
+    agent: _Agent, dataset: Dataset, progress: ProgressCallback | None = None
+) -> IngestReport:
+    """Ingest the corpus into ``agent``'s store (passages already there are skipped); refuse a
+    store holding another corpus, and a corpus whose passages failed to ingest."""
     _check_store_corpus(agent, dataset)
     report: IngestReport = agent.ingestor(progress).ingest_documents(corpus_documents(dataset))
     if report.failed:
@@ -152,6 +159,19 @@ def evaluate_retrieval(
         report.skipped,
         report.seconds,
     )
+    return report
+
+
+def evaluate_retrieval(
+    dataset: Dataset,
+    agent: _Agent,
+    *,
+    progress: ProgressCallback | None = None,
+    on_question: Callable[[int, int], None] | None = None,
+    dense_k: int = 10,
+) -> RetrievalReport:
+    """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
+    report = ingest_corpus(agent, dataset, progress)
     results: list[QuestionResult] = []
     dense_ms: list[float] = []
     for n, q in enumerate(dataset.questions, start=1):
@@ -232,13 +252,7 @@ def _report(
         format=dataset.format,
         corpus_fingerprint=dataset.fingerprint,
         embedder=agent.text_embedder.model_name,
-        ingest=IngestSummary(
-            ingested=ingest.ingested,
-            skipped=ingest.skipped,
-            failed=ingest.failed,
-            seconds=ingest.seconds,
-            stage_seconds=ingest.stage_seconds,
-        ),
+        ingest=IngestSummary.of(ingest),
         per_question=tuple(results),
     )
 
@@ -246,18 +260,17 @@ def _report(
 _ACCESS = AccessContext(admin=True)
 
 
-def run_retrieval_eval(
+@contextmanager
+def open_eval_agent(
     questions: Path,
     corpus: Path,
     settings: Settings,
     *,
     store: str | None = None,
     limit: int | None = None,
-    progress: ProgressCallback | None = None,
-    on_question: Callable[[int, int], None] | None = None,
-) -> RetrievalReport:
-    """Load the dataset, open the store (``store``, or one kept for this corpus and embedding
-    model under ``settings.data_dir / "eval"``) and evaluate."""
+) -> Iterator[tuple[_Agent, Dataset]]:
+    """Load the dataset and open an agent on ``store``, or on the one kept for this corpus and
+    embedding model under ``settings.data_dir / "eval"``."""
     from kgrag.agent.agent import KnowledgeAgent
     from kgrag.modalities import factory
 
@@ -280,4 +293,19 @@ def run_retrieval_eval(
         opened.close()
         raise
     with agent:
-        return evaluate_retrieval(dataset, agent, progress=progress, on_question=on_question)
+        yield agent, dataset
+
+
+def run_retrieval_eval(
+    questions: Path,
+    corpus: Path,
+    settings: Settings,
+    *,
+    store: str | None = None,
+    limit: int | None = None,
+    progress: ProgressCallback | None = None,
+    on_question: Callable[[int, int], None] | None = None,
+) -> RetrievalReport:
+    """Load the dataset, open its store (:func:`open_eval_agent`) and evaluate."""
+    with open_eval_agent(questions, corpus, settings, store=store, limit=limit) as (agent, data):
+        return evaluate_retrieval(data, agent, progress=progress, on_question=on_question)

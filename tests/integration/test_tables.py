@@ -20,6 +20,7 @@ import openpyxl
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit, render_audit_html
 from kgrag.config import Settings
+from kgrag.executor.hits import OPERATOR
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.spreadsheet import MAX_SCANNED_CELLS
 from kgrag.modalities import factory
@@ -132,7 +133,7 @@ def test_value_in_a_column_is_answered_from_its_row_and_cited_by_sheet_and_row(
     assert first.uri is not None and first.uri.endswith("finance.xlsx")
     assert "sheet Finance, row 2" in answer.answer
     # the audit of the answer names the same place
-    audit = build_audit(agent.store, answer.query_id)
+    audit = build_audit(agent.store, answer.query_id, OPERATOR)
     source = next(x for x in audit.sources if x.marker == first.marker)
     assert (source.sheet, source.row, source.table) == ("Finance", 2, 1)
     assert "sheet Finance, row 2" in render_audit_html(audit)

@@ -1,0 +1,53 @@
+"""The answer-level metric (SQuAD normalisation, gold or alias contained) and the support test's
+pure parts: names of a question, coverage, the LLM's NOT_FOUND reply."""
+
+from __future__ import annotations
+
+from kgrag.agent.support import assess, is_not_found, question_names
+from kgrag.eval.answers import contains_answer, normalise
+from kgrag.executor.hits import Hit
+
+
+def _hit(text: str, title: str = "") -> Hit:
+    return Hit(id=f"c{abs(hash(text))}", kind="chunk", score=1.0, text=text, title=title)
+
+
+def test_normalise_is_squad_style() -> None:
+    assert normalise("The  Eiffel-Tower, in Paris!") == "eiffeltower in paris"
+    assert normalise("An Apple a day") == "apple day"
+
+
+def test_contains_answer_matches_whole_words_and_aliases() -> None:
+    answer = "- G. Stanley Hall was its first president. [1] (Source: APA)"
+    assert contains_answer(answer, ["G. Stanley Hall"])
+    assert contains_answer(answer, ["nobody", "Stanley Hall"])
+    assert not contains_answer(answer, ["Hal"])  # a word inside another is no match
+    assert not contains_answer(answer, ["", "William James"])
+
+
+def test_question_names_are_capitalised_words_numbers_and_identifiers() -> None:
+    assert question_names("Who maintains the Pressure Valve PV-7?") == {"pressur", "valv", "pv-7"}
+    assert question_names("What does asn1_der_decoding return?") == {"asn1", "der", "decod"}
+    assert question_names("Which part did the meeting agree to replace?") == set()
+
+
+def test_support_needs_the_names_of_the_question_in_the_evidence() -> None:
+    question = "Who maintains the Pressure Valve PV-7?"
+    answering = [_hit("The Pressure Valve PV-7 is maintained by Ada Lovelace.")]
+    nearby = [_hit("The Feed Pump FP-2 is maintained by Grace Hopper.")]
+    assert assess(question, answering, answering).supported
+    found = assess(question, nearby, nearby)
+    assert not found.supported and found.evidence_names == 0.0
+    assert not assess(question, [], []).supported
+
+
+def test_a_question_naming_nothing_needs_half_of_its_terms() -> None:
+    question = "Which part did the meeting agree to replace?"
+    hits = [_hit("The team agreed to replace the pressure valve.", title="meeting")]
+    assert assess(question, hits, hits).supported
+    assert not assess(question, [_hit("Lunch is at noon.")], [_hit("Lunch is at noon.")]).supported
+
+
+def test_not_found_reply_is_recognised() -> None:
+    assert is_not_found("NOT_FOUND") and is_not_found(" **NOT_FOUND.** ")
+    assert not is_not_found("Ada Lovelace maintains it [1].")
