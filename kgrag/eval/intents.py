@@ -14,6 +14,7 @@ from kgrag.planner.intent import (
     Phrasing,
     default_intent_classifier,
     load_phrasings,
+    plan_value,
 )
 
 __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
@@ -51,12 +52,7 @@ class IntentReport(_Frozen):
 
 
 def _plan_right(prediction: IntentPrediction, phrasing: Phrasing) -> bool:
-    from kgrag.planner.intent import CONTENT_FAMILY, Intent
-
-    acted = prediction.intent
-    return acted == phrasing.label or (
-        acted is Intent.CONTENT and phrasing.label in CONTENT_FAMILY
-    )
+    return plan_value(prediction.intent, phrasing.label) == 1.0
 
 
 def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifier) -> SetReport:

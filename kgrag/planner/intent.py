@@ -57,6 +57,10 @@ logger = logging.getLogger(__name__)
 DATA_PACKAGE = "kgrag.planner.intents"
 MODEL_FILE = "model.npz"
 TRAIN_SET = "train.jsonl"
+FRAME_SET = "frames.jsonl"
+TOPICS = "topics.txt"
+TRAINING_FILES = (TRAIN_SET, FRAME_SET, TOPICS)
+TOPICS_PER_FRAME = 4
 FOLDS = 5
 ROUNDS = 600
 STEP = 4.0
@@ -114,14 +118,14 @@ class IntentPrediction(_Frozen):
     def confident(self) -> bool:
         return self.margin >= self.threshold
 
-    def cue(self) -> str:
-        """One line for the plan's trace: the class, its probability and margin, and whether
-        the classifier was sure enough to act on it."""
+    def describe(self) -> str:
+        """For the plan's trace: the intent, its probability and margin, and whether the
+        classifier was sure enough to act on it."""
         shown = f"p={self.probability:.2f}, margin={self.margin:.2f}"
         if self.confident:
-            return f"class {self.intent}: intent classifier ({shown})"
+            return f"intent classifier: {self.predicted} ({shown})"
         return (
-            f"class {self.intent}: intent classifier unsure ({self.predicted}, {shown} < "
+            f"intent classifier unsure: {self.predicted} ({shown}, margin below "
             f"{self.threshold:.2f}), content plan as the safe fallback"
         )
 
@@ -210,7 +214,38 @@ def load_phrasings(name: str) -> tuple[Phrasing, ...]:
 
 
 def data_fingerprint() -> str:
-    return hashlib.sha256(data_path(TRAIN_SET).read_bytes()).hexdigest()
+    """SHA-256 over the training files (phrasings, frames, topics)."""
+    digest = hashlib.sha256()
+    for name in TRAINING_FILES:
+        digest.update(data_path(name).read_bytes())
+    return digest.hexdigest()
+
+
+def _fill(frame: str, topic: str, other: str) -> str:
+    for slot, value in (("{topic}", topic), ("{other}", other)):
+        if f"the {slot}" in frame and value.startswith("the "):
+            value = value[4:]
+        frame = frame.replace(slot, value)
+    return frame
+
+
+def training_phrasings() -> tuple[tuple[Phrasing, int], ...]:
+    """The training set with each phrasing's cross-validation group: the hand-written phrasings
+    of ``train.jsonl``, then every frame of ``frames.jsonl`` filled with TOPICS_PER_FRAME topics
+    of ``topics.txt`` (the same topics for every intent, so that a topic says nothing about the
+    intent and the classifier learns the frame). All fillings of one frame share a group, so a
+    fold never sees another filling of a frame it is tested on."""
+    written = load_phrasings(TRAIN_SET)
+    frames = load_phrasings(FRAME_SET)
+    topics = [t.strip() for t in data_path(TOPICS).read_text("utf-8").splitlines() if t.strip()]
+    out = [(p, i) for i, p in enumerate(written)]
+    for i, frame in enumerate(frames):
+        for j in range(TOPICS_PER_FRAME):
+            topic = topics[(i * 5 + j * 7) % len(topics)]
+            other = topics[(i * 5 + j * 7 + 11) % len(topics)]
+            text = _fill(frame.text, topic, other)
+            out.append((Phrasing(text=text, label=frame.label), len(written) + i))
+    return tuple(out)
 
 
 # -------------------------------------------------------------------------------- training
@@ -240,30 +275,42 @@ def _fit(x: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.n
     return weights, bias
 
 
-def _family_correct(predicted: Intent, label: Intent) -> bool:
-    """A fallback to the content plan is right for any question of the content family."""
-    return predicted == label or (predicted is Intent.CONTENT and label in CONTENT_FAMILY)
+def plan_value(acted: Intent, label: Intent) -> float:
+    """How good acting on ``acted`` is for a question of intent ``label``: 1 for the right plan
+    (falling back to the content plan is right for the content family); 0.5 for the content plan
+    on a document question (it still retrieves passages about the question); 0 for a wrong
+    document tool, which answers from the wrong kind of evidence."""
+    if acted == label or (acted is Intent.CONTENT and label in CONTENT_FAMILY):
+        return 1.0
+    return 0.5 if acted is Intent.CONTENT else 0.0
 
 
-def _choose_threshold(x: np.ndarray, y: np.ndarray, classes: tuple[Intent, ...]) -> float:
-    """The margin threshold with the best cross-validated plan choice on the training set
-    (smallest on ties): fold ``i`` holds the phrasings whose index is ``i`` modulo FOLDS."""
-    folds = np.arange(len(y)) % FOLDS
+def cross_validate(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold most probable class and margin of every training phrasing; fold ``i`` holds
+    the groups whose number is ``i`` modulo FOLDS."""
+    folds = groups % FOLDS
     margins = np.zeros(len(y))
     top = np.zeros(len(y), dtype=int)
     for fold in range(FOLDS):
         train, test = folds != fold, folds == fold
-        weights, bias = _fit(x[train], y[train], len(classes))
+        weights, bias = _fit(x[train], y[train], n_classes)
         probs = _softmax(_unit(x[test]) @ weights.T + bias)
         ordered = np.sort(probs, axis=1)
         margins[test] = ordered[:, -1] - ordered[:, -2]
         top[test] = probs.argmax(axis=1)
-    best, best_score = 0.0, -1
+    return top, margins
+
+
+def _choose_threshold(
+    top: np.ndarray, margins: np.ndarray, y: np.ndarray, classes: tuple[Intent, ...]
+) -> float:
+    """The margin threshold with the best cross-validated plan choice (smallest on ties)."""
+    best, best_score = 0.0, -1.0
     for threshold in THRESHOLDS:
         score = sum(
-            _family_correct(
-                classes[t] if m >= threshold else Intent.CONTENT, classes[label]
-            )
+            plan_value(classes[t] if m >= threshold else Intent.CONTENT, classes[label])
             for t, m, label in zip(top, margins, y, strict=True)
         )
         if score > best_score:
@@ -272,12 +319,14 @@ def _choose_threshold(x: np.ndarray, y: np.ndarray, classes: tuple[Intent, ...])
 
 
 def train_model(embed: Callable[[Sequence[str]], Sequence[Sequence[float]]]) -> IntentModel:
-    """Train on ``train.jsonl`` with ``embed`` (all-MiniLM-L6-v2); a few seconds on a CPU."""
-    phrasings = load_phrasings(TRAIN_SET)
+    """Train on the training set with ``embed`` (all-MiniLM-L6-v2); a few seconds on a CPU."""
+    phrasings = training_phrasings()
     classes = tuple(Intent)
-    x = np.asarray(embed([p.text for p in phrasings]), dtype=np.float64)
-    y = np.array([classes.index(p.label) for p in phrasings])
-    threshold = _choose_threshold(x, y, classes)
+    x = np.asarray(embed([p.text for p, _ in phrasings]), dtype=np.float64)
+    y = np.array([classes.index(p.label) for p, _ in phrasings])
+    groups = np.array([g for _, g in phrasings])
+    top, margins = cross_validate(x, y, groups, len(classes))
+    threshold = _choose_threshold(top, margins, y, classes)
     weights, bias = _fit(x, y, len(classes))
     return IntentModel(classes, weights, bias, threshold, data_fingerprint())
 
