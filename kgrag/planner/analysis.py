@@ -130,6 +130,9 @@ _STOP_WORDS = _words("""
     documents document files file docs mention mentions mentioned mentioning say says said
     """)
 
+FUNCTION_WORDS = _STOP_WORDS
+"""Words that frame a question rather than name its topic (the intent classifier's frames)."""
+
 _COMMON_WORDS = _words(
     """reports report documents document files file pdfs pdf recordings recording images image
     pictures picture photos photo notes emails meetings meeting slides transcripts find search

@@ -21,12 +21,14 @@ from kgrag.planner.intent import (
     IntentModel,
     data_fingerprint,
     data_path,
+    features,
+    frame,
     load_phrasings,
     train_model,
 )
 from kgrag.planner.models import ListDocumentsParams, MetadataSearchParams
 
-#: Measured: 92.2% class accuracy on heldout.jsonl (the issue's goal is 95%, not reached).
+#: Measured: 90.8% class accuracy on heldout.jsonl (the issue's goal is 95%, not reached).
 HELD_OUT_FLOOR = 0.90
 
 
@@ -37,7 +39,7 @@ def test_shipped_weights_come_from_the_shipped_training_set() -> None:
     assert retrained.threshold == shipped.threshold
     assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
     held_out = [p.text for p in load_phrasings("heldout.jsonl")]
-    vectors = np.asarray(default_text_embedder().embed(held_out))
+    vectors = features(default_text_embedder().embed, held_out)
     assert [p.predicted for p in retrained.predict(vectors)] == [
         p.predicted for p in shipped.predict(vectors)
     ]
@@ -104,7 +106,7 @@ def test_summary_targets_come_from_what_is_x_about_and_from_plain_requests() -> 
 
 def test_an_unsure_classifier_falls_back_to_the_content_plan_and_says_so() -> None:
     model = IntentModel.load(data_path(MODEL_FILE))
-    vectors = np.asarray(default_text_embedder().embed(["what docs r there"]))
+    vectors = features(default_text_embedder().embed, ["what docs r there"])
     sure = IntentModel(
         model.classes, model.weights, model.bias, threshold=0.0, data_sha256=model.data_sha256
     ).predict(vectors)[0]
@@ -123,3 +125,8 @@ def test_the_classifier_refuses_an_embedder_of_another_space() -> None:
 
     with pytest.raises(ConfigError, match="all-MiniLM-L6-v2"):
         IntentClassifier(Other())  # type: ignore[arg-type]
+
+
+def test_the_frame_keeps_the_request_and_hides_the_topic() -> None:
+    assert frame("What is the maintenance roster about?") == "what is the something about ?"
+    assert frame("what have you got on asn1_der_decoding?") == "what have you got on something ?"
