@@ -540,7 +540,11 @@ def eval_intents(as_json: JsonOpt = False) -> None:
     if as_json:
         _emit(report.model_dump(mode="json"))
         return
-    out.print(f"fallback threshold (margin, chosen on the training folds): {report.threshold}")
+    out.print(
+        f"{report.training_phrasings} training phrasings, accuracy on the training folds "
+        f"{report.cv_accuracy * 100:.1f}%, fallback margin {report.threshold} (chosen on them)",
+        markup=False,
+    )
     for r in report.sets:
         out.print(
             f"{r.name}: {r.size} phrasings, class accuracy {r.accuracy * 100:.1f}%, "

@@ -15,6 +15,8 @@ from kgrag.planner.intent import (
     default_intent_classifier,
     load_phrasings,
     plan_value,
+    shipped_model,
+    training_phrasings,
 )
 
 __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
@@ -48,6 +50,10 @@ class SetReport(_Frozen):
 
 class IntentReport(_Frozen):
     threshold: float
+    """The fallback margin, chosen on the training folds."""
+    training_phrasings: int
+    cv_accuracy: float
+    """Class accuracy on the training folds (grouped by frame)."""
     sets: tuple[SetReport, ...]
 
 
@@ -83,5 +89,10 @@ def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifi
 def run_intent_eval(classifier: IntentClassifier | None = None) -> IntentReport:
     classifier = classifier or default_intent_classifier()
     reports = tuple(_report(name, load_phrasings(name), classifier) for name in SETS)
-    threshold = classifier.classify("list the documents").threshold
-    return IntentReport(threshold=threshold, sets=reports)
+    model = shipped_model(classifier.embedder)
+    return IntentReport(
+        threshold=model.threshold,
+        training_phrasings=len(training_phrasings()),
+        cv_accuracy=model.cv_accuracy,
+        sets=reports,
+    )
