@@ -129,6 +129,12 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             [BENCH / "trace_overhead.py"],
         ),
         Step("load_http", [PY, str(BENCH / "load_http.py"), "--write"], [BENCH / "load_http.py"]),
+        Step(
+            "intents",
+            [KGRAG, "eval", "intents", "--json"],
+            [Path(KGRAG)],
+            RESULTS / "intents.json",
+        ),
         Step("report", [PY, str(BENCH / "report.py")], [BENCH / "report.py"]),
     ]
 

@@ -709,6 +709,35 @@ def eval_answers(
             )
 
 
+@eval_app.command("intents")
+def eval_intents(as_json: JsonOpt = False) -> None:
+    """Accuracy of the intent classifier on the held-out phrasings and on issue 15's phrasings
+    (neither trained nor tuned on)."""
+    from kgrag.eval.intents import run_intent_eval
+
+    report = run_intent_eval()
+    if as_json:
+        _emit(report.model_dump(mode="json"))
+        return
+    out.print(
+        f"{report.training_phrasings} training phrasings, accuracy on the training folds "
+        f"{report.cv_accuracy * 100:.1f}%, fallback margin {report.threshold} (chosen on them)",
+        markup=False,
+    )
+    for r in report.sets:
+        out.print(
+            f"{r.name}: {r.size} phrasings, class accuracy {r.accuracy * 100:.1f}%, "
+            f"right plan {r.plan_accuracy * 100:.1f}% ({r.fallbacks} unsure -> content plan)",
+            markup=False,
+        )
+        for m in r.misses:
+            out.print(
+                f"  miss: {m.text!r} is {m.label}, classified {m.predicted} "
+                f"(margin {m.margin:.2f}), acted on as {m.acted_on}",
+                markup=False,
+            )
+
+
 def _usage_error_classes() -> tuple[type[Exception], ...]:
     """The ClickException classes typer may raise: typer >= 0.23 bundles its own copy of click
     (``typer._click``), older versions raise the real click's."""

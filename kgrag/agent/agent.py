@@ -40,6 +40,7 @@ from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.cache import CachedTextEmbedder
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity, analyse
+from kgrag.planner.intent import intent_classifier_for
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
 from kgrag.tools import ToolRegistry, default_registry
@@ -208,7 +209,11 @@ class KnowledgeAgent:
         self, question: str, access: AccessContext | None = None
     ) -> tuple[Plan, QueryAnalysis]:
         """The rule plan of a question (the offline default) and its analysis."""
-        analysis = analyse(question, EntityResolver(self.store, access or AccessContext()))
+        analysis = analyse(
+            question,
+            EntityResolver(self.store, access or AccessContext()),
+            intent_classifier_for(self._query_embedder),
+        )
         plan = rule_plan(
             question,
             entity_ids=[e.id for e in analysis.entity_mentions],

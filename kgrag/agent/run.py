@@ -47,7 +47,8 @@ from kgrag.graph.store import GraphStore
 from kgrag.llm import BudgetExceededError, CostMeter, LLMClient, LLMError
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
-from kgrag.planner.analysis import QueryAnalysis, analyse
+from kgrag.planner.analysis import QueryAnalysis, analyse, named_spans, resolve_mentions
+from kgrag.planner.intent import intent_classifier_for
 from kgrag.planner.models import Plan, Step
 from kgrag.tools import ToolContext, ToolRegistry
 
@@ -129,7 +130,7 @@ class QuestionRun:
             resolution = memory.resolve(
                 self.question,
                 memory.history(self.session_id),
-                names_entity=lambda q: bool(analyse(q, self.resolver).entity_mentions),
+                names_entity=lambda q: bool(resolve_mentions(q, self.resolver)),
             )
             turn = memory.next_turn(self.session_id)
             if resolution.question != self.question or resolution.reformat:
@@ -175,7 +176,9 @@ class QuestionRun:
 
     def _retrieve_and_answer(self, resolution: Resolution, turn: int) -> Answer:
         cfg = self.config
-        analysis = analyse(resolution.question, self.resolver)
+        analysis = analyse(
+            resolution.question, self.resolver, intent_classifier_for(cfg.text_embedder)
+        )
         planner = AgentPlanner(
             self.llm,
             tools={t.name: t.description for t in cfg.tools.available(llm=self.llm is not None)},
@@ -191,7 +194,7 @@ class QuestionRun:
             planner,
             self._execute,
             judge,
-            resolve=lambda q: analyse(q, self.resolver).entity_mentions,
+            resolve=lambda q: resolve_mentions(q, self.resolver),
             budget_exceeded=lambda: self.meter.exceeded,
             max_iterations=self._max_iterations(analysis.text),
             max_steps=cfg.limits.max_plan_steps,
@@ -220,6 +223,7 @@ class QuestionRun:
             exit_reason,
             len(result.iterations),
             query_class=str(analysis.query_class),
+            intent=analysis.intent.describe() if analysis.intent else None,
             decisions=decisions,
         )
         plan, outcomes = merge_iterations(
@@ -433,6 +437,7 @@ class QuestionRun:
         exit_reason: str,
         iterations: int,
         query_class: str | None = None,
+        intent: str | None = None,
         decisions: Sequence[Decision] = (),
     ) -> None:
         trace.write_query(
@@ -449,6 +454,7 @@ class QuestionRun:
             latency_ms=self._latency(),
             cost=round(self.meter.spent_usd, 8),
             query_class=query_class,
+            intent=intent,
             decisions=decisions,
         )
 
@@ -482,7 +488,7 @@ class QuestionRun:
         claims = " ".join(strip_citations(c) for c in claim_sentences(text))
         if not claims:
             return []
-        spans = analyse(claims).named_spans
+        spans = named_spans(claims)
         return [e.name for e in self.resolver.resolve(spans)][:limit] if spans else []
 
     def _latency(self) -> float:

@@ -72,6 +72,7 @@ class TraceWriter:
         latency_ms: float | None = None,
         cost: float = 0.0,
         query_class: str | None = None,
+        intent: str | None = None,
         decisions: Sequence[Decision] = (),
     ) -> None:
         """``decisions``: the judge's decision per iteration, stored as the list of decision
@@ -94,6 +95,7 @@ class TraceWriter:
                 "latency_ms": latency_ms,
                 "cost": cost,
                 "query_class": query_class,
+                "intent": intent,
                 "decisions": [d.decision for d in decisions],
                 "decisions_json": json.dumps([d.model_dump() for d in decisions]),
             },
@@ -322,6 +324,7 @@ def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> dict[
                 "latency_ms",
                 "cost",
                 "query_class",
+                "intent",
             )
         }
         | {"decisions": json.loads(q["decisions_json"] or "[]")},

@@ -1,5 +1,10 @@
 """Query analysis: what kind of question this is, how complex, which modalities it wants back,
-which entities it names. Deterministic rules over the text (no model), microseconds per question.
+which entities it names.
+
+The kind of question (its class) comes from the intent classifier over the question's MiniLM
+embedding (:mod:`kgrag.planner.intent`); when it is unsure, the question is a content search.
+Rules over the text only extract parameters: years, document types, the summarised document, the
+sides of a comparison, name-like spans, complexity cues, the modalities a question names.
 
 :func:`analyse` returns a :class:`QueryAnalysis` the rule planner builds its plan from. Entity
 mentions are resolved by a callback (the agent looks the candidate spans up in the graph's
@@ -18,6 +23,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import PlanError
+from kgrag.planner.intent import (
+    Intent,
+    IntentClassifier,
+    IntentPrediction,
+    default_intent_classifier,
+)
 from kgrag.planner.models import Modality
 
 __all__ = [
@@ -28,6 +39,8 @@ __all__ = [
     "analyse",
     "mention_candidates",
     "named_document_types",
+    "named_spans",
+    "resolve_mentions",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,6 +98,8 @@ class QueryAnalysis(_Frozen):
     """The document a summary request names ("summarise the onboarding guide")."""
     compared: tuple[str, ...] = ()
     """The sides of a comparison ("compare A and B", "A vs B")."""
+    intent: IntentPrediction | None = None
+    """The intent classifier's decision (class, probability, margin) behind ``query_class``."""
 
     @property
     def is_complex(self) -> bool:
@@ -114,6 +129,9 @@ _STOP_WORDS = _words("""
     summarise summarize summary overview compare comparison difference differences versus vs
     documents document files file docs mention mentions mentioned mentioning say says said
     """)
+
+FUNCTION_WORDS = _STOP_WORDS
+"""Words that frame a question rather than name its topic (the intent classifier's frames)."""
 
 _COMMON_WORDS = _words(
     """reports report documents document files file pdfs pdf recordings recording images image
@@ -152,41 +170,16 @@ _WORD = re.compile(r"\w+(?:[-'.]\w+)*")
 _QUOTED = re.compile(r"\"([^\"]{1,120})\"|(?<!\w)'([^']{1,120})'(?!\w)")
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 
-_COMPARISON = re.compile(
-    r"\b(compare[sd]?|comparing|comparison|differences? between|versus|vs\.?|"
-    r"differ(?:s|ent)? from|how does .{1,60}? differ)\b"
+_ABOUT_DOC = re.compile(r"^what(?:'s| is| are| was)\s+(.{1,120}?)\s+(?:about|on)\s*[?.!]*$")
+"""A "what is X about" question: X is the document to summarise."""
+_SUMMARY_FRAME = _words(
+    """what what's whats is are was the a an me us please can could would you tell give
+    summarise summarize summary overview gist recap about briefly brief short shortly in
+    nutshell main key points of for cover covers covered does do say says overall broadly
+    generally describe contents content topic topics subject idea highlights takeaways sum up
+    outline explain quick one-paragraph synopsis executive document file"""
 )
-_SUMMARY = re.compile(
-    r"\b(summari[sz](?:e|ing)|summary of|summary for|give (?:me )?(?:a |an )?(?:summary|overview)|"
-    r"overview of|tl;?dr|gist of|(?:main|key) points of|recap of)\b"
-)
-_ABOUT_DOC = re.compile(
-    r"^what(?:'s| is| are)\s+(?:the\s+)?(.{1,80}?\b(?:document|report|paper|file|pdf|recording|"
-    r"guide|manual|book|article|memo|presentation|transcript|meeting))\s+about\b"
-)
-_DOC_NOUNS = (
-    r"(?:documents?|docs|files?|pdfs?|recordings?|reports?|images?|pictures?|photos?|"
-    r"photographs?|transcripts?|presentations?|slides|slide decks?|spreadsheets?|emails?|memos?|"
-    r"notes|manuals?|papers|articles|audio files?|sources)"
-)
-_LISTING = re.compile(
-    r"^(?:please\s+)?(?:list|enumerate|name all|show (?:me )?(?:all|every))\b|"
-    r"\b(?:which|what) " + _DOC_NOUNS + r"\b|"
-    r"\blist (?:of|all|the|every|any)\b|"
-    r"\bhow many " + _DOC_NOUNS + r"\b|"
-    r"\b(?:all|every) " + _DOC_NOUNS + r" (?:that|which|about|mentioning|on|with)\b"
-)
-_METADATA_DIRECT = re.compile(
-    r"\b(?:of type|file ?types?|mime ?type|pdfs|\.pdf|recordings (?:from|made|dated)|tagged|"
-    r"with (?:the )?tags?|"
-    r"(?:uploaded|ingested|added|created|modified|dated|recorded|written|published) "
-    r"(?:in|on|before|after|since|between|during|last|this)|"
-    r"(?:larger|bigger|smaller) than|(?:last|this) (?:week|month|year)'?s? " + _DOC_NOUNS + r")\b"
-)
-_METADATA_DATED = re.compile(
-    r"\b" + _DOC_NOUNS + r"\s+(?:\w+\s+){0,2}?(?:from|in|of|dated|since|before|after|during)\s+"
-    r"(?:the\s+(?:year\s+)?)?(?:19|20)\d\d\b"
-)
+"""Words that frame a summary request rather than name its document."""
 _DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
     (re.compile(r"\bpdfs?\b|\.pdf\b"), "pdf"),
     (re.compile(r"\b(?:recordings?|audio|podcasts?|voicemails?|calls)\b"), "audio"),
@@ -256,13 +249,26 @@ class _Token:
 # ----------------------------------------------------------------------------------- API
 
 
+_CLASS_OF_INTENT = {
+    Intent.LISTING: QueryClass.LISTING,
+    Intent.SUMMARY: QueryClass.DOCUMENT_SUMMARY,
+    Intent.METADATA: QueryClass.METADATA_SEARCH,
+    Intent.COMPARISON: QueryClass.COMPARISON,
+    Intent.CONTENT: QueryClass.CONTENT_SEARCH,
+    Intent.PICTURE: QueryClass.CONTENT_SEARCH,
+    Intent.RECORDING: QueryClass.CONTENT_SEARCH,
+}
+
+
 def analyse(
     question: str,
     resolve_entities: Callable[[Sequence[str]], Sequence[ResolvedEntity]] | None = None,
+    intents: IntentClassifier | None = None,
 ) -> QueryAnalysis:
     """Analyse one question. ``resolve_entities`` receives the candidate mention spans (capitalised
     spans, quoted spans, tokens with digits, then key-term n-grams of 1-3 words) and returns the
-    graph entities they match; each result's ``surface`` should be the candidate it came from."""
+    graph entities they match; each result's ``surface`` should be the candidate it came from.
+    ``intents`` classifies the question (default: over the bundled all-MiniLM-L6-v2)."""
     text = _normalise(question)
     if not text:
         raise PlanError("the question is empty; there is nothing to plan")
@@ -278,13 +284,18 @@ def analyse(
     if resolve_entities is not None and candidates:
         entities = _dedupe_entities(resolve_entities(candidates))
 
-    query_class, class_cue = _classify(lowered)
-    cues.append(class_cue)
+    intent = (intents or default_intent_classifier()).classify(text)
+    query_class = _CLASS_OF_INTENT[intent.intent]
+    cues.append(f"class {query_class}: {intent.describe()}")
 
     complexity_cues = _complexity_cues(text, lowered, tokens, named, entities)
     cues.extend(complexity_cues)
 
     modalities: set[Modality] = {"text"}
+    if intent.intent is Intent.PICTURE:
+        modalities.add("image")
+    if intent.intent is Intent.RECORDING:
+        modalities.add("audio")
     if match := _IMAGE.search(lowered):
         modalities.add("image")
         cues.append(f"modality image: {match.group(0)!r}")
@@ -312,6 +323,7 @@ def analyse(
         document_types=document_types,
         target=_summary_target(text) if query_class is QueryClass.DOCUMENT_SUMMARY else None,
         compared=_compared(text) if query_class is QueryClass.COMPARISON else (),
+        intent=intent,
     )
     logger.debug(
         "query analysed: class=%s complexity=%s modalities=%s entities=%d",
@@ -327,6 +339,20 @@ def named_document_types(text: str) -> tuple[DocumentType, ...]:
     """The document types a question names ("pdfs", "recordings", "pictures"), in a fixed order."""
     lowered = text.lower()
     return tuple(dict.fromkeys(kind for pattern, kind in _DOC_TYPES if pattern.search(lowered)))
+
+
+def named_spans(text: str) -> tuple[str, ...]:
+    """The spans of ``text`` that look like names: quoted, capitalised, or holding digits."""
+    normalised = _normalise(text)
+    return _named_spans(normalised, _tokenise(normalised))
+
+
+def resolve_mentions(
+    question: str, resolve_entities: Callable[[Sequence[str]], Sequence[ResolvedEntity]]
+) -> tuple[ResolvedEntity, ...]:
+    """The graph entities ``question`` names (as in :func:`analyse`, without classifying it)."""
+    candidates = mention_candidates(question)
+    return _dedupe_entities(resolve_entities(candidates)) if candidates else ()
 
 
 def mention_candidates(question: str) -> tuple[str, ...]:
@@ -493,18 +519,6 @@ def _dedupe_entities(found: Sequence[ResolvedEntity]) -> tuple[ResolvedEntity, .
     return tuple(sorted(best.values(), key=lambda e: -e.score))
 
 
-def _classify(lowered: str) -> tuple[QueryClass, str]:
-    if match := _COMPARISON.search(lowered):
-        return QueryClass.COMPARISON, f"class comparison: {match.group(0)!r}"
-    if (match := _SUMMARY.search(lowered)) or (match := _ABOUT_DOC.search(lowered)):
-        return QueryClass.DOCUMENT_SUMMARY, f"class document_summary: {match.group(0)!r}"
-    if (match := _METADATA_DIRECT.search(lowered)) or (match := _METADATA_DATED.search(lowered)):
-        return QueryClass.METADATA_SEARCH, f"class metadata_search: {match.group(0)!r}"
-    if match := _LISTING.search(lowered):
-        return QueryClass.LISTING, f"class listing: {match.group(0).strip()!r}"
-    return QueryClass.CONTENT_SEARCH, "class content_search: no listing/summary/metadata cue"
-
-
 def _complexity_cues(
     text: str,
     lowered: str,
@@ -626,20 +640,21 @@ def _distinct_named(named: Sequence[str], entities: Sequence[ResolvedEntity]) ->
 
 
 def _summary_target(text: str) -> str | None:
+    """The document a summary request names: after "summarise"/"overview of"/..., the X of
+    "what is X about", else the request without its framing words."""
     match = re.search(
         r"\b(?:summari[sz]e|summary of|summary for|overview of|gist of|tl;?dr of|"
         r"(?:main|key) points of|recap of)\s*:?\s+(.+)$",
         text,
         flags=re.IGNORECASE,
     )
-    if match is None:
-        about = _ABOUT_DOC.search(text.lower())
-        if about is None:
-            return None
-        start = about.start(1)
-        target = text[start : start + len(about.group(1))]
-    else:
+    if match is not None:
         target = match.group(1)
+    elif about := _ABOUT_DOC.search(text):
+        target = about.group(1)
+    else:
+        words = [w for w in text.split() if w.lower().strip("?.!,:;\"'") not in _SUMMARY_FRAME]
+        target = " ".join(words)
     target = re.sub(r"^(?:the|a|an|me)\s+", "", target.strip(" ?.!\"'"), flags=re.IGNORECASE)
     return target or None
 

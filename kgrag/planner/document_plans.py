@@ -10,9 +10,10 @@ work with (then the content planner plans it as usual). Call it before the rule 
 from __future__ import annotations
 
 import re
+from typing import get_args
 
 from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
-from kgrag.planner.models import Plan
+from kgrag.planner.models import DocumentModality, Plan
 
 __all__ = ["document_plan", "document_terms"]
 
@@ -62,7 +63,11 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
             return _metadata_step(question, analysis)  # "which images ...", "... tagged X"
         terms = [t for t in document_terms(question) if t not in _LISTING_NOISE]
         if not terms and not entity_ids:
-            return None
+            return {  # "list what is stored": every readable document
+                "type": "metadata_search",
+                "parameters": {"modalities": list(get_args(DocumentModality))},
+                "trace": "list every readable document (no topic named)",
+            }
         return {
             "type": "list_documents",
             "parameters": {

@@ -438,6 +438,41 @@ def test_listing_and_summary_questions_through_the_agent_use_no_vector_search(
     assert _documents(store)["Maintenance roster"]["summary"] in summary.answer
 
 
+def test_rephrased_document_questions_reach_the_document_tools(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """Issue 15's phrasings: a listing with no topic lists every readable document; "what have
+    you got on X" lists by topic; "what is X about" returns X's stored summary; a content
+    question still searches the passages. The Query node says which intent, and how sure."""
+    agent = KnowledgeAgent(store, embedder)
+
+    def steps(answer: Any) -> list[str]:
+        return [s["type"] for s in read_trace(store, answer.query_id)["steps"]]
+
+    everything = agent.ask("list what is stored", user="eve")
+    assert steps(everything) == ["metadata_search"]
+    readable = {t for t, d in _documents(store).items() if t != "Zephyr pump budget"}
+    assert {c.title for c in everything.citations} == readable
+    trace = read_trace(store, everything.query_id)["query"]
+    assert trace["query_class"] == "listing"
+    assert trace["intent"].startswith("intent classifier: listing (p=")
+
+    topical = agent.ask("what have you got on the feed pump?", user="eve")
+    assert steps(topical) == ["list_documents"]
+    assert {"Feed pump service manual", "Pump meeting notes"} <= {
+        c.title for c in topical.citations
+    }
+    assert "Zephyr pump budget" not in {c.title for c in topical.citations}
+
+    about = agent.ask("what is the maintenance roster about?", user="eve")
+    assert steps(about) == ["document_summary"]
+    assert [c.title for c in about.citations] == ["Maintenance roster"]
+
+    content = agent.ask("How often must the Feed Pump FP-2 be inspected?", user="eve")
+    assert steps(content)[0] == "vector_search"
+    assert read_trace(store, content.query_id)["query"]["query_class"] == "content_search"
+
+
 def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) -> list[str]:
     """Document order of the agent's rerank step for a question (empty: no such step)."""
     rules = load_rule_book(RULES, default=default)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -300,12 +299,7 @@ def test_text_is_normalised_and_empty_questions_are_refused() -> None:
         analyse("   ")
 
 
-def test_analysis_is_deterministic_and_fast() -> None:
+def test_analysis_is_deterministic() -> None:
     questions = SIMPLE + COMPLEX
     first = [analyse(q) for q in questions]
-    started = time.perf_counter()
-    for _ in range(20):
-        again = [analyse(q) for q in questions]
-    per_question_ms = (time.perf_counter() - started) * 1000 / (20 * len(questions))
-    assert again == first
-    assert per_question_ms < 5.0, f"{per_question_ms:.2f} ms per question"
+    assert [analyse(q) for q in questions] == first

@@ -1,0 +1,98 @@
+"""``kgrag eval intents``: accuracy of the intent classifier on phrasings it was never trained or
+tuned on: ``heldout.jsonl`` (other wording styles than the training set) and ``issue.jsonl`` (the
+phrasings issue 15 reported as misrouted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag.planner.intent import (
+    IntentClassifier,
+    IntentPrediction,
+    Phrasing,
+    default_intent_classifier,
+    load_phrasings,
+    plan_value,
+    shipped_model,
+    training_phrasings,
+)
+
+__all__ = ["IntentReport", "SetReport", "run_intent_eval"]
+
+SETS = ("heldout.jsonl", "issue.jsonl")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Miss(_Frozen):
+    text: str
+    label: str
+    predicted: str
+    acted_on: str
+    margin: float
+
+
+class SetReport(_Frozen):
+    name: str
+    size: int
+    accuracy: float
+    """Share whose most probable intent is the label."""
+    plan_accuracy: float
+    """Share whose acted-on intent leads to the right plan (an unsure fallback to the content
+    plan counts as right for content, picture and recording questions)."""
+    fallbacks: int
+    misses: tuple[Miss, ...]
+
+
+class IntentReport(_Frozen):
+    threshold: float
+    """The fallback margin, chosen on the training folds."""
+    training_phrasings: int
+    cv_accuracy: float
+    """Class accuracy on the training folds (grouped by frame)."""
+    sets: tuple[SetReport, ...]
+
+
+def _plan_right(prediction: IntentPrediction, phrasing: Phrasing) -> bool:
+    return plan_value(prediction.intent, phrasing.label) == 1.0
+
+
+def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifier) -> SetReport:
+    predictions = classifier.classify_many([p.text for p in phrasings])
+    pairs = list(zip(phrasings, predictions, strict=True))
+    misses = tuple(
+        Miss(
+            text=p.text,
+            label=p.label,
+            predicted=r.predicted,
+            acted_on=r.intent,
+            margin=r.margin,
+        )
+        for p, r in pairs
+        if r.predicted != p.label or not _plan_right(r, p)
+    )
+    n = max(1, len(pairs))
+    return SetReport(
+        name=name,
+        size=len(pairs),
+        accuracy=round(sum(r.predicted == p.label for p, r in pairs) / n, 4),
+        plan_accuracy=round(sum(_plan_right(r, p) for p, r in pairs) / n, 4),
+        fallbacks=sum(not r.confident for _, r in pairs),
+        misses=misses,
+    )
+
+
+def run_intent_eval(classifier: IntentClassifier | None = None) -> IntentReport:
+    classifier = classifier or default_intent_classifier()
+    reports = tuple(_report(name, load_phrasings(name), classifier) for name in SETS)
+    model = shipped_model(classifier.embedder)
+    return IntentReport(
+        threshold=model.threshold,
+        training_phrasings=len(training_phrasings()),
+        cv_accuracy=model.cv_accuracy,
+        sets=reports,
+    )

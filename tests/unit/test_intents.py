@@ -1,0 +1,132 @@
+"""The intent classifier (kgrag/planner/intent.py) with the real all-MiniLM-L6-v2: the shipped
+weights are those the shipped training set produces; accuracy on the held-out phrasings (other
+wording styles, never trained or tuned on) and on issue 15's phrasings; unsure questions fall back
+to the content plan with the class and its score in the cues; the document plans each intent
+leads to."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgrag.errors import ConfigError
+from kgrag.eval.intents import run_intent_eval
+from kgrag.modalities.text import default_text_embedder
+from kgrag.planner.analysis import QueryClass, analyse
+from kgrag.planner.document_plans import document_plan
+from kgrag.planner.intent import (
+    MODEL_FILE,
+    Intent,
+    IntentClassifier,
+    IntentModel,
+    data_fingerprint,
+    data_path,
+    features,
+    frame,
+    load_phrasings,
+    train_model,
+)
+from kgrag.planner.models import ListDocumentsParams, MetadataSearchParams
+
+#: Measured: 90.8% class accuracy on heldout.jsonl (the issue's goal is 95%, not reached).
+HELD_OUT_FLOOR = 0.90
+
+
+def test_shipped_weights_come_from_the_shipped_training_set() -> None:
+    shipped = IntentModel.load(data_path(MODEL_FILE))
+    assert shipped.data_sha256 == data_fingerprint(), "run scripts/train_intents.py"
+    retrained = train_model(default_text_embedder().embed)
+    assert retrained.threshold == shipped.threshold
+    assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
+    held_out = [p.text for p in load_phrasings("heldout.jsonl")]
+    vectors = features(default_text_embedder().embed, held_out)
+    assert [p.predicted for p in retrained.predict(vectors)] == [
+        p.predicted for p in shipped.predict(vectors)
+    ]
+
+
+def test_every_intent_has_training_and_held_out_phrasings_and_the_sets_are_disjoint() -> None:
+    train = load_phrasings("train.jsonl")
+    held_out = load_phrasings("heldout.jsonl")
+    for phrasings in (train, held_out):
+        assert {p.label for p in phrasings} == set(Intent)
+    texts = {p.text.lower() for p in train}
+    assert not texts & {p.text.lower() for p in held_out}
+    assert not texts & {p.text.lower() for p in load_phrasings("issue.jsonl")}
+
+
+def test_held_out_and_issue_accuracy() -> None:
+    report = {r.name: r for r in run_intent_eval().sets}
+    assert report["heldout.jsonl"].size >= 140
+    assert report["heldout.jsonl"].accuracy >= HELD_OUT_FLOOR
+    assert report["issue.jsonl"].plan_accuracy == 1.0, report["issue.jsonl"].misses
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("list what is stored", QueryClass.LISTING),
+        ("what have you got on the installer?", QueryClass.LISTING),
+        ("what is the Debian installation guide about?", QueryClass.DOCUMENT_SUMMARY),
+        ("what does asn1_der_decoding return?", QueryClass.CONTENT_SEARCH),
+        ("list the steps to configure the firewall", QueryClass.CONTENT_SEARCH),
+    ],
+)
+def test_issue_phrasings_get_their_class_and_the_cue_says_why(
+    question: str, expected: QueryClass
+) -> None:
+    analysis = analyse(question)
+    assert analysis.query_class is expected
+    assert analysis.intent is not None
+    assert analysis.cues[0].startswith(f"class {expected}: intent classifier")
+    assert f"p={analysis.intent.probability:.2f}" in analysis.cues[0]
+
+
+def test_a_listing_without_a_topic_lists_every_document_and_with_one_lists_by_topic() -> None:
+    everything = document_plan("list what is stored", analyse("list what is stored"))
+    assert everything is not None
+    step = everything.plan[0]
+    assert step.type == "metadata_search"
+    assert isinstance(step.parameters, MetadataSearchParams)
+    assert set(step.parameters.modalities or ()) == {"text", "pdf", "image", "audio"}
+
+    question = "what have you got on package management?"
+    topical = document_plan(question, analyse(question))
+    assert topical is not None and topical.plan[0].type == "list_documents"
+    assert isinstance(topical.plan[0].parameters, ListDocumentsParams)
+    assert set(topical.plan[0].parameters.about) == {"package", "management"}
+
+
+def test_summary_targets_come_from_what_is_x_about_and_from_plain_requests() -> None:
+    assert analyse("what is jfk.flac about?").target == "jfk.flac"
+    assert analyse("What is the Debian installation guide about?").target == (
+        "Debian installation guide"
+    )
+
+
+def test_an_unsure_classifier_falls_back_to_the_content_plan_and_says_so() -> None:
+    model = IntentModel.load(data_path(MODEL_FILE))
+    vectors = features(default_text_embedder().embed, ["what docs r there"])
+    sure = IntentModel(
+        model.classes, model.weights, model.bias, threshold=0.0, data_sha256=model.data_sha256
+    ).predict(vectors)[0]
+    unsure = IntentModel(
+        model.classes, model.weights, model.bias, threshold=1.01, data_sha256=model.data_sha256
+    ).predict(vectors)[0]
+    assert sure.intent is sure.predicted and sure.confident
+    assert unsure.intent is Intent.CONTENT and not unsure.confident
+    assert unsure.predicted is sure.predicted
+    assert "unsure" in unsure.describe() and "content plan" in unsure.describe()
+
+
+def test_the_classifier_refuses_an_embedder_of_another_space() -> None:
+    class Other:
+        model_name = "text-embedding-3-small"
+
+    with pytest.raises(ConfigError, match="all-MiniLM-L6-v2"):
+        IntentClassifier(Other())  # type: ignore[arg-type]
+
+
+def test_the_frame_keeps_the_request_and_hides_the_topic() -> None:
+    assert frame("What is the maintenance roster about?") == "what is the something about ?"
+    assert frame("what have you got on asn1_der_decoding?") == "what have you got on something ?"
