@@ -26,7 +26,8 @@ month names), voted over all mentions; they never take part in identity.
 
 Identity is :func:`normalise_name`. De-duplication beyond it (:class:`EntityResolver`):
     * acronym definitions ``World Health Organization (WHO)`` / ``WHO (World Health
-      Organization)`` make the acronym an alias of the long form, for the whole corpus;
+      Organization)`` make the acronym an alias of the long form: for the whole corpus when the
+      defining document is public, otherwise only in documents whose every reader may read it;
     * inside one document, a bare surname (``Lovelace``, ``Mr. Lovelace``) resolves to the one
       person-shaped full name of the document that ends with it; if two such people share it the
       mention resolves to nothing (it is dropped); with none it stays an entity of its own;
@@ -47,13 +48,15 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import combinations, pairwise
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from kgrag.acl import PUBLIC
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +184,9 @@ class EntityExtractor(Protocol):
     """Turns ``(chunk_id, text)`` pairs into entities, mentions and co-occurrence relations.
 
     ``document_ids`` (parallel to ``chunks``) scopes context-dependent resolution (bare surnames);
-    without it the whole batch is one document.
+    without it the whole batch is one document. ``document_acls`` (document id -> its stored ACL)
+    scopes acronym definitions (:meth:`EntityResolver.resolve_document`); a document it does not
+    name is public.
     """
 
     def extract(
@@ -189,6 +194,7 @@ class EntityExtractor(Protocol):
         chunks: Sequence[tuple[str, str]],
         *,
         document_ids: Sequence[str] | None = None,
+        document_acls: Mapping[str, Sequence[str]] | None = None,
     ) -> ExtractionResult: ...
 
     def observe(self, texts: Iterable[str]) -> None:
@@ -514,6 +520,11 @@ class ResolverState(_Frozen):
     version: Literal[1] = 1
     entities: tuple[EntityState, ...] = ()
     aliases: dict[str, str] = Field(default_factory=dict)
+    #: acronym -> (ACL of the defining document, entity id), for definitions in non-public
+    #: documents: they resolve only in documents every reader of which may read the definition
+    scoped_acronyms: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = Field(
+        default_factory=dict
+    )
 
 
 _MAX_SURFACES = 64
@@ -647,6 +658,7 @@ class EntityResolver:
     def __init__(self) -> None:
         self._entities: dict[str, _Entity] = {}
         self._aliases: dict[str, str] = {}
+        self._scoped: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 
     # -- construction / persistence ---------------------------------------------------------
 
@@ -694,6 +706,10 @@ class EntityResolver:
         resolver._aliases = {k: v for k, v in state.aliases.items() if v in resolver._entities}
         for eid in resolver._entities:
             resolver._aliases.setdefault(eid, eid)
+        resolver._scoped = {
+            k: [(acl, e) for acl, e in v if e in resolver._entities]
+            for k, v in state.scoped_acronyms.items()
+        }
         return resolver
 
     def state(self) -> ResolverState:
@@ -708,6 +724,7 @@ class EntityResolver:
                 for e in sorted(self._entities.values(), key=lambda e: e.id)
             ),
             aliases=dict(sorted(self._aliases.items())),
+            scoped_acronyms={k: tuple(v) for k, v in sorted(self._scoped.items())},
         )
 
     # -- queries ------------------------------------------------------------------------------
@@ -750,22 +767,49 @@ class EntityResolver:
         self,
         mentions: Sequence[tuple[str, EntityType]],
         acronyms: Sequence[tuple[str, str]] = (),
+        *,
+        acl: Sequence[str] = (PUBLIC,),
     ) -> list[str | None]:
         """Resolve the ``(surface, type_hint)`` mentions of one document, in order.
 
         ``acronyms`` are ``(short, long)`` definitions found in the document; they are registered
-        first, so every mention of the acronym in the document (and later in the corpus) resolves
-        to the long form's entity. Returns one entity id per mention; None for a mention that
-        normalises to nothing or is an ambiguous bare surname.
+        first, so every mention of the acronym in the document resolves to the long form's
+        entity. ``acl`` is the document's stored ACL: a definition in a public document holds for
+        the whole corpus (the acronym becomes an alias of the entity); one in another document
+        holds only in documents whose every reader may read it (their ACL is within its ACL), so
+        an acronym never names, to the readers of one document, what only another says it means.
+        Returns one entity id per mention; None for a mention that normalises to nothing or is
+        an ambiguous bare surname.
         """
+        scope = tuple(sorted(set(acl))) or (PUBLIC,)
+        public = PUBLIC in scope
+        local: dict[str, str] = {}  # acronyms this document may use beyond the global aliases
+        for short_key, defined in self._scoped.items():
+            for def_acl, eid in defined:
+                if not public and set(scope) <= set(def_acl):
+                    local.setdefault(short_key, eid)
         for short, long in acronyms:
             long_key, short_key = normalise_name(long), normalise_name(short)
             if not long_key or not short_key or long_key == short_key:
                 continue
             eid = self._aliases.get(long_key) or self._create(long_key)
-            self._aliases.setdefault(short_key, eid)
-            if self._aliases[short_key] == eid:
-                self._entities[eid].add_surface(_clean_surface(short), self._entities[eid].surfaces)
+            if public:
+                self._aliases.setdefault(short_key, eid)
+                if self._aliases[short_key] == eid:
+                    ent = self._entities[eid]
+                    ent.add_surface(_clean_surface(short), ent.surfaces)
+            else:
+                local[short_key] = eid
+                known = self._scoped.setdefault(short_key, [])
+                if (scope, eid) not in known:
+                    known.append((scope, eid))
+
+        def lookup(key: str) -> tuple[str, bool]:
+            """The entity of ``key`` and whether the mention's surface may name it (not when
+            a scoped acronym resolved it: the surface would become a stored alias)."""
+            if key in local:  # the document's own or a readable document's definition
+                return local[key], False
+            return self._aliases.get(key) or self._create(key), True
 
         results: list[str | None] = [None] * len(mentions)
         surnames: dict[str, set[str]] = {}
@@ -783,8 +827,9 @@ class EntityResolver:
             if _CODE_KEY_RE.fullmatch(key) and hint != "DATE":
                 codes.append(idx)
                 continue
-            eid = self._aliases.get(key) or self._create(key)
-            self._observe(eid, surface, hint)
+            eid, may_name = lookup(key)
+            if may_name:
+                self._observe(eid, surface, hint)
             results[idx] = eid
             last = key.rsplit(" ", 1)
             if len(last) == 2 and _CODE_KEY_RE.fullmatch(last[1]):
@@ -805,8 +850,9 @@ class EntityResolver:
                 ent = self._entities[eid]
                 ent.add_surface(_clean_surface(surface), ent.context_surfaces)
             else:
-                eid = self._aliases.get(key) or self._create(key)
-                self._observe(eid, surface, hint)
+                eid, may_name = lookup(key)
+                if may_name:
+                    self._observe(eid, surface, hint)
             results[idx] = eid
 
         for idx, bare_key in singles:
@@ -822,8 +868,9 @@ class EntityResolver:
                 log.debug("ambiguous bare name (%d candidates) left unresolved", len(people))
                 continue
             key = normalise_name(surface)
-            eid = self._aliases.get(key) or self._create(key)
-            self._observe(eid, surface, hint)
+            eid, may_name = lookup(key)
+            if may_name:
+                self._observe(eid, surface, hint)
             results[idx] = eid
         return results
 
@@ -1044,6 +1091,7 @@ class RuleEntityExtractor:
         chunks: Sequence[tuple[str, str]],
         *,
         document_ids: Sequence[str] | None = None,
+        document_acls: Mapping[str, Sequence[str]] | None = None,
     ) -> ExtractionResult:
         if document_ids is not None and len(document_ids) != len(chunks):
             raise ValueError(
@@ -1061,12 +1109,15 @@ class RuleEntityExtractor:
             groups.setdefault(document_ids[i] if document_ids is not None else "", []).append(i)
 
         per_chunk: list[Counter[str]] = [Counter() for _ in chunks]
-        for indexes in groups.values():
+        acls = document_acls or {}
+        for doc_id, indexes in groups.items():
             surfaces, owners, acronyms = self._document_mentions(
                 [chunks[i][1] for i in indexes], [tokenised[i] for i in indexes]
             )
             owners = [indexes[j] for j in owners]
-            ids = self.resolver.resolve_document(surfaces, acronyms)
+            ids = self.resolver.resolve_document(
+                surfaces, acronyms, acl=acls.get(doc_id) or (PUBLIC,)
+            )
             for owner, eid in zip(owners, ids, strict=True):
                 if eid is not None:
                     per_chunk[owner][eid] += 1

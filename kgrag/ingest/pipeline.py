@@ -480,7 +480,9 @@ class Ingestor:
         t0 = time.perf_counter()
         pairs = [(c.id, c.text, e.id) for e in built for c in e.chunks]
         extraction = self.extractor.extract(
-            [(cid, text) for cid, text, _ in pairs], document_ids=[did for _, _, did in pairs]
+            [(cid, text) for cid, text, _ in pairs],
+            document_ids=[did for _, _, did in pairs],
+            document_acls={e.id: stored_acl(e.doc.source.acl) for e in built},
         )
         per_doc = split_by_document(extraction, {cid: did for cid, _, did in pairs})
         self._timing["entities"] += time.perf_counter() - t0
