@@ -41,7 +41,7 @@ from kgrag.eval.retrieval import (
     ingest_corpus,
     open_eval_agent,
 )
-from kgrag.executor.hits import AccessContext
+from kgrag.executor.hits import OPERATOR
 
 if TYPE_CHECKING:
     from kgrag.agent.agent import KnowledgeAgent as _Agent
@@ -65,7 +65,6 @@ OUT_OF_DOMAIN = (
 #: The reader of the unanswerable setting; gold passages are hidden from it.
 EVAL_READER = "kgrag-eval-reader"
 _HIDDEN_ACL = ["user:kgrag-eval-nobody"]
-_ADMIN = AccessContext(admin=True)
 
 
 class _Frozen(BaseModel):
@@ -165,7 +164,7 @@ def evaluate_answers(
 
 def _document_ids(agent: _Agent) -> dict[str, list[tuple[str, list[str]]]]:
     """Title -> [(document id, ACL)] of the stored passages."""
-    rows = agent.store.read("document_acl_list", _ADMIN.params())
+    rows = agent.store.read("document_acl_list", OPERATOR.params())
     out: dict[str, list[tuple[str, list[str]]]] = {}
     for r in rows:
         out.setdefault(str(r["title"]), []).append((str(r["id"]), list(r["acl"] or [])))

@@ -447,13 +447,13 @@ def test_rephrased_document_questions_reach_the_document_tools(
     agent = KnowledgeAgent(store, embedder)
 
     def steps(answer: Any) -> list[str]:
-        return [s["type"] for s in read_trace(store, answer.query_id)["steps"]]
+        return [s["type"] for s in read_trace(store, answer.query_id, OPERATOR)["steps"]]
 
     everything = agent.ask("list what is stored", user="eve")
     assert steps(everything) == ["metadata_search"]
     readable = {t for t, d in _documents(store).items() if t != "Zephyr pump budget"}
     assert {c.title for c in everything.citations} == readable
-    trace = read_trace(store, everything.query_id)["query"]
+    trace = read_trace(store, everything.query_id, OPERATOR)["query"]
     assert trace["query_class"] == "listing"
     assert trace["intent"].startswith("intent classifier: listing (p=")
 
@@ -470,7 +470,7 @@ def test_rephrased_document_questions_reach_the_document_tools(
 
     content = agent.ask("How often must the Feed Pump FP-2 be inspected?", user="eve")
     assert steps(content)[0] == "vector_search"
-    assert read_trace(store, content.query_id)["query"]["query_class"] == "content_search"
+    assert read_trace(store, content.query_id, OPERATOR)["query"]["query_class"] == "content_search"
 
 
 def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) -> list[str]:

@@ -49,6 +49,7 @@ def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
     CLI and the demo only), every ``admin=`` is ``False``."""
     allowed = [
         ("kgrag/agent/agent.py", "admin"),
+        ("kgrag/eval/answers.py", "True"),  # kgrag eval answers: asks as the operator
         ("kgrag/eval/retrieval.py", "True"),
         ("kgrag/executor/hits.py", "True"),  # OPERATOR: the operator's own tools, below
     ]
@@ -67,4 +68,9 @@ def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
         for path, tree in _trees(KGRAG)
         if any(isinstance(n, ast.Name) and n.id == "OPERATOR" for n in ast.walk(tree))
     )
-    assert users == ["kgrag/cli.py", "kgrag/demo/run.py", "kgrag/executor/hits.py"]
+    assert users == [
+        "kgrag/cli.py",
+        "kgrag/demo/run.py",
+        "kgrag/eval/answers.py",
+        "kgrag/executor/hits.py",
+    ]
