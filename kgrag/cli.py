@@ -125,6 +125,31 @@ def _check_acl(values: list[str] | None) -> list[str] | None:
         raise typer.BadParameter(str(e), param_hint="'--acl'") from None
 
 
+#: At most this many skipped files are named per reason in the summary (--json has them all).
+SKIPS_SHOWN = 10
+
+
+def _print_skips(report: Any) -> None:
+    """The skipped files by reason: counts, and the first files of each."""
+    if not report.skips:
+        return
+    by_kind = report.skipped_by_kind()
+    err.print(
+        "  skipped: " + ", ".join(f"{kind.replace('_', ' ')} {n}" for kind, n in by_kind.items()),
+        markup=False,
+    )
+    for kind in by_kind:
+        of_kind = [s for s in report.skips if s.kind == kind]
+        for skip in of_kind[:SKIPS_SHOWN]:
+            err.print(f"    {skip.path}: {skip.detail}", markup=False)
+        if len(of_kind) > SKIPS_SHOWN:
+            err.print(
+                f"    ... and {len(of_kind) - SKIPS_SHOWN} more {kind.replace('_', ' ')} "
+                "(--json lists every file)",
+                markup=False,
+            )
+
+
 def _cli_actor() -> str:
     """Who runs a CLI command, as recorded with an ACL change: ``cli:<os user>``."""
     import getpass
@@ -158,17 +183,36 @@ def ingest(
             "so N processes on N machines split one folder; run --shard 1/N ... N/N",
         ),
     ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--include",
+            metavar="GLOB",
+            help="ingest only files found in folders or globs that match (repeatable; "
+            "'*.md', 'docs/*.pdf': matched from the right of the path)",
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", metavar="GLOB", help="skip files that match (repeatable)"),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
-    """Ingest documents, images and recordings into the graph."""
+    """Ingest documents, images and recordings into the graph. Every file found and not
+    ingested is listed with its reason (the summary, and ``skips`` in --json)."""
     from kgrag.ingest.pipeline import ProgressEvent
     from kgrag.ingest.shards import Shard
 
     with _agent(store) as agent:
         agent.ingest_options = agent.ingest_options.model_copy(
-            update={"workers": workers, "shard": Shard.parse(shard) if shard else None}
+            update={
+                "workers": workers,
+                "shard": Shard.parse(shard) if shard else None,
+                "include": tuple(include or ()),
+                "exclude": tuple(exclude or ()),
+            }
         )
         show = not (as_json or _state["quiet"])
         with Progress(
@@ -193,6 +237,7 @@ def ingest(
                 include={
                     "ingested",
                     "skipped",
+                    "skips",
                     "failed",
                     "failures",
                     "seconds",
@@ -209,6 +254,7 @@ def ingest(
             f"ingested {report.ingested}, skipped {report.skipped}, failed {report.failed} "
             f"in {report.seconds:.1f} s"
         )
+        _print_skips(report)
         if report.shard:
             err.print(
                 f"  shard {report.shard}: {report.other_shards} input(s) left to other shards"

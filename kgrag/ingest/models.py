@@ -30,6 +30,15 @@ class SourceItem(_Frozen):
     mime: str
 
 
+#: Why a file met in a folder or glob was not ingested (an input the user named and that cannot
+#: be ingested is a failure instead): its type is not one kgrag reads, it is a JSONL file (read as
+#: a manifest only when named), it cannot be read as a regular file, it matches an ``--exclude``
+#: glob or no ``--include`` glob, or it is unchanged since it was ingested (same content, same ACL).
+SkipKind = Literal[
+    "unsupported_type", "manifest_not_named", "unreadable", "excluded", "not_included", "unchanged"
+]
+
+
 class UnsupportedInput(_Frozen):
     """An input that was not turned into a :class:`SourceItem`, and why."""
 
@@ -38,7 +47,9 @@ class UnsupportedInput(_Frozen):
     reason: str
     explicit: bool = True
     """True when the user named this input (argument or manifest line); False for a file met
-    while walking a folder or matching a glob (callers may count those as skipped)."""
+    while walking a folder or matching a glob (callers count those as skipped)."""
+    kind: SkipKind = "unsupported_type"
+    """Why a file that was not named is skipped (used when ``explicit`` is False)."""
 
 
 class ExpandedInputs(_Frozen):

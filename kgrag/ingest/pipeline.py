@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -25,7 +25,7 @@ from kgrag.errors import IngestError, KgragError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
-from kgrag.ingest.models import ParsedDocument, SourceItem
+from kgrag.ingest.models import ParsedDocument, SkipKind, SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.records import (
     AclChange,
@@ -52,6 +52,16 @@ class Failure(BaseModel):
     reason: str
 
 
+class Skip(BaseModel):
+    """A file found but not ingested, and why (``kind``; ``detail`` says it in words)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    kind: SkipKind
+    detail: str
+
+
 class IngestReport(BaseModel):
     """The job's summary; ``--json`` prints exactly this."""
 
@@ -59,6 +69,8 @@ class IngestReport(BaseModel):
 
     ingested: int = 0
     skipped: int = 0
+    """How many files were found and not ingested: each is in ``skips`` with its reason."""
+    skips: list[Skip] = []
     failed: int = 0
     failures: list[Failure] = []
     seconds: float = 0.0
@@ -73,6 +85,16 @@ class IngestReport(BaseModel):
     """Unchanged documents ingested again with another ACL: only their ACL was rewritten. They
     count as ``ingested`` (and are in ``document_ids``); an unchanged file with the same ACL is
     ``skipped``."""
+
+    def skip(self, path: str, kind: SkipKind, detail: str) -> None:
+        self.skips.append(Skip(path=path, kind=kind, detail=detail))
+        self.skipped = len(self.skips)
+
+    def skipped_by_kind(self) -> dict[str, int]:
+        """How many files each reason skipped, most first."""
+        counts = Counter(s.kind for s in self.skips)
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
     acl_changes: list[AclChange] = []
     """Every ACL this job changed (an unchanged file with another ACL, or a changed file whose
     stored version had another ACL): document, who, when, old and new ACL; each is also
@@ -112,6 +134,11 @@ class IngestOptions(BaseModel):
     ocr: bool = True
     """Read scanned PDF pages and pictures of text with Tesseract when it is installed
     (:mod:`kgrag.ingest.ocr`)."""
+    include: tuple[str, ...] = ()
+    """Globs (``*.md``, ``docs/**/*.pdf``: matched from the right of each file's path): when
+    given, a file found in a folder or glob is ingested only if it matches one."""
+    exclude: tuple[str, ...] = ()
+    """Globs: a file found in a folder or glob that matches one is skipped (``excluded``)."""
     shard: Shard | None = None
     """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
     processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
@@ -202,10 +229,28 @@ class Ingestor:
                 if rejected.explicit:
                     report.failures.append(Failure(path=rejected.path, reason=rejected.reason))
                 else:
-                    report.skipped += 1
+                    report.skip(rejected.path, rejected.kind, rejected.reason)
+            items = self._selected(items, report)
             parsed = self._parse_all(items, report)
             self._ingest_parsed(parsed, report, policy)
         return self._finish(report, started)
+
+    def _selected(self, items: list[SourceItem], report: IngestReport) -> list[SourceItem]:
+        """The items ``--include``/``--exclude`` keep; the others are skipped, naming the glob."""
+        include, exclude = self.options.include, self.options.exclude
+        if not include and not exclude:
+            return items
+        kept = []
+        for item in items:
+            path = PurePath(item.path)
+            hit = next((g for g in exclude if path.match(g)), None)
+            if hit is not None:
+                report.skip(str(item.path), "excluded", f"matches --exclude {hit!r}")
+            elif include and not any(path.match(g) for g in include):
+                report.skip(str(item.path), "not_included", "matches no --include glob")
+            else:
+                kept.append(item)
+        return kept
 
     def ingest_documents(
         self,
@@ -313,7 +358,7 @@ class Ingestor:
                 if change is not None:
                     new_acls.append(change)  # only the ACL changes: nothing is re-embedded
                 else:
-                    report.skipped += 1
+                    report.skip(uri, "unchanged", "already ingested: same content and same ACL")
                 continue
             if change is not None:
                 changes[new_id] = change

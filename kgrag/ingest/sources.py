@@ -14,7 +14,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrag.acl import AclEntry, parse_acl
-from kgrag.ingest.models import ExpandedInputs, Modality, SourceItem, UnsupportedInput
+from kgrag.ingest.models import (
+    ExpandedInputs,
+    Modality,
+    SkipKind,
+    SourceItem,
+    UnsupportedInput,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +79,12 @@ class _Collector:
         self.rejected: list[UnsupportedInput] = []
         self._seen: set[Path] = set()
 
-    def reject(self, path: str, reason: str, *, explicit: bool = True) -> None:
-        self.rejected.append(UnsupportedInput(path=path, reason=reason, explicit=explicit))
+    def reject(
+        self, path: str, reason: str, *, explicit: bool = True, kind: SkipKind = "unsupported_type"
+    ) -> None:
+        self.rejected.append(
+            UnsupportedInput(path=path, reason=reason, explicit=explicit, kind=kind)
+        )
 
     def add_file(
         self,
@@ -98,6 +108,7 @@ class _Collector:
                     shown,
                     "JSONL files are read as manifests only when named directly",
                     explicit=False,
+                    kind="manifest_not_named",
                 )
             else:
                 self.reject(shown, context + unsupported_reason(suffix), explicit=explicit)
@@ -194,7 +205,12 @@ def _expand_folder(folder: Path, acl: Sequence[str], out: _Collector) -> None:
     for path in _walk(folder):
         resolved = _resolve(path)
         if resolved is None or not resolved.is_file():
-            out.reject(str(path), "not a readable regular file (dangling symlink?)", explicit=False)
+            out.reject(
+                str(path),
+                "not a readable regular file (dangling symlink?)",
+                explicit=False,
+                kind="unreadable",
+            )
             continue
         found = True
         out.add_file(str(path), resolved, acl=acl, explicit=False)
