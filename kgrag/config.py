@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     )
     transcriber: Literal["auto", "faster-whisper", "openai-whisper"] = "auto"
     whisper_model: str | None = None
+    max_media_seconds: float = Field(
+        4 * 3600,
+        gt=0,
+        description="longest recording ingested or attached, in seconds (4 h: a long meeting or "
+        "lecture); longer ones are refused after probing, before decoding",
+    )
 
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None

@@ -118,6 +118,7 @@ class KnowledgeAgent:
                 transcriber=cache(lambda: factory.transcriber(s)),
                 ingest_options=IngestOptions(
                     max_file_bytes=s.max_file_bytes,
+                    max_media_seconds=s.max_media_seconds,
                     chunk_overlap_tokens=s.chunk_overlap_tokens,
                     workers=s.workers,
                     image_dir=s.data_dir / "images",
@@ -309,7 +310,11 @@ class KnowledgeAgent:
     ) -> QuestionRun:
         if session_id is not None:  # it becomes a Session node's id: refused here, not by a crash
             check_key("session id", session_id)
-        checked = check_attachments(attachments, self.ingest_options.max_file_bytes)
+        checked = check_attachments(
+            attachments,
+            self.ingest_options.max_file_bytes,
+            max_media_seconds=self.ingest_options.max_media_seconds,
+        )
         if checked and not question.strip():
             question = DEFAULT_ATTACHMENT_QUESTION
         config = AgentConfig(

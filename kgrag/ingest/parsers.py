@@ -1,8 +1,9 @@
 """Read one :class:`SourceItem` into a :class:`ParsedDocument`, or say exactly why not.
 
 Every failure is an :class:`kgrag.errors.IngestError` naming the file and the reason; nothing is
-guessed silently (no encoding detection, no partial PDFs). Audio is only checked and hashed here:
-transcription happens in the audio stage.
+guessed silently (no encoding detection, no partial PDFs). Audio is only checked (signature;
+duration probed with ffprobe, not decoded) and hashed here: transcription happens in the audio
+stage.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import IngestError
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, SourceItem
+from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 
 if TYPE_CHECKING:
     from pypdf import PageObject, PdfReader
@@ -32,8 +34,11 @@ MAX_TITLE_CHARS = 200
 __all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse"]
 
 
-def parse(item: SourceItem, max_bytes: int) -> ParsedDocument:
-    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used."""
+def parse(
+    item: SourceItem, max_bytes: int, *, max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS
+) -> ParsedDocument:
+    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used. A
+    recording is probed, not decoded, and refused when longer than ``max_media_seconds``."""
     path = item.path
     data = _read(path, max_bytes)
     sha256 = hashlib.sha256(data).hexdigest()
@@ -44,7 +49,7 @@ def parse(item: SourceItem, max_bytes: int) -> ParsedDocument:
     elif item.modality == "image":
         title, pages, images = _parse_image(item, data)
     else:
-        title, pages, images = _parse_audio(item, data)
+        title, pages, images = _parse_audio(item, data, max_media_seconds)
     if item.title:
         title = item.title
     logger.debug(
@@ -376,10 +381,12 @@ _AUDIO_EXPECTED = {
 }
 
 
-def _parse_audio(item: SourceItem, data: bytes) -> _Parsed:
+def _parse_audio(item: SourceItem, data: bytes, max_media_seconds: float) -> _Parsed:
     path = item.path
     suffix = path.suffix.lower()
     if not _audio_signature_ok(suffix, data[:16]):
         expected = _AUDIO_EXPECTED.get(suffix, "a known header")
         raise _fail(path, f"does not look like a {suffix} file (expected {expected})")
+    # before any decoding: a tiny file can hold hours of audio (MediaTooLongError names it)
+    check_media(path, max_media_seconds)
     return path.stem, [], []

@@ -1,0 +1,131 @@
+"""SECURITY.md's resource limits that stop the work, not only the reply: a recording longer than
+``KGRAG_MAX_MEDIA_SECONDS`` is refused after probing, before it is decoded (a tiny FLAC file can
+hold ten hours of silence: decoded whole it is 36,000 s x 16 kHz x 4 bytes = 2.3 GB of samples)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kgrag.errors import IngestError, MediaTooLongError
+from kgrag.modalities.audio import SAMPLE_RATE, check_media, decode_audio, stream_audio
+from tests.support.serve import serve
+
+TEN_HOURS_S = 36_000
+#: Generous: the ingesting process with its text embedder loaded, far below the 2.3 GB that
+#: decoding the ten hours whole would add.
+PEAK_RSS_BOUND_MB = 1_500
+
+
+def _silence(path: Path, seconds: float, rate: int = 8000) -> Path:
+    """A real FLAC file of ``seconds`` of silence (large frames: a few bytes per second)."""
+    subprocess.run(
+        [
+            *("ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"anullsrc=r={rate}:cl=mono"),
+            *("-t", str(seconds), "-frame_size", "65535", "-compression_level", "0", str(path)),
+        ],
+        check=True,
+        timeout=300,
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def ten_hours(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    flac = _silence(tmp_path_factory.mktemp("media") / "ten-hours.flac", TEN_HOURS_S)
+    assert flac.stat().st_size < 200_000  # tens of kilobytes for ten hours
+    return flac
+
+
+def test_a_small_file_holding_ten_hours_is_refused_by_probing_before_decoding(
+    ten_hours: Path,
+) -> None:
+    with pytest.raises(MediaTooLongError) as info:
+        check_media(ten_hours)  # the default limit: 4 h
+    assert info.value.path == str(ten_hours)
+    assert "36,000 s" in info.value.reason and "KGRAG_MAX_MEDIA_SECONDS" in info.value.reason
+    with pytest.raises(MediaTooLongError):
+        decode_audio(ten_hours, max_seconds=60)  # the decoder probes first too
+    assert check_media(ten_hours, max_seconds=TEN_HOURS_S + 1) == pytest.approx(TEN_HOURS_S)
+
+
+def test_a_concat_playlist_is_refused_naming_the_file(tmp_path: Path) -> None:
+    target = _silence(tmp_path / "short.flac", 2)
+    playlist = tmp_path / "list.wav"  # any suffix: the probed format is what counts
+    playlist.write_text(f"ffconcat version 1.0\nfile '{target}'\n")
+    with pytest.raises(IngestError) as info:
+        check_media(playlist)
+    assert info.value.path == str(playlist)
+    # refused by its probed format, or by ffmpeg's safe mode / the file,pipe whitelist
+    assert "'concat'" in info.value.reason or "not permitted" in info.value.reason
+    assert check_media(target) == pytest.approx(2, abs=0.1)  # the control: a recording is read
+
+
+_INGEST = """
+import json, resource, sys
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.config import Settings
+agent = KnowledgeAgent.open(Settings(store=sys.argv[1]))
+report = agent.ingest(sys.argv[2:])
+agent.close()
+who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+peak = max(resource.getrusage(w).ru_maxrss for w in who)
+print(json.dumps({"report": report.model_dump(mode="json"), "peak_kb": peak}))
+"""
+
+
+def test_ingest_refuses_ten_hours_naming_the_file_and_ingests_the_others_in_bounded_memory(
+    ten_hours: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("The lighthouse keeper logs the weather every morning at six.\n")
+    env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
+    env.pop("KGRAG_MAX_MEDIA_SECONDS", None)
+    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    proc = subprocess.run(
+        [sys.executable, "-c", _INGEST, store, str(ten_hours), str(note)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    report = out["report"]
+    assert report["ingested"] == 1 and report["failed"] == 1, report
+    [failure] = report["failures"]
+    assert failure["path"] == str(ten_hours)
+    assert "KGRAG_MAX_MEDIA_SECONDS" in failure["reason"] and "not decoded" in failure["reason"]
+    assert report["stage_seconds"].get("transcribe", 0.0) == 0.0  # never reached the decoder
+    assert out["peak_kb"] / 1024 < PEAK_RSS_BOUND_MB, out["peak_kb"]
+
+
+def test_ask_upload_answers_422_naming_a_recording_over_the_limit(
+    ten_hours: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
+    env.pop("KGRAG_API_TOKEN", None)
+    env.pop("KGRAG_MAX_MEDIA_SECONDS", None)
+    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    with serve(store, env, tmp_path / "server.log") as up, httpx.Client(timeout=120) as http:
+        answer = http.post(
+            f"{up.base}/ask/upload",
+            data={"question": "what is said in the attached recording?"},
+            files={"files": ("ten-hours.flac", ten_hours.read_bytes(), "audio/flac")},
+            headers={"Authorization": "Bearer local"},  # not a cross-site form
+        )
+    assert answer.status_code == 422, answer.text[:500]
+    assert "ten-hours.flac" in answer.text and "KGRAG_MAX_MEDIA_SECONDS" in answer.text, answer.text
+
+
+def test_recordings_are_decoded_in_windows_of_bounded_size(tmp_path: Path) -> None:
+    flac = _silence(tmp_path / "25s.flac", 25)
+    windows = [w.size for w in stream_audio(flac, window_s=10)]
+    assert windows == [10 * SAMPLE_RATE, 10 * SAMPLE_RATE, 5 * SAMPLE_RATE]
+    assert decode_audio(flac).size == 25 * SAMPLE_RATE  # the same samples, joined
