@@ -9,12 +9,23 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.agent.limits import QueryLimits
+from kgrag.config import DEFAULT_LLM_MAX_TOKENS_PER_QUERY, Settings
 from kgrag.errors import IngestError, MediaTooLongError
+from kgrag.executor.trace import read_trace
+from kgrag.llm import LLMClient
+from kgrag.modalities import factory
 from kgrag.modalities.audio import SAMPLE_RATE, check_media, decode_audio, stream_audio
+from kgrag.planner.llm_bounds import LLM_PLAN_MAX_HOPS, LLM_PLAN_MAX_NODES, LLM_PLAN_MAX_TOKENS
+from kgrag.planner.rule import fulltext_query
+from tests.support.engines import Engine
+from tests.support.openai_server import LocalOpenAIServer
 from tests.support.serve import serve
 
 TEN_HOURS_S = 36_000
@@ -129,3 +140,130 @@ def test_recordings_are_decoded_in_windows_of_bounded_size(tmp_path: Path) -> No
     windows = [w.size for w in stream_audio(flac, window_s=10)]
     assert windows == [10 * SAMPLE_RATE, 10 * SAMPLE_RATE, 5 * SAMPLE_RATE]
     assert decode_audio(flac).size == 25 * SAMPLE_RATE  # the same samples, joined
+
+
+# ----------------------------------------------------------------------------- LLM plan bounds
+
+HOSTILE_FULLTEXT = (
+    'valve" OR text:* AND (pump~2 ^9 NOT "x") \\ /re.*/ -ada +grace [a TO z] @text:{x}'
+)
+
+
+def _hostile_plan(question: str) -> dict[str, Any]:
+    return {
+        "plan": [
+            {"step_id": 1, "type": "vector_search", "parameters": {"query": question, "k": 5}},
+            {
+                "step_id": 2,
+                "type": "graph_query",
+                "parameters": {
+                    "template": "chunks_fulltext",
+                    "params": {"query": HOSTILE_FULLTEXT},
+                },
+            },
+            {
+                "step_id": 3,
+                "type": "multi_hop",
+                "dependencies": [1],
+                "parameters": {"seeds_from": [1], "hops": 3, "max_nodes": 100_000},
+            },
+            {
+                "step_id": 4,
+                "type": "llm_call",
+                "dependencies": [1],
+                "parameters": {
+                    "prompt": "Summarise the valve notes.",
+                    "sources": [1],
+                    "max_tokens": 32_768,
+                },
+            },
+        ],
+        "traceability": True,
+    }
+
+
+def test_an_llm_plan_is_held_to_the_llm_bounds_and_its_fulltext_query_is_escaped(
+    engine: Engine, openai_server: LocalOpenAIServer, tmp_path: Path
+) -> None:
+    question = "Who maintains the pressure valve?"
+    note = tmp_path / "roster.md"
+    note.write_text("The pressure valve is maintained by Ada. The feed pump by Grace.\n")
+    store = engine.open()
+    try:
+        embedder = factory.text_embedder(Settings())
+        assert KnowledgeAgent(store, embedder).ingest([str(note)]).ingested == 1
+
+        def reply(body: dict[str, Any]) -> str:
+            name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+            if name == "plan":
+                return json.dumps(_hostile_plan(question))
+            if name == "_LlmVerdict":
+                return json.dumps({"decision": "SATISFIED", "reason": "answered"})
+            if name == "_LlmChecks":
+                return json.dumps({"supported": []})
+            return "Ada maintains it."
+
+        openai_server.chat_handler = reply
+        client = LLMClient("gpt-4o-mini", base_url=openai_server.base_url, api_key="t")
+        answer = KnowledgeAgent(store, embedder, llm=client).ask(question)
+        assert answer.planner == "llm"  # clamped, not refused: the plan ran
+        steps = {s["step_id"]: s for s in read_trace(store, answer.query_id)["steps"]}
+        assert {i: steps[i]["status"] for i in (1, 2, 3, 4)} == dict.fromkeys((1, 2, 3, 4), "ok")
+        fulltext = steps[2]["parameters"]["params"]["query"]
+        assert fulltext == fulltext_query(HOSTILE_FULLTEXT)
+        assert not set(fulltext) & set('"*~^()\\/:+-[]{}@')  # only words and the rule's " | "
+        assert steps[2]["result_count"] >= 1  # "valve" still finds the passage
+        hop = steps[3]["parameters"]
+        assert (hop["hops"], hop["max_nodes"]) == (LLM_PLAN_MAX_HOPS, LLM_PLAN_MAX_NODES)
+        assert "hops 3 clamped to 2" in steps[3]["explanation"]
+        assert "max_tokens 32768 clamped" in steps[4]["explanation"]
+        sent = [
+            r.body
+            for r in openai_server.requests_to("/v1/chat/completions")
+            if "Summarise the valve notes." in json.dumps(r.body)
+        ]
+        assert sent and all(
+            (b.get("max_tokens") or b.get("max_completion_tokens")) == LLM_PLAN_MAX_TOKENS
+            for b in sent
+        ), sent
+    finally:
+        store.close()
+
+
+def test_a_question_has_a_token_budget_by_default(
+    engine: Engine, openai_server: LocalOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KGRAG_LLM_MAX_TOKENS_PER_QUERY", raising=False)
+    settings = Settings()
+    assert settings.llm_max_tokens_per_query == DEFAULT_LLM_MAX_TOKENS_PER_QUERY == 100_000
+    seen: list[str] = []
+    # a plan whose explanation alone is over the budget (the server counts words as tokens)
+    wordy = {"source": "llm", "explanation": "word " * (DEFAULT_LLM_MAX_TOKENS_PER_QUERY + 1)}
+    plan = {
+        "plan": [
+            {
+                "step_id": 1,
+                "type": "vector_search",
+                "parameters": {"query": "valve"},
+                "trace": wordy,
+            }
+        ],
+        "traceability": True,
+    }
+
+    def reply(body: dict[str, Any]) -> str:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        seen.append(name or "answer")
+        return json.dumps(plan) if name == "plan" else "generated text"
+
+    openai_server.chat_handler = reply
+    client = LLMClient("gpt-4o-mini", base_url=openai_server.base_url, api_key="t")
+    store = engine.open()
+    try:
+        embedder = factory.text_embedder(settings)
+        limits = QueryLimits.from_settings(settings)
+        answer = KnowledgeAgent(store, embedder, llm=client, limits=limits).ask("the valve?")
+    finally:
+        store.close()
+    assert answer.exit_reason == "budget_exceeded"
+    assert seen == ["plan"]  # the plan call spent the budget; nothing later was sent
