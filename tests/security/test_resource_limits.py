@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +269,68 @@ def test_a_question_has_a_token_budget_by_default(
         store.close()
     assert answer.exit_reason == "budget_exceeded"
     assert seen == ["plan"]  # the plan call spent the budget; nothing later was sent
+
+
+# ------------------------------------------------------------------------------- cancellation
+
+
+def _wait_for(condition: Callable[[], bool], what: str, bound_s: float = 120) -> None:
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not seen within {bound_s} s: {what}"
+        time.sleep(0.05)
+
+
+def test_a_streamed_question_whose_client_disconnects_stops_making_llm_calls(
+    openai_server: LocalOpenAIServer, tmp_path: Path
+) -> None:
+    store = f"falkordb-lite:///{tmp_path}/kg.db"
+    env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
+    for name in ("KGRAG_API_TOKEN", "KGRAG_LLM_MAX_TOKENS_PER_QUERY", "KGRAG_STORE"):
+        env.pop(name, None)
+    note = tmp_path / "roster.md"
+    note.write_text("The pressure valve is maintained by Ada. She inspects it every Monday.\n")
+    with KnowledgeAgent.open(Settings(store=store, data_dir=tmp_path / "data")) as agent:
+        assert agent.ingest([str(note)]).ingested == 1
+    log = tmp_path / "server.log"
+    question = "Who maintains the pressure valve?"
+    seen: list[str] = []
+
+    def reply(body: dict[str, Any]) -> str:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        seen.append(name or "answer")
+        if name == "plan":
+            return json.dumps(
+                {
+                    "plan": [
+                        {"step_id": 1, "type": "vector_search", "parameters": {"query": question}}
+                    ],
+                    "traceability": True,
+                }
+            )
+        if name == "_LlmVerdict":  # answered once the server has seen its client go away
+            _wait_for(lambda: "client disconnected" in log.read_text(), "the disconnect")
+            return json.dumps({"decision": "SATISFIED", "reason": "answered"})
+        if name == "_LlmChecks":
+            return json.dumps({"supported": [True]})
+        return "Ada maintains it [1]."
+
+    openai_server.chat_handler = reply
+    env |= {
+        "KGRAG_LLM_MODEL": "gpt-4o-mini",
+        "KGRAG_OPENAI_BASE_URL": openai_server.base_url,
+        "KGRAG_OPENAI_API_KEY": "t",
+    }
+    with serve(store, env, log) as up:
+        with (
+            httpx.Client(timeout=120) as http,
+            http.stream("POST", f"{up.base}/ask/stream", json={"question": question}) as response,
+        ):
+            assert response.status_code == 200
+            for line in response.iter_lines():
+                if line == "event: plan":
+                    break  # the client goes away after the plan
+        _wait_for(lambda: "streamed ask stopped" in log.read_text(), "the run stopping")
+    # the run stopped at its next event after the disconnect: after the plan's step, or (when
+    # the judge was already asked) after the judge; never the answer or its groundedness check
+    assert seen in (["plan"], ["plan", "_LlmVerdict"]), seen
