@@ -1,8 +1,10 @@
-"""Cooperative cancellation: a :class:`CancelToken` is passed down to work that can run long
-(plan steps, transcription, the agent's loop); the work checks it at its boundaries (between
-steps, between LLM calls, between Whisper windows and segments) and stops with
-:class:`~kgrag.errors.CancelledError`. A thread cannot be killed, so this is how a timed-out step
-or a question whose client went away stops doing work instead of only losing its reply."""
+"""Cooperative cancellation: a :class:`CancelToken` is passed down to work that can run long; the
+work checks it at its boundaries and stops with :class:`~kgrag.errors.CancelledError`. A thread
+cannot be killed, so this is how work stops instead of only losing its reply. Wired today: a
+question streamed by ``POST /ask/stream`` stops at its next event once its client goes away
+(``KnowledgeAgent.stream(cancel=...)``); transcribers take a token checked between decoded
+windows and Whisper segments. Not yet wired: a plan step that times out (the scheduler still
+only stops waiting for it)."""
 
 from __future__ import annotations
 

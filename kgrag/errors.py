@@ -17,7 +17,7 @@
     │   └── MediaTooLongError         a recording is longer than KGRAG_MAX_MEDIA_SECONDS
     ├── PlanError                 a plan is invalid (names the step and the reason)
     ├── ExecutionError            a step failed while running
-    │   └── CancelledError            work stopped: its step timed out or its client went away
+    │   └── CancelledError            work stopped cooperatively (e.g. its client went away)
     └── NotFoundError             an id (query, document) does not exist
 """
 
@@ -157,8 +157,8 @@ class ExecutionError(KgragError):
 
 
 class CancelledError(ExecutionError):
-    """Work was stopped cooperatively (:class:`kgrag.cancel.CancelToken`): the step it belonged
-    to timed out, or the client that asked went away. ``reason`` says which."""
+    """Work was stopped cooperatively (:class:`kgrag.cancel.CancelToken`), e.g. because the
+    client that asked went away. ``reason`` says why."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"cancelled: {reason}")
