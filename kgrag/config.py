@@ -12,6 +12,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_STORE_URI = "falkordb-lite:///./kgrag-data/kg.db"
 
 
+DEFAULT_LLM_MAX_TOKENS_PER_QUERY = 100_000
+"""LLM tokens (prompt + completion) one question may use unless KGRAG_LLM_MAX_TOKENS_PER_QUERY
+says otherwise: a question of three iterations (plan, judge, answer, groundedness checks over a
+full evidence list of a few thousand tokens each) uses well under half of it."""
+
+
 class Settings(BaseSettings):
     """Every knob of kgrag. Environment variables use the prefix ``KGRAG_`` (``KGRAG_STORE``...)."""
 
@@ -40,6 +46,12 @@ class Settings(BaseSettings):
     )
     transcriber: Literal["auto", "faster-whisper", "openai-whisper"] = "auto"
     whisper_model: str | None = None
+    max_media_seconds: float = Field(
+        4 * 3600,
+        gt=0,
+        description="longest recording ingested or attached, in seconds (4 h: a long meeting or "
+        "lecture); longer ones are refused after probing, before decoding",
+    )
 
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
@@ -53,7 +65,11 @@ class Settings(BaseSettings):
         None, ge=0, description="LLM spend allowed per query, in USD; unlimited when unset"
     )
     llm_max_tokens_per_query: int | None = Field(
-        None, ge=0, description="LLM tokens (prompt + completion) one question may use"
+        DEFAULT_LLM_MAX_TOKENS_PER_QUERY,
+        ge=0,
+        description="LLM tokens (prompt + completion) one question may use (100,000: three "
+        "iterations of plan, judge, answer and checks over a full evidence list, with room; "
+        "a runaway loop stops there)",
     )
     max_iterations: int = Field(3, ge=1, le=10, description="retrieval iterations per question")
     max_plan_steps: int = Field(

@@ -14,8 +14,10 @@
     ├── InvalidAclError           an ACL entry is not 'user:NAME', 'group:NAME' or '*'
     ├── ModelError                a model (embedder, transcriber, CLIP, LLM) failed
     ├── IngestError               one input could not be ingested (names the file and the reason)
+    │   └── MediaTooLongError         a recording is longer than KGRAG_MAX_MEDIA_SECONDS
     ├── PlanError                 a plan is invalid (names the step and the reason)
     ├── ExecutionError            a step failed while running
+    │   └── CancelledError            work stopped cooperatively (e.g. its client went away)
     └── NotFoundError             an id (query, document) does not exist
 """
 
@@ -123,6 +125,19 @@ class IngestError(KgragError):
         self.reason = reason
 
 
+class MediaTooLongError(IngestError):
+    """A recording is longer than the media duration limit (refused before it is decoded)."""
+
+    def __init__(self, path: str, duration_s: float, max_seconds: float) -> None:
+        super().__init__(
+            path,
+            f"the recording is {duration_s:,.0f} s long, more than the {max_seconds:,.0f} s "
+            "allowed (KGRAG_MAX_MEDIA_SECONDS); it was not decoded",
+        )
+        self.duration_s = duration_s
+        self.max_seconds = max_seconds
+
+
 class PlanError(KgragError):
     """A plan is invalid."""
 
@@ -139,6 +154,15 @@ class ExecutionError(KgragError):
     """A step failed while running."""
 
     exit_code = 7
+
+
+class CancelledError(ExecutionError):
+    """Work was stopped cooperatively (:class:`kgrag.cancel.CancelToken`), e.g. because the
+    client that asked went away. ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"cancelled: {reason}")
+        self.reason = reason
 
 
 class NotFoundError(KgragError):

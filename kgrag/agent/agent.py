@@ -24,6 +24,8 @@ from kgrag.agent.entities import EntityResolver
 from kgrag.agent.events import AgentEvent, PlanEvent
 from kgrag.agent.limits import QueryLimits
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
+from kgrag.cancel import CancelToken
+from kgrag.cancel import check as check_cancel
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.hits import AccessContext
@@ -119,6 +121,7 @@ class KnowledgeAgent:
                 transcriber=cache(lambda: factory.transcriber(s)),
                 ingest_options=IngestOptions(
                     max_file_bytes=s.max_file_bytes,
+                    max_media_seconds=s.max_media_seconds,
                     chunk_overlap_tokens=s.chunk_overlap_tokens,
                     workers=s.workers,
                     image_dir=s.data_dir / "images",
@@ -268,15 +271,23 @@ class KnowledgeAgent:
         admin: bool = False,
         asked_by: str | None = None,
         attachments: Sequence[Path] = (),
+        cancel: CancelToken | None = None,
     ) -> Iterator[AgentEvent]:
         """The events of answering ``question`` as they happen: ``rewrite`` (follow-ups),
         ``plan``, ``step``..., ``evaluation`` per iteration, then ``answer`` and ``complete``.
         An error of the run is raised from the iterator after the events before it;
         ``attachments`` and ``asked_by`` as for :meth:`ask` (a bad file is raised before any
-        event)."""
+        event). Once ``cancel`` is set (e.g. the client reading the events went away) the run
+        stops at its next event (after a step, a planner or judge call): no further step or
+        LLM call is made, and :class:`~kgrag.errors.CancelledError` is raised."""
         events: queue.Queue[Any] = queue.Queue()
+
+        def emit(event: object) -> None:
+            events.put(event)
+            check_cancel(cancel)
+
         run = self._run(
-            question, session_id, user, groups, admin, events.put, None, attachments, asked_by
+            question, session_id, user, groups, admin, emit, None, attachments, asked_by
         )
         done = object()
 
@@ -314,7 +325,11 @@ class KnowledgeAgent:
     ) -> QuestionRun:
         if session_id is not None:  # it becomes a Session node's id: refused here, not by a crash
             check_key("session id", session_id)
-        checked = check_attachments(attachments, self.ingest_options.max_file_bytes)
+        checked = check_attachments(
+            attachments,
+            self.ingest_options.max_file_bytes,
+            max_media_seconds=self.ingest_options.max_media_seconds,
+        )
         if checked and not question.strip():
             question = DEFAULT_ATTACHMENT_QUESTION
         config = AgentConfig(

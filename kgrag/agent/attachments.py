@@ -23,6 +23,7 @@ from kgrag.executor.attachment_handlers import Attachment
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import FILE_TYPES
+from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import key_terms
 
@@ -40,8 +41,11 @@ class AttachmentError(IngestError):
     """A file attached to a question cannot be used (the message names the file)."""
 
 
-def check_attachments(paths: Sequence[Path], max_bytes: int) -> tuple[Attachment, ...]:
-    """Check every attached file as the ingestion parsers do (size, signature, decodable)."""
+def check_attachments(
+    paths: Sequence[Path], max_bytes: int, *, max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS
+) -> tuple[Attachment, ...]:
+    """Check every attached file as the ingestion parsers do (size, signature, decodable,
+    a recording's probed duration)."""
     if len(paths) > MAX_ATTACHMENTS:
         raise AttachmentError(
             f"{len(paths)} files", f"at most {MAX_ATTACHMENTS} files may be attached to a question"
@@ -61,7 +65,11 @@ def check_attachments(paths: Sequence[Path], max_bytes: int) -> tuple[Attachment
             raise AttachmentError(name, "no such file")
         modality, mime = kind
         try:
-            parse(SourceItem(path=path.resolve(), modality=modality, mime=mime), max_bytes)
+            parse(
+                SourceItem(path=path.resolve(), modality=modality, mime=mime),
+                max_bytes,
+                max_media_seconds=max_media_seconds,
+            )
         except IngestError as e:
             raise AttachmentError(name, e.reason) from None
         data = path.read_bytes()

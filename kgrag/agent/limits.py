@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
-from kgrag.config import Settings
+from kgrag.config import DEFAULT_LLM_MAX_TOKENS_PER_QUERY, Settings
 from kgrag.planner.models import MAX_PLAN_STEPS
 
 
@@ -18,7 +18,7 @@ class QueryLimits(BaseModel):
     """Retrieval iterations (plan, execute, judge) per question (KGRAG_MAX_ITERATIONS)."""
     llm_budget_usd: float | None = Field(None, ge=0)
     """LLM spend per question (KGRAG_LLM_BUDGET_USD); unlimited when unset."""
-    llm_max_tokens: int | None = Field(None, ge=0)
+    llm_max_tokens: int | None = Field(DEFAULT_LLM_MAX_TOKENS_PER_QUERY, ge=0)
     """LLM prompt + completion tokens per question (KGRAG_LLM_MAX_TOKENS_PER_QUERY)."""
     max_plan_steps: int = Field(MAX_PLAN_STEPS, ge=16, le=MAX_PLAN_STEPS)
     """Steps one question may run, over all its iterations (KGRAG_MAX_PLAN_STEPS): an LLM plan

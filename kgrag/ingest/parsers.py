@@ -1,8 +1,9 @@
 """Read one :class:`SourceItem` into a :class:`ParsedDocument`, or say exactly why not.
 
 Every failure is an :class:`kgrag.errors.IngestError` naming the file and the reason; nothing is
-guessed silently (no encoding detection, no partial PDFs). Audio is only checked and hashed here:
-transcription happens in the audio stage.
+guessed silently (no encoding detection, no partial PDFs). Audio is only checked (signature;
+duration probed with ffprobe, not decoded) and hashed here: transcription happens in the audio
+stage.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kgrag.errors import IngestError
 from kgrag.ingest import ocr, spreadsheet
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
+from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 
 if TYPE_CHECKING:
     from pypdf import PageObject, PdfReader
@@ -34,11 +36,18 @@ MAX_TITLE_CHARS = 200
 __all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse"]
 
 
-def parse(item: SourceItem, max_bytes: int, *, ocr_enabled: bool = True) -> ParsedDocument:
+def parse(
+    item: SourceItem,
+    max_bytes: int,
+    *,
+    ocr_enabled: bool = True,
+    max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS,
+) -> ParsedDocument:
     """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used.
 
     With ``ocr_enabled`` (and Tesseract installed), PDF pages without a text layer and images
-    that are mostly text get their OCR text as pages (:mod:`kgrag.ingest.ocr`)."""
+    that are mostly text get their OCR text as pages (:mod:`kgrag.ingest.ocr`). A recording is
+    probed, not decoded, and refused when longer than ``max_media_seconds``."""
     path = item.path
     data = _read(path, max_bytes)
     sha256 = hashlib.sha256(data).hexdigest()
@@ -55,7 +64,7 @@ def parse(item: SourceItem, max_bytes: int, *, ocr_enabled: bool = True) -> Pars
     elif item.modality == "image":
         title, pages, images = _parse_image(item, data, ocr_enabled)
     else:
-        title, pages, images = _parse_audio(item, data)
+        title, pages, images = _parse_audio(item, data, max_media_seconds)
     if item.title:
         title = item.title
     logger.debug(
@@ -427,10 +436,12 @@ _AUDIO_EXPECTED = {
 }
 
 
-def _parse_audio(item: SourceItem, data: bytes) -> _Parsed:
+def _parse_audio(item: SourceItem, data: bytes, max_media_seconds: float) -> _Parsed:
     path = item.path
     suffix = path.suffix.lower()
     if not _audio_signature_ok(suffix, data[:16]):
         expected = _AUDIO_EXPECTED.get(suffix, "a known header")
         raise _fail(path, f"does not look like a {suffix} file (expected {expected})")
+    # before any decoding: a tiny file can hold hours of audio (MediaTooLongError names it)
+    check_media(path, max_media_seconds)
     return path.stem, [], []

@@ -39,6 +39,7 @@ from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
 from kgrag.ingest.table_rows import table_chunks, table_records
 from kgrag.ingest.writer import GraphWriter, extracted_image_name
+from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
@@ -126,6 +127,7 @@ class IngestOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_file_bytes: int = 200 * 1024 * 1024
+    max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS
     chunk_overlap_tokens: int = 32
     batch_chunks: int = 256
     workers: int = 1
@@ -310,7 +312,12 @@ class Ingestor:
 
         def one(item: SourceItem) -> ParsedDocument | Failure:
             try:
-                return parse(item, self.options.max_file_bytes, ocr_enabled=self.options.ocr)
+                return parse(
+                    item,
+                    self.options.max_file_bytes,
+                    ocr_enabled=self.options.ocr,
+                    max_media_seconds=self.options.max_media_seconds,
+                )
             except IngestError as e:
                 return Failure(path=e.path, reason=e.reason)
 

@@ -13,6 +13,8 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.cancel import CancelToken
+
 
 class TextEmbedder(Protocol):
     """Embeds text into a fixed-size vector space."""
@@ -84,4 +86,7 @@ class Transcriber(Protocol):
     @property
     def model_name(self) -> str: ...
 
-    def transcribe(self, path: Path) -> Transcript: ...
+    def transcribe(self, path: Path, *, cancel: CancelToken | None = None) -> Transcript:
+        """The speech of ``path``. Refuses (before decoding) a recording longer than the
+        transcriber's media limit; stops with CancelledError soon after ``cancel`` is set."""
+        ...

@@ -42,4 +42,6 @@ def image_embedder(settings: Settings) -> ImageEmbedder:
 def transcriber(settings: Settings) -> Transcriber:
     from kgrag.modalities.audio import auto_transcriber
 
-    return auto_transcriber(settings.transcriber, settings.whisper_model)
+    return auto_transcriber(
+        settings.transcriber, settings.whisper_model, max_media_seconds=settings.max_media_seconds
+    )

@@ -25,6 +25,7 @@ from kgrag.errors import KgragError, PlanError
 from kgrag.graph import cypher
 from kgrag.llm import ChatMessage, LLMClient, Usage
 from kgrag.planner.analysis import QueryAnalysis
+from kgrag.planner.llm_bounds import bound_llm_plan
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan, VectorSearchStep, plan_json_schema
 from kgrag.planner.validate import validate_plan
 
@@ -238,7 +239,7 @@ def llm_plan(
     except KgragError as e:  # LLMError, BudgetExceededError, DependencyMissingError...
         return _fallback(f"the LLM planner failed: {e}", rule_fallback, baseline, usage)
     logger.info("LLM plan accepted: %d steps", len(plan.plan))
-    return PlanResult(plan=_mark_llm(plan), source="llm", usage=usage)
+    return PlanResult(plan=bound_llm_plan(_mark_llm(plan)), source="llm", usage=usage)
 
 
 def plan_question(

@@ -33,8 +33,9 @@ from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
 from kgrag.auth.authenticator import Authenticator
 from kgrag.auth.principal import Principal, Role
+from kgrag.cancel import CancelToken
 from kgrag.config import Settings
-from kgrag.errors import KgragError, NotFoundError, StoreUnavailableError
+from kgrag.errors import CancelledError, KgragError, NotFoundError, StoreUnavailableError
 from kgrag.executor.trace import read_trace
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.browser import BrowserGuardMiddleware, allowed_hosts
@@ -71,6 +72,8 @@ _HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 #: How long an ingestion job waits for a store that is being reopened before it fails.
 STORE_WAIT_S = 120.0
+#: How often a streamed answer with no new event checks that its client is still there.
+DISCONNECT_POLL_S = 0.5
 #: The longest wait between two attempts to get the store back: reopening an embedded store
 #: starts a server (backed off further), probing a remote one that reconnects by itself is a
 #: cheap read (so it is seen back within seconds of answering again).
@@ -576,6 +579,9 @@ def create_app(
         def emit(event: str, data: Any) -> None:
             loop.call_soon_threadsafe(events.put_nowait, (event, data))
 
+        # set when the client goes away: the run stops at its next event, not only its reply
+        cancel = CancelToken()
+
         def run() -> None:
             try:
                 for event in agent_.stream(
@@ -584,6 +590,7 @@ def create_app(
                     user=reader.user,
                     groups=reader.groups,
                     asked_by=who.id,
+                    cancel=cancel,
                 ):
                     if event.kind == "answer":
                         emit("answer", answer_json(event.answer))
@@ -598,6 +605,8 @@ def create_app(
                     "error",
                     {**error_body(busy.error, busy.detail), "status": 503, "retry_after": retry},
                 )
+            except CancelledError as e:
+                log.warning("streamed ask stopped: %s", e.reason)
             except KgragError as e:
                 emit("error", {**error_body(error_code(e), str(e)), "status": status_of(e)})
             except Exception as e:
@@ -609,10 +618,24 @@ def create_app(
         worker = loop.run_in_executor(None, run)
 
         async def stream() -> AsyncIterator[str]:
-            while (item := await events.get()) is not None:
-                event, data = item
-                yield f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
-            await worker
+            try:
+                while True:
+                    try:
+                        item = await asyncio.wait_for(events.get(), DISCONNECT_POLL_S)
+                    except TimeoutError:
+                        if await request.is_disconnected():
+                            log.warning("streamed ask: the client disconnected; cancelling the run")
+                            cancel.cancel("the client disconnected")
+                            return
+                        continue
+                    if item is None:
+                        break
+                    event, data = item
+                    yield f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
+                await worker
+            finally:  # closed early (the client went away): stop the run too
+                if not worker.done():
+                    cancel.cancel("the client disconnected")
 
         return StreamingResponse(
             stream(),
