@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.cancel import CancelToken
 from kgrag.errors import ExecutionError
 from kgrag.executor.hits import Hit
 from kgrag.executor.nearest import read_nearest
@@ -51,6 +52,7 @@ class AttachmentInputs:
 class _Reader(Protocol):
     env: ExecutionEnv
     outcome: StepOutcome
+    cancel: CancelToken | None
 
     def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
 
@@ -76,7 +78,7 @@ def _audio_transcription(step: Step, inputs: Mapping[int, StepOutcome], rec: _Re
             f"{att.name}: audio attachments need a transcriber (KGRAG_TRANSCRIBER); none is set"
         )
     transcriber = factory()
-    transcript = transcriber.transcribe(att.path)
+    transcript = transcriber.transcribe(att.path, cancel=rec.cancel)
     text = transcript.text
     rec.outcome.query = text or None
     rec.outcome.details = {

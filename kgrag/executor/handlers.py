@@ -12,6 +12,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from kgrag.cancel import CancelToken, check
 from kgrag.errors import ExecutionError, QueryRefusedError
 from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS, AttachmentInputs
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
@@ -67,21 +68,35 @@ class ExecutionEnv:
 
 
 class _Recorder:
-    """Runs named statements and records them (text and parameters) for the trace."""
+    """Runs named statements and records them (text and parameters) for the trace. Before each
+    statement it checks the step's cancel token: a step stopped (its timeout passed) runs no
+    further statement."""
 
-    def __init__(self, env: ExecutionEnv, outcome: StepOutcome) -> None:
+    def __init__(
+        self, env: ExecutionEnv, outcome: StepOutcome, cancel: CancelToken | None = None
+    ) -> None:
         self.env = env
         self.outcome = outcome
+        self.cancel = cancel
 
     def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        check(self.cancel)
         full = {**params, **self.env.access.params()}
         self.outcome.statements.append((self.env.store.statement(name), full))
         return self.env.store.read(name, full)
 
 
-def run_step(step: Step, inputs: Mapping[int, StepOutcome], env: ExecutionEnv) -> StepOutcome:
+def run_step(
+    step: Step,
+    inputs: Mapping[int, StepOutcome],
+    env: ExecutionEnv,
+    cancel: CancelToken | None = None,
+) -> StepOutcome:
+    """Run one step; with ``cancel`` set, it stops (CancelledError) at its next statement, model
+    call or transcription window."""
+    check(cancel)
     outcome = StepOutcome(status="ok")
-    rec = _Recorder(env, outcome)
+    rec = _Recorder(env, outcome, cancel)
     handler = _HANDLERS[step.type]
     outcome.result = handler(step, inputs, rec)
     return outcome
@@ -360,6 +375,7 @@ def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> 
     if rec.env.llm is None:
         raise ExecutionError("llm_call needs an LLM; configure KGRAG_LLM_MODEL and an endpoint")
     evidence = [h for s in step.parameters.sources for h in inputs[s].result]
+    check(rec.cancel)
     text = rec.env.llm(step.parameters.prompt, evidence, step.parameters.max_tokens)
     return [
         Hit(

@@ -4,13 +4,15 @@ recorded and their dependants skipped unless a condition routes around them."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from kgrag.errors import KgragError
+from kgrag.cancel import CancelToken
+from kgrag.errors import CancelledError, KgragError
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome, run_step
 from kgrag.graph import cypher
 from kgrag.planner.conditions import parse_condition
@@ -47,7 +49,7 @@ class Executor:
         pool = ThreadPoolExecutor(max_workers=self.max_parallel, thread_name_prefix="kgrag-step")
         try:
             for generation in generations(graph):
-                started: dict[int, tuple[float, object]] = {}
+                started: dict[int, tuple[float, Future[StepOutcome], CancelToken]] = {}
                 for sid in generation:
                     step = plan.step(sid)
                     skip = self._skip_reason(step, outcomes)
@@ -55,18 +57,21 @@ class Executor:
                         outcomes[sid] = StepOutcome(status="skipped", error=skip)
                         continue
                     inputs = {d: outcomes[d] for d in step.dependencies}
+                    token = CancelToken()
                     started[sid] = (
                         time.perf_counter(),
-                        pool.submit(run_step, step, inputs, self.env),
+                        pool.submit(run_step, step, inputs, self.env, token),
+                        token,
                     )
-                for sid, (t0, future) in started.items():
-                    outcomes[sid] = self._finish(sid, t0, future)
+                for sid, (t0, future, token) in started.items():
+                    outcomes[sid] = self._finish(sid, t0, future, token)
                 for sid in generation:
                     if on_step is not None:
                         on_step(plan.step(sid), outcomes[sid])
         finally:
-            # A step that timed out may still be running (a thread cannot be stopped): the
-            # query does not wait for it, and its late result is dropped. Steps only read.
+            # A step that timed out was cancelled: it stops at its next statement, model call
+            # or transcription window (a thread cannot be killed); the query does not wait for
+            # it, and whatever it returns late is dropped. Steps only read.
             pool.shutdown(wait=False, cancel_futures=True)
         return outcomes
 
@@ -84,20 +89,19 @@ class Executor:
             return f"skipped because step {failed[0]} did not succeed"
         return None
 
-    def _finish(self, sid: int, t0: float, future: object) -> StepOutcome:
-        from concurrent.futures import Future
-
-        assert isinstance(future, Future)
+    def _finish(
+        self, sid: int, t0: float, future: Future[StepOutcome], token: CancelToken
+    ) -> StepOutcome:
         # the timeout counts from the step's start, not from when this generation's earlier
         # steps were collected
         remaining = max(0.0, t0 + self.step_timeout_s - time.perf_counter())
         try:
             outcome: StepOutcome = future.result(timeout=remaining)
         except FutureTimeout:
-            outcome = StepOutcome(
-                status="error",
-                error=f"step timed out after {self.step_timeout_s:g} s (KGRAG_STEP_TIMEOUT_S)",
-            )
+            reason = f"step timed out after {self.step_timeout_s:g} s (KGRAG_STEP_TIMEOUT_S)"
+            token.cancel(reason)
+            future.add_done_callback(functools.partial(_log_late_step, sid))
+            outcome = StepOutcome(status="error", error=reason)
         except KgragError as e:
             outcome = StepOutcome(status="error", error=str(e))
         except Exception as e:  # a bug or a driver error: record it, never crash the query
@@ -105,3 +109,12 @@ class Executor:
             outcome = StepOutcome(status="error", error=f"{type(e).__name__}: {e}")
         outcome.duration_ms = round((time.perf_counter() - t0) * 1000, 2)
         return outcome
+
+
+def _log_late_step(sid: int, future: Future[StepOutcome]) -> None:
+    """How a step that timed out ended: stopped by its cancel token, or finished anyway."""
+    error = future.exception()
+    if isinstance(error, CancelledError):
+        log.info("step %s stopped after its timeout: %s", sid, error)
+    else:
+        log.info("step %s finished after its timeout; its result was dropped", sid)

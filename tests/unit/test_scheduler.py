@@ -5,9 +5,13 @@ no store, so the plans here are made of ``tool_call`` steps over in-test tools."
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, cast
+
+import pytest
 
 from kgrag.errors import ExecutionError
 from kgrag.executor.handlers import ExecutionEnv
@@ -102,3 +106,51 @@ def test_a_failing_step_records_its_error_and_its_dependants_are_skipped() -> No
     assert outcomes[1].status == "error" and outcomes[1].error == "the tool broke"
     assert outcomes[2].status == "skipped" and outcomes[3].status == "skipped"
     assert "step 2 did not succeed" in (outcomes[3].error or "")
+
+
+class _GatedEmbedder:
+    """The model of a step whose embedding takes as long as the test wants (the store is never
+    reached when cancellation works: the step's next statement is where it stops)."""
+
+    model_name = "gated"
+    dimensions = 3
+
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.release.wait(timeout=60)
+        return [[1.0, 0.0, 0.0] for _ in texts]
+
+
+def test_a_step_that_times_out_stops_at_its_next_statement(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    release = threading.Event()
+    env = ExecutionEnv(
+        store=cast(GraphStore, None),
+        text_embedder=cast(TextEmbedder, _GatedEmbedder(release)),
+        access=AccessContext(),
+    )
+    plan = Plan.parse(
+        {
+            "plan": [
+                {
+                    "step_id": 1,
+                    "type": "vector_search",
+                    "parameters": {"query": "anything", "k": 5},
+                    "dependencies": [],
+                }
+            ]
+        }
+    )
+    with caplog.at_level(logging.INFO, logger="kgrag.executor.scheduler"):
+        outcomes = Executor(env, step_timeout_s=0.2).run(plan)
+        assert outcomes[1].status == "error" and "timed out" in (outcomes[1].error or "")
+        release.set()  # the model answers late: the step must not go on to its statement
+        deadline = time.monotonic() + 30
+        while "after its timeout" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert "step 1 stopped after its timeout: cancelled: step timed out" in caplog.text, (
+        caplog.text
+    )
