@@ -151,6 +151,4 @@ def test_a_step_that_times_out_stops_at_its_next_statement(
         deadline = time.monotonic() + 30
         while "after its timeout" not in caplog.text and time.monotonic() < deadline:
             time.sleep(0.05)
-    assert "step 1 stopped after its timeout: cancelled: step timed out" in caplog.text, (
-        caplog.text
-    )
+    assert "step 1 stopped after its timeout: cancelled: step timed out" in caplog.text, caplog.text
