@@ -18,6 +18,7 @@ from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.schema import MIGRATIONS
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
+from tests.support.documents import begin_document
 from tests.support.engines import CONTRACT_ENGINE_PARAMS, Engine, engine_for
 
 DIM = 16
@@ -41,23 +42,7 @@ def store(contract_engine: Engine) -> Iterator[GraphStore]:
 
 
 def _doc(store: GraphStore, doc_id: str = "d1", acl: list[str] | None = None) -> None:
-    store.write(
-        "document_begin",
-        {
-            "id": doc_id,
-            "uri": f"/tmp/{doc_id}.txt",
-            "sha256": "x",
-            "modality": "text",
-            "mime": "text/plain",
-            "title": doc_id,
-            "bytes": 1,
-            "acl": acl or ["*"],
-            "tags": [],
-            "ingested_at": "2026-01-01T00:00:00Z",
-            "language": None,
-            "summary": None,
-        },
-    )
+    begin_document(store, doc_id, acl)
 
 
 def _chunks(n: int, seed: int = 0, doc_id: str = "d1") -> tuple[list[dict], np.ndarray]:

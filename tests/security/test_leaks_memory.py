@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
+from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
 from tests.security.principals import group_acl
 from tests.support.engines import Engine
@@ -22,13 +23,19 @@ QUESTION = "Who designed the Zephyr turbine ZT9?"
 FOLLOW_UP = "give me that as a list"
 
 
+def _agent_with_report(store: GraphStore, folder: Path) -> KnowledgeAgent:
+    """An agent on ``store`` holding the report, readable by group team-a only."""
+    agent = KnowledgeAgent(store, factory.text_embedder(Settings()))
+    report = folder / "zephyr.md"
+    report.write_text(REPORT, encoding="utf-8")
+    assert agent.ingest([str(report)], acl=group_acl("team-a")).failed == 0
+    return agent
+
+
 def test_memory_needs_the_same_user_and_groups(engine: Engine, tmp_path: Path) -> None:
     store = engine.open()
     try:
-        agent = KnowledgeAgent(store, factory.text_embedder(Settings()))
-        report = tmp_path / "zephyr.md"
-        report.write_text(REPORT, encoding="utf-8")
-        assert agent.ingest([str(report)], acl=group_acl("team-a")).failed == 0
+        agent = _agent_with_report(store, tmp_path)
 
         first = agent.ask(QUESTION, session_id="s1", user="ada", groups=("team-a", "team-b"))
         assert SECRET in first.answer
@@ -51,10 +58,7 @@ def test_anonymous_turns_are_not_shared_with_a_group(engine: Engine, tmp_path: P
     """An anonymous caller with a group and one without are different askers."""
     store = engine.open()
     try:
-        agent = KnowledgeAgent(store, factory.text_embedder(Settings()))
-        report = tmp_path / "zephyr.md"
-        report.write_text(REPORT, encoding="utf-8")
-        assert agent.ingest([str(report)], acl=group_acl("team-a")).failed == 0
+        agent = _agent_with_report(store, tmp_path)
         first = agent.ask(QUESTION, session_id="s2", groups=("team-a",))
         assert SECRET in first.answer
         # "it" would be resolved to the earlier turn's subject if the turn were the stranger's

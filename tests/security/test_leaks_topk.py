@@ -23,6 +23,7 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from tests.security.principals import PUBLIC_ACL, user_acl
+from tests.support.documents import begin_document
 from tests.support.engines import CONTRACT_ENGINE_PARAMS, Engine, engine_for
 
 K = 10
@@ -63,23 +64,7 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 
 def _document(store: GraphStore, doc_id: str, acl: list[str], vectors: np.ndarray) -> None:
-    store.write(
-        "document_begin",
-        {
-            "id": doc_id,
-            "uri": f"/tmp/{doc_id}.txt",
-            "sha256": doc_id,
-            "modality": "text",
-            "mime": "text/plain",
-            "title": doc_id,
-            "bytes": 1,
-            "acl": acl or ["*"],
-            "tags": [],
-            "ingested_at": "2026-01-01T00:00:00Z",
-            "language": None,
-            "summary": None,
-        },
-    )
+    begin_document(store, doc_id, acl)
     rows = [
         {"id": f"{doc_id}:c{i}", "text": f"chunk {i}", "position": i, "embedding": v.tolist()}
         for i, v in enumerate(vectors)
