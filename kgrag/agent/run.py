@@ -210,7 +210,8 @@ class QuestionRun:
         exit_reason = result.exit_reason
         if self.meter.exceeded and exit_reason != "satisfied":
             exit_reason = "budget_exceeded"
-        if synthesis.not_found:
+        if synthesis.not_found and exit_reason != "budget_exceeded":
+            # an abstention says not_found; a question its budget stopped says that instead
             exit_reason = "not_found"
         planner_source = result.iterations[0].planned.source if result.iterations else "rule"
         decisions = _decisions(result)
