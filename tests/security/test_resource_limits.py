@@ -32,9 +32,12 @@ from tests.support.openai_server import LocalOpenAIServer
 from tests.support.serve import serve
 
 TEN_HOURS_S = 36_000
-#: Generous: the ingesting process with its text embedder loaded, far below the 2.3 GB that
-#: decoding the ten hours whole would add.
-PEAK_RSS_BOUND_MB = 1_500
+#: How much the ingesting process's peak memory may grow during the ingestion itself (its models
+#: are loaded before): generous (a text file's embedding and the parse add about 150 MB here),
+#: and far below the 2.3 GB that decoding the ten hours whole would add. Measured in the process
+#: itself: a forked child's peak counts the pages it shares with its parent, so children's
+#: figures say nothing about this process.
+PEAK_GROWTH_BOUND_MB = 600
 
 
 def _silence(path: Path, seconds: float, rate: int = 8000) -> Path:
@@ -86,11 +89,12 @@ import json, resource, sys
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
 agent = KnowledgeAgent.open(Settings(store=sys.argv[1]))
+agent.text_embedder.embed(["load the model before measuring"])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 report = agent.ingest(sys.argv[2:])
+growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 agent.close()
-who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-peak = max(resource.getrusage(w).ru_maxrss for w in who)
-print(json.dumps({"report": report.model_dump(mode="json"), "peak_kb": peak}))
+print(json.dumps({"report": report.model_dump(mode="json"), "growth_kb": growth}))
 """
 
 
@@ -117,7 +121,7 @@ def test_ingest_refuses_ten_hours_naming_the_file_and_ingests_the_others_in_boun
     assert failure["path"] == str(ten_hours)
     assert "KGRAG_MAX_MEDIA_SECONDS" in failure["reason"] and "not decoded" in failure["reason"]
     assert report["stage_seconds"].get("transcribe", 0.0) == 0.0  # never reached the decoder
-    assert out["peak_kb"] / 1024 < PEAK_RSS_BOUND_MB, out["peak_kb"]
+    assert out["growth_kb"] / 1024 < PEAK_GROWTH_BOUND_MB, out["growth_kb"]
 
 
 def test_ask_upload_answers_422_naming_a_recording_over_the_limit(
