@@ -2,8 +2,9 @@
 judge is satisfied or a limit stops it. Exit reasons: ``satisfied``, ``max_iterations``,
 ``redundant_query`` (the next query would repeat an earlier one, or only its words),
 ``no_next_query``, ``budget_exceeded`` (the answer's exit reason is ``not_found`` instead when
-synthesis abstains, kgrag.agent.support, unless the budget stopped the question). Evidence of every iteration is
-fused (reciprocal rank fusion); a FILTER decision keeps only the documents it names."""
+synthesis abstains, kgrag.agent.support, unless the budget stopped the question). Evidence of
+every iteration is fused (reciprocal rank fusion); a FILTER decision keeps only the documents it
+names."""
 
 from __future__ import annotations
 
