@@ -100,6 +100,17 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
 
+def _check_globs(ctx: typer.Context, param: Any, values: list[str] | None) -> list[str] | None:
+    """``--include`` / ``--exclude``: a usage error (exit 2, naming the option) for a glob that
+    can select nothing (empty, a control character, too long)."""
+    from kgrag.ingest.pipeline import check_glob
+
+    try:
+        return [check_glob(v) for v in values or ()]
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint=f"'--{param.name}'") from None
+
+
 def _check_shard(value: str | None) -> str | None:
     """``--shard I/N``: a usage error (exit 2, naming the option) unless 1 <= I <= N."""
     if value is None:
@@ -188,13 +199,19 @@ def ingest(
         typer.Option(
             "--include",
             metavar="GLOB",
+            callback=_check_globs,
             help="ingest only files found in folders or globs that match (repeatable; "
             "'*.md', 'docs/*.pdf': matched from the right of the path)",
         ),
     ] = None,
     exclude: Annotated[
         list[str] | None,
-        typer.Option("--exclude", metavar="GLOB", help="skip files that match (repeatable)"),
+        typer.Option(
+            "--exclude",
+            metavar="GLOB",
+            callback=_check_globs,
+            help="skip files that match (repeatable)",
+        ),
     ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,

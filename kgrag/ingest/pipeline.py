@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from kgrag.acl import parse_acl, stored_acl
 from kgrag.errors import IngestError, KgragError
@@ -141,9 +141,33 @@ class IngestOptions(BaseModel):
     given, a file found in a folder or glob is ingested only if it matches one."""
     exclude: tuple[str, ...] = ()
     """Globs: a file found in a folder or glob that matches one is skipped (``excluded``)."""
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _globs(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_glob(p) for p in patterns)
+
     shard: Shard | None = None
     """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
     processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
+
+
+#: The longest ``--include`` / ``--exclude`` glob taken.
+MAX_GLOB_CHARS = 1024
+
+
+def check_glob(pattern: str) -> str:
+    """``pattern`` if it can select files, else ValueError saying why: empty or blank, a control
+    character, or longer than :data:`MAX_GLOB_CHARS`."""
+    if not pattern.strip():
+        raise ValueError("an empty glob selects nothing; give a pattern such as '*.md'")
+    if any(ord(c) < 32 or ord(c) == 127 for c in pattern):
+        raise ValueError(f"glob {pattern!r} contains a control character")
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise ValueError(
+            f"a glob is at most {MAX_GLOB_CHARS} characters; this one has {len(pattern)}"
+        )
+    return pattern
 
 
 class AclPolicy(BaseModel):

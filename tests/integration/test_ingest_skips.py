@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kgrag.cli import app
@@ -77,3 +78,15 @@ def test_include_and_exclude_narrow_a_folder_and_say_why(engine: Engine, tmp_pat
     assert no_notes["ingested"] == 1  # roster.txt; pump.md is excluded
     excluded = {Path(s["path"]).name: s for s in no_notes["skips"] if s["kind"] == "excluded"}
     assert "'notes/*'" in excluded["pump.md"]["detail"]
+
+
+@pytest.mark.parametrize("glob", ["", "   ", "*\x01.md", "*" * 1025])
+def test_a_glob_that_selects_nothing_is_a_usage_error(glob: str, tmp_path: Path) -> None:
+    """Exit 2 naming the option, before any store is opened (the store path is never created)."""
+    store = tmp_path / "never" / "kg.db"
+    done = CliRunner().invoke(
+        app, ["ingest", str(tmp_path), "--exclude", glob, "--store", f"falkordb-lite:///{store}"]
+    )
+    assert done.exit_code == 2, done.output
+    assert "--exclude" in done.output
+    assert not store.parent.exists()
