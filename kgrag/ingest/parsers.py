@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.errors import IngestError
-from kgrag.ingest import ocr, spreadsheet
+from kgrag.ingest import formats, ocr, spreadsheet
+from kgrag.ingest.decoding import decode_utf8
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
@@ -52,7 +53,12 @@ def parse(
     data = _read(path, max_bytes)
     sha256 = hashlib.sha256(data).hexdigest()
     tables: list[ParsedTable] = []
-    if path.suffix.lower() in spreadsheet.SUFFIXES:
+    fmt = formats.for_suffix(path.suffix)
+    if fmt is not None:
+        content = fmt.parse(item, data)
+        title = content.title or path.stem
+        pages, images, tables = list(content.pages), list(content.images), list(content.tables)
+    elif path.suffix.lower() in spreadsheet.SUFFIXES:
         title, pages, images, tables = _parse_spreadsheet(item, data)
     elif item.modality == "text":
         title, pages, images = _parse_text(item, data)
@@ -129,27 +135,9 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 # ---------------------------------------------------------------------------------------- text
 
 
-def _decode_utf8(path: Path, data: bytes) -> str:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        bad = data[e.start : e.start + 1]
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise _fail(
-            path,
-            f"not valid UTF-8: byte 0x{bad.hex()} at offset {e.start} (line {line}, column "
-            f"{column}); re-save the file as UTF-8 (for Latin-1 text: iconv -f latin1 -t utf-8)",
-        ) from e
-    nul = text.find("\x00")
-    if nul >= 0:
-        raise _fail(path, f"contains a NUL character at offset {nul}; is it a binary file?")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def _parse_text(item: SourceItem, data: bytes) -> _Parsed:
     path = item.path
-    raw = _decode_utf8(path, data)
+    raw = decode_utf8(path, data)
     if path.suffix.lower() == ".md":
         text, heading = strip_markdown(raw)
     else:
@@ -249,7 +237,7 @@ def _parse_spreadsheet(
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
     if path.suffix.lower() == ".csv":
-        tables = spreadsheet.parse_csv(path, _decode_utf8(path, data))
+        tables = spreadsheet.parse_csv(path, decode_utf8(path, data))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
     return path.stem, [], [], tables

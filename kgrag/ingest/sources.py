@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrag.acl import AclEntry, parse_acl
+from kgrag.ingest import formats
 from kgrag.ingest.models import (
     ExpandedInputs,
     Modality,
@@ -52,9 +53,19 @@ MANIFEST_SUFFIX = ".jsonl"
 _GLOB_CHARS = frozenset("*?[")
 
 
+def file_type(suffix: str) -> tuple[Modality, str] | None:
+    """(modality, mime) of a supported suffix (any case), built in or a registered format."""
+    known = FILE_TYPES.get(suffix.lower())
+    if known is not None:
+        return known
+    fmt = formats.for_suffix(suffix)
+    return (fmt.modality, fmt.mime) if fmt is not None else None
+
+
 def supported_extensions() -> str:
     """The supported extensions, for messages: ``.bmp, .flac, ...``."""
-    return ", ".join(sorted(FILE_TYPES))
+    extra = (s for fmt in formats.registered() for s in fmt.suffixes)
+    return ", ".join(sorted({*FILE_TYPES, *extra}))
 
 
 def unsupported_reason(suffix: str) -> str:
@@ -97,10 +108,10 @@ class _Collector:
         explicit: bool,
         context: str = "",
     ) -> None:
-        kind = FILE_TYPES.get(resolved.suffix.lower())
+        kind = file_type(resolved.suffix)
         if kind is None:
             # a symlink may point at a differently named file: judge the name the user sees too
-            kind = FILE_TYPES.get(Path(shown).suffix.lower())
+            kind = file_type(Path(shown).suffix)
         if kind is None:
             suffix = Path(shown).suffix.lower() or resolved.suffix.lower()
             if suffix == MANIFEST_SUFFIX and not explicit:

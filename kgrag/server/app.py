@@ -634,7 +634,8 @@ def create_app(
                     yield f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
                 await worker
             finally:  # closed early (the client went away): stop the run too
-                if not worker.done():
+                if not worker.done() and not cancel.cancelled:
+                    log.warning("streamed ask: the client disconnected; cancelling the run")
                     cancel.cancel("the client disconnected")
 
         return StreamingResponse(

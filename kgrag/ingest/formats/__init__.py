@@ -1,0 +1,22 @@
+"""Document formats beyond plain text, Markdown, PDF, spreadsheets, images and audio.
+
+Each module here parses one family of files from bytes into pages and tables and registers a
+:class:`~kgrag.ingest.formats.registry.DocumentFormat` for its suffixes. :mod:`kgrag.ingest.sources`
+accepts every registered suffix, and :func:`kgrag.ingest.parsers.parse` hands such a file's bytes
+to its format. Importing this package registers all of them.
+"""
+
+from __future__ import annotations
+
+from kgrag.ingest.formats.registry import (
+    DocumentFormat,
+    ParsedContent,
+    for_suffix,
+    register,
+    registered,
+)
+
+# format modules register themselves when imported; keep one import per line, sorted
+# (none yet)
+
+__all__ = ["DocumentFormat", "ParsedContent", "for_suffix", "register", "registered"]
