@@ -84,7 +84,8 @@ def test_html_without_main_uses_the_body_and_a_layout_table_is_text(tmp_path: Pa
         tmp_path,
         "old.htm",
         "<html><body><div class='navbar'>Menu links</div>"
-        "<table><tr><td><h2>Opening hours</h2><p>Open from nine.<br>Closed on Sundays.</p>"
+        "<table><tr><td><h2>Opening hours <a class='headerlink' href='#o'>¶</a></h2>"
+        "<p>Open from nine.<br>Closed on Sundays.</p>"
         "<table><tr><td>inner</td></tr></table></td></tr></table>"
         "<div id='footer'>Footer text</div></body></html>",
     )

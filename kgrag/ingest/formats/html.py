@@ -66,6 +66,8 @@ _BLOCKS = frozenset(
     }
 )
 _LISTS = frozenset({"ul", "ol", "menu"})
+#: the permalink a documentation generator appends to a heading ("Options #", "Install ¶")
+_PERMALINK = re.compile(r"\s+[#¶]$")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 
@@ -227,7 +229,7 @@ class _Walker:
                 continue
             if tag in _HEADINGS:
                 self.flush()
-                text = one_line(node.text(deep=True, separator=" ") or "")
+                text = _PERMALINK.sub("", one_line(node.text(deep=True, separator=" ") or ""))
                 self.out.heading(text)
                 self.heading = text or self.heading
                 continue
