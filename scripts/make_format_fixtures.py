@@ -5,8 +5,12 @@
 Needs pandoc (Debian: ``apt-get install pandoc``) and Pillow. Writes ``lighthouse.docx``,
 ``orchard.odt``, ``review.pptx`` (speaker notes, a table, a picture), ``clockmaker.epub``
 (three chapters) from Markdown written here, and ``ferry.html`` (a page with navigation, header
-and footer around its article) by hand. The generated files are committed, so the tests do not
-need pandoc; rerun this only to change them, and keep each under 100 KB.
+and footer around its article) by hand. With LibreOffice (``apt-get install
+libreoffice-writer-nogui libreoffice-impress-nogui``) it also writes LibreOffice's own versions:
+``lighthouse_lo.odt`` and ``orchard_lo.docx`` (Writer converting pandoc's files) and
+``review_lo.pptx`` (Impress saving pandoc's deck as .odp, then as .pptx). The generated files
+are committed, so the tests need neither tool; rerun this only to change them (keep each under
+100 KB).
 """
 
 from __future__ import annotations
@@ -190,6 +194,39 @@ def _pandoc(source: Path, target: Path, *extra: str) -> None:
     )
 
 
+def _soffice(source: Path, target: Path, profile: Path) -> None:
+    """LibreOffice (headless) converts ``source`` to ``target``'s type, in ``target``'s folder."""
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--convert-to",
+            target.suffix[1:],
+            "--outdir",
+            str(target.parent),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    made = target.parent / (source.stem + target.suffix)
+    made.rename(target)
+
+
+def _libreoffice(out: Path, work: Path) -> None:
+    profile = work / "lo-profile"
+    staging = work / "lo"
+    staging.mkdir()
+    _soffice(out / "lighthouse.docx", staging / "lighthouse_lo.odt", profile)
+    _soffice(out / "orchard.odt", staging / "orchard_lo.docx", profile)
+    _soffice(out / "review.pptx", staging / "review_lo.odp", profile)
+    _soffice(staging / "review_lo.odp", staging / "review_lo.pptx", profile)
+    for name in ("lighthouse_lo.odt", "orchard_lo.docx", "review_lo.pptx"):
+        shutil.copy(staging / name, out / name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "data" / "formats")
@@ -215,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
             source = work / (Path(name).stem + ".md")
             source.write_text(text, encoding="utf-8")
             _pandoc(source, out / name, *extra)
+        if shutil.which("soffice") is not None:
+            _libreoffice(out, work)
+        else:
+            print("soffice not found: LibreOffice's versions are not remade", file=sys.stderr)
     (out / "ferry.html").write_text(FERRY_HTML, encoding="utf-8")
     for made in sorted(out.iterdir()):
         print(f"{made.name}: {made.stat().st_size:,} bytes")

@@ -260,3 +260,32 @@ def test_a_docx_with_an_undecodable_picture_keeps_its_text(tmp_path: Path) -> No
     content = _content(broken)
     assert content.images == ()
     assert "Gullrock lighthouse" in content.pages[0].text
+
+
+# ------------------------------------------------------------------ LibreOffice's own writers
+
+
+def test_libreoffice_writer_files_read_like_pandocs() -> None:
+    odt = _content(FORMATS / "lighthouse_lo.odt")
+    assert odt.title == "Lighthouse Keeping Manual"
+    assert "\n\nDaily Checks\n\n" in odt.pages[0].text
+    assert "  - Use the brass scissors kept in drawer B" in odt.pages[0].text
+    (table,) = odt.tables
+    assert (table.caption, table.rows[0]) == ("Lamp Wattage", ("Main beacon", "1000 W", "1200 W"))
+    assert [i.caption for i in odt.images] == ["Lens diagram of the Gullrock lamp"]
+    docx = _content(FORMATS / "orchard_lo.docx")
+    assert docx.title == "Orchard Survey of Pellworth Farm"
+    assert "- Thin the russets after the June drop" in docx.pages[0].text
+    (table,) = docx.tables
+    assert table.rows == (("Bramley", "40", "12.5"), ("Egremont Russet", "25", "6.75"))
+    assert len(docx.images) == 1
+
+
+def test_a_deck_saved_by_libreoffice_impress_keeps_slides_notes_and_table() -> None:
+    content = _content(FORMATS / "review_lo.pptx")
+    pages = {p.number: p.text for p in content.pages}
+    assert sorted(pages) == [1, 2, 3, 4]
+    assert "Speaker notes: The Kestrel pump contract was renewed" in pages[2]
+    (table,) = content.tables
+    assert (table.page, table.header) == (3, ("Vessel", "Q1", "Q2"))
+    assert [i.page for i in content.images] == [4]

@@ -53,7 +53,8 @@ def _w(tag: str) -> str:
 
 _P, _TBL, _TR, _TC = _w("p"), _w("tbl"), _w("tr"), _w("tc")
 _CONTAINERS = frozenset({_w("sdt"), _w("sdtContent"), _w("customXml"), _w("ins"), _w("smartTag")})
-_HEADING_NAME = re.compile(r"^(heading|berschrift|titre|titolo|encabezado)\s*(\d)$")
+#: built-in heading styles keep their English name in the file whatever the language of Word
+_HEADING_NAME = re.compile(r"^heading\s*(\d)$")
 _BLIP = f"{{{A}}}blip"
 _DOC_PR = f"{{{WP}}}docPr"
 _REL_ID = f"{{{R}}}embed"
@@ -141,11 +142,11 @@ def _styles(package: Package, part: str, rels: dict[str, tuple[str, str]]) -> _S
         name_el = style.find(_w("name"))
         name = (name_el.get(_w("val")) or "").lower() if name_el is not None else ""
         outline = style.find(f"{_w('pPr')}/{_w('outlineLvl')}")
-        m = _HEADING_NAME.match(name.lstrip("ü"))
+        m = _HEADING_NAME.match(name)
         if name == "title":
             out.headings[sid] = 0
         elif m:
-            out.headings[sid] = int(m.group(2))
+            out.headings[sid] = int(m.group(1))
         elif outline is not None and (outline.get(_w("val")) or "").isdigit():
             out.headings[sid] = int(outline.get(_w("val")) or "0") + 1
         if "caption" in name:

@@ -3,11 +3,12 @@
 The page is parsed by selectolax (Lexbor, no network, no models). The content root is the page's
 ``<main>`` (or ``role="main"``, or its only ``<article>``), else its ``<body>``. Left out as
 boilerplate: scripts, styles, forms, ``<nav>``, ``<aside>``, site headers and footers (those not
-inside an article or main), elements with a navigation/banner/footer/search role, hidden elements,
-and elements whose class or id says navigation (``nav*``, ``*navbar*``, ``*sidebar*``,
-``*breadcrumb*``, ``*cookie*``, ``menu``, ``footer``). A ``<table>`` of at least two rows is read
-as a :class:`~kgrag.ingest.models.ParsedTable` (caption: its ``<caption>``, else the heading it
-sits under) and kept out of the text; a table holding tables (page layout) is read as text.
+inside an article, main or section), elements with a navigation/banner/footer/search role,
+hidden elements, and elements whose class or id says navigation (``nav*``, ``*navbar*``,
+``*sidebar*``, ``*breadcrumb*``, ``*cookie*``, ``menu``, ``footer``). A ``<table>`` of at least
+two rows is read as a :class:`~kgrag.ingest.models.ParsedTable` (caption: its ``<caption>``, else
+the heading it sits under) and kept out of the text; a table holding tables (page layout) is read
+as text. A heading loses the permalink a generator appends to it (``Options #``, ``Install ¶``).
 
 Bounds: a page of more than :data:`MAX_HTML_BYTES` is refused before parsing, and the tables'
 cells count against :data:`~kgrag.ingest.formats.common.MAX_TABLE_CELLS`. EPUB chapters are read
@@ -51,7 +52,8 @@ _SKIP_TAGS = frozenset(
     }
 )
 _PAGE_CHROME = frozenset({"header", "footer"})
-_CONTENT_ROOTS = frozenset({"article", "main"})
+#: inside these, a <header> or <footer> belongs to the content (an article's title), not the site
+_CONTENT_TAGS = frozenset({"article", "main", "section"})
 _SKIP_ROLES = frozenset(
     {"navigation", "banner", "contentinfo", "search", "menu", "menubar", "dialog", "complementary"}
 )
@@ -200,7 +202,7 @@ class _Walker:
 
     def walk(self, root: LexborNode) -> None:
         # iterative: a page nested thousands of elements deep must not exhaust Python's stack
-        stack: list[tuple[LexborNode, bool, bool]] = [(root, False, root.tag in _CONTENT_ROOTS)]
+        stack: list[tuple[LexborNode, bool, bool]] = [(root, False, root.tag in _CONTENT_TAGS)]
         while stack:
             node, leaving, in_content = stack.pop()
             tag = node.tag or ""
@@ -248,7 +250,7 @@ class _Walker:
                 elif tag in _LISTS:
                     self.lists += 1
                 stack.append((node, True, in_content))
-            inside = in_content or tag in _CONTENT_ROOTS
+            inside = in_content or tag in _CONTENT_TAGS
             children = list(node.iter(include_text=True))
             stack.extend((child, False, inside) for child in reversed(children))
         self.flush()
