@@ -4,10 +4,12 @@ The main part (``word/document.xml``, found through the package's relationships)
 body order: a paragraph whose style is a heading ("heading 1".."heading 9", "Title", or one with
 an outline level) is a heading line, a numbered or bulleted paragraph is a ``- `` item indented by
 its level, a table (``w:tbl``) is a :class:`~kgrag.ingest.models.ParsedTable` (caption: the
-caption paragraph just above it, else the heading it sits under) kept out of the text, and each
-picture (``a:blip``) is an embedded image with its alt text as caption. Deleted tracked changes
-and field codes are left out. A .docx has no pages: its text is one unpaged page. The title is the
-document's core property ``dc:title``, else its first heading. Bounds: :mod:`.zipped`.
+caption paragraph just above it, else the heading it sits under; a merged cell's text in each
+row and column it spans) kept out of the text, and each picture (``a:blip``) is an embedded
+image with its alt text as caption. Deleted tracked changes and field codes are left out; so are
+headers, footers, footnotes and comments (not read). A .docx has no pages: its text is one
+unpaged page. The title is the core property ``dc:title``, else the first heading. Bounds:
+:mod:`.zipped`.
 """
 
 from __future__ import annotations
@@ -197,7 +199,9 @@ def _list_level(p: etree._Element) -> int | None:
 
 
 def _table_rows(tbl: etree._Element) -> list[list[str]]:
+    """The rows of a table; a merged cell gives its text to every row and column it spans."""
     rows: list[list[str]] = []
+    above: list[str] = []
     for tr in tbl.iter(_TR):
         if tr.getparent() is not tbl and tr.getparent().getparent() is not tbl:
             continue  # a row of a nested table: its text is in the cell that holds it
@@ -205,13 +209,19 @@ def _table_rows(tbl: etree._Element) -> list[list[str]]:
         for tc in tr.iter(_TC):
             if tc.getparent() is not tr and tc.getparent().getparent() is not tr:
                 continue
-            paragraphs = [one_line(_run_text(p)) for p in tc.iter(_P)]
-            row.append(" ".join(p for p in paragraphs if p))
-            span = tc.find(f"{_w('tcPr')}/{_w('gridSpan')}")
+            props = tc.find(_w("tcPr"))
+            merge = props.find(_w("vMerge")) if props is not None else None
+            if merge is not None and merge.get(_w("val"), "continue") == "continue":
+                text = above[len(row)] if len(row) < len(above) else ""
+            else:
+                paragraphs = [one_line(_run_text(p)) for p in tc.iter(_P)]
+                text = " ".join(p for p in paragraphs if p)
+            span = props.find(_w("gridSpan")) if props is not None else None
             value = span.get(_w("val")) if span is not None else None
-            if value and value.isdigit() and 1 < int(value) <= 64:
-                row.extend([""] * (int(value) - 1))
+            width = min(int(value), 64) if value and value.isdigit() and int(value) > 0 else 1
+            row.extend([text] * width)
         rows.append(row)
+        above = row
     return rows
 
 

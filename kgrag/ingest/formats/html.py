@@ -8,7 +8,8 @@ hidden elements, and elements whose class or id says navigation (``nav*``, ``*na
 ``*sidebar*``, ``*breadcrumb*``, ``*cookie*``, ``menu``, ``footer``). A ``<table>`` of at least
 two rows is read as a :class:`~kgrag.ingest.models.ParsedTable` (caption: its ``<caption>``, else
 the heading it sits under) and kept out of the text; a table holding tables (page layout) is read
-as text. A heading loses the permalink a generator appends to it (``Options #``, ``Install ¶``).
+as text. A cell spanning rows or columns gives its text to each (so every row reads whole). A
+heading loses the permalink a generator appends to it (``Options #``, ``Install ¶``).
 
 Bounds: a page of more than :data:`MAX_HTML_BYTES` is refused before parsing, and the tables'
 cells count against :data:`~kgrag.ingest.formats.common.MAX_TABLE_CELLS`. EPUB chapters are read
@@ -144,6 +145,12 @@ def _content_root(tree: LexborHTMLParser) -> LexborNode | None:
     return tree.body or tree.root
 
 
+def _span(cell: LexborNode, attribute: str) -> int:
+    """A cell's ``colspan``/``rowspan`` (1 when absent or odd; at most 64)."""
+    value = (cell.attributes.get(attribute) or "1").strip()
+    return min(int(value), 64) if value.isdigit() and int(value) > 0 else 1
+
+
 def _cell_text(cell: LexborNode) -> str:
     return one_line(cell.text(deep=True, separator=" ") or "")
 
@@ -177,17 +184,24 @@ class _Walker:
         if len(node.css("table")) > 1:
             return False
         rows: list[list[str]] = []
+        carried: dict[int, tuple[int, str]] = {}  # column -> (rows still spanned, text)
         for tr in node.css("tr"):
             cells = [c for c in tr.iter() if c.tag in ("td", "th")]
             self.budget.take(max(1, len(cells)))
             row: list[str] = []
             for cell in cells:
-                row.append(_cell_text(cell))
-                span = cell.attributes.get("colspan") or "1"
-                extra = min(int(span) - 1, 64) if span.isdigit() else 0
-                if extra > 0:
-                    self.budget.take(extra)
-                    row.extend([""] * extra)
+                while len(row) in carried:  # a cell of a row above spans down into this row
+                    row.append(self._carry(carried, len(row)))
+                text = _cell_text(cell)
+                width = _span(cell, "colspan")
+                down = _span(cell, "rowspan")
+                self.budget.take(width - 1 + (width * (down - 1)))
+                for _ in range(width):
+                    if down > 1:
+                        carried[len(row)] = (down - 1, text)
+                    row.append(text)
+            while len(row) in carried:
+                row.append(self._carry(carried, len(row)))
             rows.append(row)
         if len(rows) < 2:
             return False
@@ -199,6 +213,15 @@ class _Walker:
         if table is not None:
             self.tables.append(table)
         return True
+
+    @staticmethod
+    def _carry(carried: dict[int, tuple[int, str]], column: int) -> str:
+        left, text = carried[column]
+        if left <= 1:
+            del carried[column]
+        else:
+            carried[column] = (left - 1, text)
+        return text
 
     def walk(self, root: LexborNode) -> None:
         # iterative: a page nested thousands of elements deep must not exhaust Python's stack

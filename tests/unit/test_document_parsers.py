@@ -289,3 +289,26 @@ def test_a_deck_saved_by_libreoffice_impress_keeps_slides_notes_and_table() -> N
     (table,) = content.tables
     assert (table.page, table.header) == (3, ("Vessel", "Q1", "Q2"))
     assert [i.page for i in content.images] == [4]
+
+
+def test_a_merged_cell_gives_its_text_to_every_row_it_spans(tmp_path: Path) -> None:
+    expected = (
+        ("Saltmarsh Quay", "North arm", "4.2"),
+        ("Saltmarsh Quay", "South arm", "3.9"),
+        ("Heron Point", "Pier head", "4.6"),
+    )
+    # Writer's DOCX (vMerge) of a page whose table spans rows
+    (table,) = _content(FORMATS / "tides_lo.docx").tables
+    assert table.header == ("Station", "Gauge", "High water")
+    assert table.rows == expected
+    page = _write(
+        tmp_path,
+        "tides.html",
+        "<table><tr><th>Station</th><th colspan='2'>Reading</th></tr>"
+        "<tr><td rowspan='2'>Saltmarsh Quay</td><td>North arm</td><td>4.2</td></tr>"
+        "<tr><td>South arm</td><td>3.9</td></tr>"
+        "<tr><td>Heron Point</td><td>Pier head</td><td>4.6</td></tr></table>",
+    )
+    (table,) = _content(page).tables
+    assert table.header == ("Station", "Reading", "Reading")
+    assert table.rows == expected
