@@ -11,6 +11,7 @@ FORMATS = Path(__file__).resolve().parent.parent / "data" / "formats"
 
 __all__ = [
     "FORMATS",
+    "billion_laughs_docx",
     "bomb_total",
     "huge_html",
     "million_cell_docx",
@@ -114,3 +115,16 @@ def huge_html(target: Path, megabytes: int = 50) -> Path:
             f.write(para)
         f.write("</body></html>\n")
     return target
+
+
+def billion_laughs_docx(target: Path) -> Path:
+    """lighthouse.docx whose document.xml declares ten levels of entities, each ten times the
+    one below (10^9 "lol"s if expanded), and uses the top one in a heading."""
+    source = FORMATS / "lighthouse.docx"
+    with zipfile.ZipFile(source) as z:
+        xml = z.read("word/document.xml").decode()
+    cut = xml.index("?>") + 2
+    levels = "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+    doctype = f'<!DOCTYPE w:document [<!ENTITY a0 "lol">{levels}]>'
+    body = xml[cut:].replace("Lamp Room", "&a9;", 1)
+    return rezip(source, target, {"word/document.xml": (xml[:cut] + doctype + body).encode()})

@@ -19,6 +19,7 @@ from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from tests.support.documents_bad import (
     FORMATS,
+    billion_laughs_docx,
     bomb_total,
     huge_html,
     million_cell_docx,
@@ -238,6 +239,13 @@ def test_a_table_of_a_million_empty_cells_is_refused(tmp_path: Path, make: objec
     bad = make(tmp_path / f"grid{suffix}")
     reason = _refused(bad)
     assert reason.startswith(f"too many table cells: more than {MAX_TABLE_CELLS:,}"), reason
+
+
+def test_entity_expansion_in_a_docx_part_is_refused(tmp_path: Path) -> None:
+    bad = billion_laughs_docx(tmp_path / "laughs.docx")
+    reason = _refused(bad)
+    assert reason.startswith("corrupt DOCX: part 'word/document.xml' is not valid XML"), reason
+    assert "amplification" in reason
 
 
 def test_a_50_mb_html_page_is_refused_before_parsing(tmp_path: Path) -> None:
