@@ -22,10 +22,12 @@ __all__ = [
     "MIN_IMAGE_SIDE",
     "CellBudget",
     "TextBuilder",
+    "capped_images",
     "embedded_image",
     "make_table",
     "one_line",
     "require",
+    "title_text",
 ]
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,6 @@ unpaged page. The title is the core property ``dc:title``, else the first headin
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,10 +22,17 @@ from typing import TYPE_CHECKING
 from kgrag.ingest.formats.common import (
     TextBuilder,
     capped_images,
-    embedded_image,
     make_table,
     one_line,
-    title_text,
+)
+from kgrag.ingest.formats.ooxml import (
+    BLIP,
+    VML_IMAGE,
+    alt_text,
+    core_title,
+    main_part,
+    picture,
+    relationship_types,
 )
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.formats.zipped import Package
@@ -38,15 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["DOCX", "parse_docx"]
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-A = "http://schemas.openxmlformats.org/drawingml/2006/main"
-WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
-PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
-DC = "http://purl.org/dc/elements/1.1/"
-OFFICE_DOCUMENT = (
-    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument",
-    "http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument",
-)
 
 
 def _w(tag: str) -> str:
@@ -57,75 +54,6 @@ _P, _TBL, _TR, _TC = _w("p"), _w("tbl"), _w("tr"), _w("tc")
 _CONTAINERS = frozenset({_w("sdt"), _w("sdtContent"), _w("customXml"), _w("ins"), _w("smartTag")})
 #: built-in heading styles keep their English name in the file whatever the language of Word
 _HEADING_NAME = re.compile(r"^heading\s*(\d)$")
-_BLIP = f"{{{A}}}blip"
-_DOC_PR = f"{{{WP}}}docPr"
-_REL_ID = f"{{{R}}}embed"
-_CNV_PR = "{http://schemas.openxmlformats.org/presentationml/2006/main}cNvPr"
-_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"
-
-
-# ---------------------------------------------------------------------------- package helpers
-
-
-def relationship_types(package: Package, part: str) -> dict[str, tuple[str, str]]:
-    """``rId -> (type, member name)`` of ``part``'s internal relationships."""
-    folder, name = posixpath.split(part)
-    rels = posixpath.join(folder, "_rels", name + ".rels")
-    if not package.has(rels):
-        return {}
-    out: dict[str, tuple[str, str]] = {}
-    for rel in package.xml(rels).iter(f"{{{PKG_REL}}}Relationship"):
-        if rel.get("TargetMode") == "External":
-            continue
-        target = rel.get("Target") or ""
-        member = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
-        out[rel.get("Id") or ""] = (rel.get("Type") or "", posixpath.normpath(member))
-    return out
-
-
-def main_part(package: Package, default: str) -> str:
-    """The officeDocument part the package's root relationships name, else ``default``."""
-    for kind, member in relationship_types(package, "").values():
-        if kind in OFFICE_DOCUMENT and package.has(member):
-            return member
-    if not package.has(default):
-        raise package.fail(f"corrupt {package.kind}: no {default} part")
-    return default
-
-
-def core_title(package: Package) -> str | None:
-    """``dc:title`` of ``docProps/core.xml``, if set."""
-    if not package.has("docProps/core.xml"):
-        return None
-    found = package.xml("docProps/core.xml").find(f"{{{DC}}}title")
-    return title_text(found.text) if found is not None else None
-
-
-def picture(
-    package: Package,
-    rels: dict[str, str],
-    blip: etree._Element,
-    caption: str | None,
-    page: int | None = None,
-) -> ParsedImage | None:
-    """The image a ``a:blip`` (or VML ``v:imagedata``) points to, if it decodes."""
-    member = rels.get(blip.get(_REL_ID) or blip.get(f"{{{R}}}id") or "")
-    if member is None or not package.has(member):
-        return None
-    data = package.read(member)
-    return embedded_image(package.path, data, page=page, caption=caption, name=member)
-
-
-def alt_text(drawing: etree._Element) -> str | None:
-    """The alt text (``descr``, else ``title``) of the drawing holding a picture."""
-    for pr in drawing.iter(_DOC_PR, _CNV_PR):
-        text = pr.get("descr") or pr.get("title")
-        if text:
-            return text
-    return None
-
-
-# --------------------------------------------------------------------------------------- docx
 
 
 @dataclass
@@ -243,7 +171,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
     list_open = False
     for block in _blocks(body):
         for drawing in block.iter(_w("drawing"), _w("pict")):
-            for blip in drawing.iter(_BLIP, _VML_IMAGE):
+            for blip in drawing.iter(BLIP, VML_IMAGE):
                 found = picture(package, rels, blip, alt_text(drawing))
                 if found is not None:
                     images.append(found)

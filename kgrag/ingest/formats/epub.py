@@ -20,8 +20,8 @@ from kgrag.ingest.formats.common import (
     embedded_image,
     title_text,
 )
-from kgrag.ingest.formats.docx import DC
 from kgrag.ingest.formats.html import MAX_HTML_BYTES, decode_html, extract_html
+from kgrag.ingest.formats.ooxml import DC
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem

@@ -23,7 +23,7 @@ from kgrag.ingest.formats.common import (
     one_line,
     title_text,
 )
-from kgrag.ingest.formats.docx import DC
+from kgrag.ingest.formats.ooxml import DC
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem

@@ -5,8 +5,9 @@ numbers match what PowerPoint shows); slide N is page N of every citation. A sli
 title (a heading line) and its text shapes in order (group shapes included), followed by its
 speaker notes as a paragraph starting ``Speaker notes:``. A table on a slide is a
 :class:`~kgrag.ingest.models.ParsedTable` on that page (caption: the slide's title); a picture is
-an embedded image on that page. Slide numbers, dates and footers are left out. The title is the
-deck's ``dc:title``, else the first slide's title. Bounds: :mod:`.zipped`.
+an embedded image on that page (a merged table cell's text is in each cell it covers). Slide
+numbers, dates and footers are left out. The title is the deck's ``dc:title``, else the first
+slide's title. Bounds: :mod:`.zipped`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from kgrag.ingest.formats.common import (
     make_table,
     one_line,
 )
-from kgrag.ingest.formats.docx import (
+from kgrag.ingest.formats.ooxml import (
     A,
+    P,
     R,
     alt_text,
     core_title,
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PPTX", "parse_pptx"]
 
-P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 _NOTES = "/notesSlide"
 _TITLE_TYPES = frozenset({"title", "ctrTitle"})
 _CHROME_TYPES = frozenset({"sldNum", "dt", "ftr", "hdr", "sldImg"})
@@ -78,15 +79,20 @@ def _shapes(tree: etree._Element) -> Iterator[etree._Element]:
 
 
 def _table_rows(tbl: etree._Element) -> list[list[str]]:
-    rows = []
+    """The rows of a slide's table; a merged cell gives its text to every cell it covers."""
+    rows: list[list[str]] = []
+    above: list[str] = []
     for tr in tbl.iter(_a("tr")):
         row: list[str] = []
         for tc in tr.iter(_a("tc")):
-            if tc.get("hMerge") == "1" or tc.get("vMerge") == "1":
-                row.append("")
-                continue
-            row.append(" ".join(one_line(t) for t, _ in _paragraphs(tc) if t.strip()))
+            if tc.get("vMerge") in ("1", "true"):
+                row.append(above[len(row)] if len(row) < len(above) else "")
+            elif tc.get("hMerge") in ("1", "true"):
+                row.append(row[-1] if row else "")
+            else:
+                row.append(" ".join(one_line(t) for t, _ in _paragraphs(tc) if t.strip()))
         rows.append(row)
+        above = row
     return rows
 
 
