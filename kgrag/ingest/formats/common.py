@@ -49,8 +49,13 @@ class CellBudget:
         self.cells = 0
 
     def take(self, n: int, where: str = "") -> None:
+        """Count ``n`` more cells; refuse past the bound."""
         self.cells += n
-        if self.cells > MAX_TABLE_CELLS:
+        self.check(0, where)
+
+    def check(self, more: int, where: str = "") -> None:
+        """Refuse if ``more`` cells on top of those counted would pass the bound."""
+        if self.cells + more > MAX_TABLE_CELLS:
             at = f" in {where}" if where else ""
             raise IngestError(
                 str(self.path),

@@ -116,6 +116,14 @@ def decode_html(path: Path, data: bytes) -> str:
         return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
+def _cell_tags(text: str) -> int:
+    """About how many ``<td>``/``<th>`` start tags ``text`` holds (a byte count, not a parse)."""
+    count = 0
+    for case in (str.lower, str.upper):
+        count += text.count(case("<td")) + text.count(case("<th")) - text.count(case("<thead"))
+    return count
+
+
 def _skipped(node: LexborNode, in_content: bool) -> bool:
     tag = node.tag or ""
     if tag in _SKIP_TAGS or (tag in _PAGE_CHROME and not in_content):
@@ -289,6 +297,9 @@ def extract_html(
 ) -> HtmlText:
     """The title, main-content text, tables (numbered from ``first_table``, on ``page``) and
     image references of the HTML ``text``."""
+    budget = budget or CellBudget(path)
+    # a table of a million cells is refused before it is parsed (its DOM would take ~300 MB)
+    budget.check(_cell_tags(text), "the page's tables")
     lexbor = require(path, "selectolax.lexbor", "selectolax")
     tree = lexbor.LexborHTMLParser(text)
     title_node = tree.css_first("title")
@@ -297,7 +308,7 @@ def extract_html(
         og = tree.css_first('meta[property="og:title"]')
         title = title_text(og.attributes.get("content")) if og is not None else None
     root = _content_root(tree)
-    walker = _Walker(path, budget or CellBudget(path), page, first_table)
+    walker = _Walker(path, budget, page, first_table)
     if root is not None:
         walker.walk(root)
     return HtmlText(

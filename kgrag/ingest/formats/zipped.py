@@ -12,6 +12,7 @@ counted while parsing, so a table of a million empty cells costs a bounded parse
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections.abc import Collection
 from pathlib import Path
@@ -116,11 +117,24 @@ class Package:
         return parse_xml(self, name, self.read(name), cell_tags)
 
 
+def _tag_count(data: bytes, tag: str) -> int:
+    """How many start tags ``tag`` (Clark notation) ``data`` holds, by the prefix its namespace
+    is declared with in the first 64 KB (0 when undeclared there): a byte search, ~1 GB/s."""
+    namespace, _, local = tag[1:].partition("}")
+    found = re.search(rb'xmlns:([\w.-]+)="' + re.escape(namespace.encode()) + rb'"', data[:65536])
+    if found is None:
+        return 0
+    start = b"<" + found.group(1) + b":" + local.encode()
+    return sum(data.count(start + end) for end in (b">", b" ", b"/", b"\n", b"\t", b"\r"))
+
+
 def parse_xml(
     package: Package, name: str, data: bytes, cell_tags: Collection[str] = ()
 ) -> etree._Element:
     """``data`` (the part ``name`` of ``package``) as an element tree, within the bounds above."""
     lxml_etree = require(package.path, "lxml.etree", "lxml")
+    for tag in cell_tags:  # refuse a table of a million cells before parsing it
+        package.budget.check(_tag_count(data, tag), f"{package.kind} part {name!r}")
     elements = 0
     root: etree._Element | None = None
     try:
