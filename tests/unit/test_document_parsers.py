@@ -107,6 +107,12 @@ def test_html_in_a_declared_latin1_charset_is_read(tmp_path: Path) -> None:
     content = _content(page)
     assert content.title == "Café"
     assert content.pages[0].text == "Crème brûlée."
+    xhtml = tmp_path / "cafe.xhtml"
+    xhtml.write_bytes(
+        b'<?xml version="1.0" encoding="ISO-8859-1"?>\n'
+        b"<html><body><p>D\xe9j\xe0 vu.</p></body></html>"
+    )
+    assert _content(xhtml).pages[0].text == "Déjà vu."
 
 
 def test_html_not_utf8_and_without_charset_names_the_byte(tmp_path: Path) -> None:

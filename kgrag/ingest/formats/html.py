@@ -71,7 +71,11 @@ _BLOCKS = frozenset(
 _LISTS = frozenset({"ul", "ol", "menu"})
 #: the permalink a documentation generator appends to a heading ("Options #", "Install ¶")
 _PERMALINK = re.compile(r"\s+[#¶]$")
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
+    rb"""|^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -87,14 +91,15 @@ class HtmlText:
 
 
 def decode_html(path: Path, data: bytes) -> str:
-    """UTF-8 text, or text in the charset the page declares in a ``<meta>`` of its first 4 KB."""
+    """UTF-8 text, or text in the charset the page declares in a ``<meta>`` (or, for XHTML, its
+    XML declaration) in its first 4 KB."""
     try:
         return decode_utf8(path, data)
     except IngestError as utf8_error:
         m = _CHARSET.search(data[:4096])
         if m is None:
             raise
-        name = m.group(1).decode("ascii").lower()
+        name = (m.group(1) or m.group(2)).decode("ascii").lower()
         try:
             codec = codecs.lookup(name).name
         except LookupError:
