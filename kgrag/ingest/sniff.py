@@ -34,6 +34,8 @@ def looks_like_text(head: bytes) -> bool:
         return False
     if text.startswith("\ufeff"):
         text = text[1:]
+    if not text:
+        return True
     printable = sum(1 for c in text if c.isprintable() or c in _WHITESPACE)
     return printable >= MIN_PRINTABLE * max(1, len(text))
 
