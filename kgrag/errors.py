@@ -125,6 +125,11 @@ class IngestError(KgragError):
         self.reason = reason
 
 
+class EmptyInputError(IngestError):
+    """A file that holds nothing to ingest (0 bytes, or only whitespace): skipped as ``empty``
+    when met in a folder, not a failure."""
+
+
 class MediaTooLongError(IngestError):
     """A recording is longer than the media duration limit (refused before it is decoded)."""
 
