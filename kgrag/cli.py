@@ -454,6 +454,55 @@ def serve(
 
 
 @app.command()
+def mcp(
+    transport: Annotated[
+        str, typer.Option("--transport", help="stdio (a client starts this) or http")
+    ] = "stdio",
+    user: Annotated[
+        str | None, typer.Option("--user", help="stdio: the user every call reads as")
+    ] = None,
+    groups: Annotated[str, typer.Option("--groups", help="stdio: comma-separated groups")] = "",
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", help="stdio: reader (default) or admin (may ingest); repeatable"),
+    ] = None,
+    host: Annotated[str, typer.Option("--host", help="http: address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="http: TCP port")] = 8765,
+    ingest_root: Annotated[
+        list[Path] | None,
+        typer.Option("--ingest-root", help="folder the ingest tool may read (repeatable)"),
+    ] = None,
+    store: StoreOpt = None,
+) -> None:
+    """Serve kgrag to MCP clients (assistants, coding agents): tools ask, search,
+    list_documents, describe_document, open_trace, audit and (admin) ingest. Over stdio every
+    call is --user/--groups/--role (the model cannot choose); over HTTP (/mcp) each request
+    authenticates as for `kgrag serve`."""
+    from kgrag.auth.principal import Role
+    from kgrag.integrations import mcp as mcp_server
+
+    if transport not in ("stdio", "http"):
+        raise typer.BadParameter("must be stdio or http", param_hint="--transport")
+    try:
+        roles = [Role(r) for r in role or ()]
+        principal = mcp_server.stdio_principal(
+            user, [g.strip() for g in groups.split(",") if g.strip()], roles
+        )
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    overrides: dict[str, Any] = {"store": store} if store else {}
+    if ingest_root:
+        overrides["ingest_roots"] = tuple(ingest_root)
+    mcp_server.run(
+        Settings(**overrides),
+        "http" if transport == "http" else "stdio",
+        principal=principal,
+        host=host,
+        port=port,
+    )
+
+
+@app.command()
 def delete(
     document_id: Annotated[str, typer.Argument(help="a Document id")],
     store: StoreOpt = None,

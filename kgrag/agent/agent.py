@@ -2,7 +2,10 @@
 
 ``ask`` answers one question (optionally as a turn of a session, as a user with groups) and
 returns an :class:`~kgrag.agent.answer.Answer`; ``stream`` yields the typed events of the same
-run as they happen (see :mod:`kgrag.agent.events`). The work is done by small modules:
+run as they happen (see :mod:`kgrag.agent.events`); ``search`` returns the evidence without the
+answer (:class:`~kgrag.agent.evidence.Evidence`). ``aask``, ``astream``, ``asearch`` and
+``aingest`` are the same for asyncio code (:mod:`kgrag.agent.aio`: cancelling the awaiting task
+stops the run). The work is done by small modules:
 :mod:`~kgrag.agent.memory` (follow-ups), :mod:`~kgrag.agent.loop` (plan, execute, evaluate,
 refine), :mod:`~kgrag.agent.synthesis`, :mod:`~kgrag.agent.groundedness`, driven by
 :class:`~kgrag.agent.run.QuestionRun`.
@@ -13,15 +16,17 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from kgrag.agent import aio
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import check_attachments
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.events import AgentEvent, PlanEvent
+from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
@@ -181,6 +186,23 @@ class KnowledgeAgent:
             paths, acl, actor=actor, may_change_acl=may_change_acl
         )
 
+    async def aingest(
+        self,
+        paths: Sequence[str],
+        acl: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        *,
+        actor: str | None = None,
+        may_change_acl: bool = True,
+    ) -> IngestReport:
+        """:meth:`ingest` in a worker thread (``progress`` is called from that thread).
+        Ingestion has no cancellation point: a cancelled ``aingest`` waits for the running
+        ingestion to finish (every document it wrote is complete) before it is cancelled."""
+        return await aio.run_cancellable(
+            lambda: self.ingest(paths, acl, progress, actor=actor, may_change_acl=may_change_acl),
+            CancelToken(),
+        )
+
     def delete(self, document_id: str) -> None:
         if not any(
             r["id"] == document_id
@@ -310,6 +332,137 @@ class KnowledgeAgent:
                 raise item
             yield item
         worker.join()
+
+    async def aask(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        on_event: Callable[[AgentEvent], None] | None = None,
+    ) -> Answer:
+        """:meth:`ask` for asyncio code. The run works in a worker thread (``on_event`` is called
+        there); cancelling the awaiting task stops it at its next event (no further step or LLM
+        call) and returns once it has stopped: its trace is then either absent (stopped before
+        the answer was written) or complete."""
+        cancel = CancelToken()
+
+        def emit(event: object) -> None:
+            if on_event is not None:
+                on_event(event)  # type: ignore[arg-type]
+            cancel.check()
+
+        def work() -> Answer:
+            run = self._run(
+                question, session_id, user, groups, admin, emit, None, attachments, asked_by
+            )
+            return run.run()
+
+        return await aio.run_cancellable(work, cancel)
+
+    async def astream(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        cancel: CancelToken | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """The events of :meth:`stream` as an async iterator (``async for event in
+        agent.astream(...)``). Closing it early (``aclose``, a cancelled consuming task) or
+        setting ``cancel`` stops the run at its next event; an error of the run is raised after
+        the events before it."""
+        token = CancelToken(cancel)
+
+        def start(emit: Callable[[object], None]) -> Callable[[], Answer]:
+            run = self._run(
+                question, session_id, user, groups, admin, emit, None, attachments, asked_by
+            )
+            return run.run
+
+        async for event in aio.stream_events(start, token):
+            yield event
+
+    def search(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        limit: int = 10,
+    ) -> Evidence:
+        """The evidence for ``question`` without its answer: the same run as :meth:`ask` (the
+        same plans, ACL filter and stored trace; ``query_id`` opens it), returning the ranked
+        hits it retrieved, at most ``limit``, instead of the answer built from them."""
+        return self._search(
+            question, session_id, user, groups, admin, asked_by, attachments, limit, lambda _: None
+        )
+
+    async def asearch(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        limit: int = 10,
+    ) -> Evidence:
+        """:meth:`search` for asyncio code, cancelled as :meth:`aask` is."""
+        cancel = CancelToken()
+        return await aio.run_cancellable(
+            lambda: self._search(
+                question,
+                session_id,
+                user,
+                groups,
+                admin,
+                asked_by,
+                attachments,
+                limit,
+                lambda _: cancel.check(),
+            ),
+            cancel,
+        )
+
+    def _search(
+        self,
+        question: str,
+        session_id: str | None,
+        user: str | None,
+        groups: Sequence[str],
+        admin: bool,
+        asked_by: str | None,
+        attachments: Sequence[Path],
+        limit: int,
+        emit: Callable[[object], None],
+    ) -> Evidence:
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        run = self._run(
+            question, session_id, user, groups, admin, emit, None, attachments, asked_by
+        )
+        answer = run.run()
+        return Evidence(
+            query_id=answer.query_id,
+            question=answer.resolved_question or run.question,
+            exit_reason=answer.exit_reason,
+            hits=run.evidence[:limit],
+        )
 
     def _run(
         self,

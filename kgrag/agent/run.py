@@ -119,6 +119,10 @@ class QuestionRun:
         self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
         self.resolver = EntityResolver(config.store, access)
         self.started = time.perf_counter()
+        self.evidence: tuple[Hit, ...] = ()
+        """The evidence the answer was built from, best first (``KnowledgeAgent.search``): the
+        fused text and image hits of every iteration, a document tool's documents, or the
+        sources an earlier answer cited (a reformat request). Set once the run has retrieved."""
 
     # -------------------------------------------------------------------------------- run
     def run(self) -> Answer:
@@ -160,6 +164,7 @@ class QuestionRun:
         trace = TraceWriter(self.config.store)
         self._write_query(trace, resolution, turn, "memory", "satisfied", 0)
         hits = {c.node_id: citation_hit(c) for c in cited}
+        self.evidence = tuple(hits.values())
         trace.write_answer(
             self.query_id,
             f"{self.query_id}:answer",
@@ -200,6 +205,11 @@ class QuestionRun:
             max_steps=cfg.limits.max_plan_steps,
         )
         result = loop.run(self.query_id, analysis, self.emit)
+        self.evidence = (
+            result.documents.hits
+            if result.documents is not None
+            else (*result.text, *result.images)
+        )
         names = [e.name for e in analysis.entity_mentions]
         modalities = analysis.modalities
         if result.question and result.question != resolution.question:

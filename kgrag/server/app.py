@@ -33,6 +33,7 @@ from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
 from kgrag.auth.authenticator import Authenticator
 from kgrag.auth.principal import Principal, Role
+from kgrag.auth.readers import check_query_reader
 from kgrag.cancel import CancelToken
 from kgrag.config import Settings
 from kgrag.errors import CancelledError, KgragError, NotFoundError, StoreUnavailableError
@@ -665,13 +666,7 @@ def create_app(
         question was asked with) or an admin; 404 to anyone else, as for an unknown id."""
         require(who, Role.READER)
         reader = acting_as(who, user, _groups(groups))
-        rows = rt().agent.store.read("trace_read_query", {"id": query_id})
-        if rows and not reader.can(Role.ADMIN):
-            asker, asker_groups = rows[0].get("user"), set(rows[0].get("groups") or ())
-            if asker != reader.user or not asker_groups <= set(reader.groups):
-                rows = []
-        if not rows:
-            raise NotFoundError(f"no query {query_id!r} readable by this user")
+        check_query_reader(rt().agent.store, query_id, reader)
         return reader
 
     def readable_trace(
