@@ -468,11 +468,13 @@ def create_app(
             200: {**_ANSWER_200, "links": {**_trace_links(), **_FOLLOW_UP_LINKS}},
         },
     )
-    def ask(body: AskRequest, who: Caller) -> JSONResponse:
+    async def ask(body: AskRequest, who: Caller) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
         require(who, Role.READER)
         reader = acting_as(who, body.user, body.groups)
-        answer = rt().agent.ask(
+        # KnowledgeAgent.aask: the run works in the event loop's executor, not a request
+        # thread of its own; a cancelled request stops it at its next event
+        answer = await rt().agent.aask(
             body.question,
             session_id=body.session_id,
             user=reader.user,
