@@ -11,8 +11,9 @@ from kgrag.executor.hits import Hit
 
 class Evidence(BaseModel):
     """The ranked evidence the agent's retrieval loop found for ``question``, read through the
-    asker's ACL: text passages, recording segments (``start_s``/``end_s``), images
-    (``image_uri``), table rows or documents, each with its document, page and score.
+    asker's ACL: text passages, recording segments (``start_s``/``end_s``) and table rows
+    first (fused over the loop's iterations), then images (``image_uri``); or the documents a
+    document tool found. Each with its document, page and score.
     ``query_id`` opens the trace that records the search (``kgrag trace``);
     ``exit_reason`` is why the loop stopped (``not_found`` when nothing supports an answer:
     the hits are then the closest found, which do not answer the question)."""
