@@ -2,17 +2,15 @@
 ``group:maintenance`` only), on each engine: in-process (the tools listed, a cited answer with its
 trace id, the trace as a tool and as a resource, an image attached to a question, search without
 an answer, ACL denial for a caller without the group, ingest refused to a reader and allowed to an
-admin inside the ingest roots); over streamable HTTP with the HTTP API's API keys (401 without a
-key, each request its key's principal); and, on the embedded store, as a stdio subprocess started
-by the client (``kgrag mcp --user ... --groups ...``)."""
+admin inside the ingest roots); and over streamable HTTP with the HTTP API's API keys (401
+without a key, each request its key's principal). The stdio transport (``kgrag mcp --user ...
+--groups ...`` started by the client) is docs/mcp.md's example, run by test_docs_examples.py."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
-import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +22,6 @@ import httpx2
 import pytest
 import uvicorn
 from mcp.client import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from kgrag.auth.authenticator import Authenticator
@@ -225,28 +222,3 @@ def test_streamable_http_authenticates_each_request_with_an_api_key(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
-
-
-def test_a_stdio_subprocess_answers_as_its_configured_user(
-    demo: DemoCorpus, module_engine: Engine
-) -> None:
-    if module_engine.is_neo4j:
-        pytest.skip("the stdio transport does not depend on the engine: run on the embedded one")
-    env = {**os.environ, "OMP_NUM_THREADS": "1", **module_engine.env()}
-    env["KGRAG_DATA_DIR"] = str(demo.folder / "stdio-data")
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "kgrag.cli", "mcp", "--user", "ann", "--groups", ROSTER_GROUP],
-        env=env,
-        cwd=str(Path(__file__).resolve().parents[2]),
-    )
-
-    async def main() -> dict[str, Any]:
-        async with Client(params, read_timeout_seconds=300) as client:
-            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-            return await _call(client, "ask", question=QUESTION)
-
-    answer = asyncio.run(main())
-    assert demo.documents["maintenance.md"] in {c["document_id"] for c in answer["citations"]}
-    rows = demo.agent.store.read("trace_read_query", {"id": answer["query_id"]})
-    assert rows[0]["user"] == "ann" and rows[0]["asked_by"] == "mcp:ann"
