@@ -742,6 +742,50 @@ def forget(
         )
 
 
+@db_app.command("backup")
+def db_backup(
+    path: Annotated[Path, typer.Argument(help="the backup file to write (a folder: kg.db in it)")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a consistent snapshot of the embedded store to PATH while it keeps serving (Neo4j:
+    `neo4j-admin database dump`, docs/operations.md)."""
+    from kgrag.graph.backup import backup
+
+    with _store(store, run_migrations=False) as st:
+        written = backup(st, path)
+    if as_json:
+        _emit(written.model_dump(exclude={"kept"}))
+    elif not _state["quiet"]:
+        err.print(f"backed up to {written.path} ({written.bytes} bytes)", markup=False)
+
+
+@db_app.command("restore")
+def db_restore(
+    path: Annotated[Path, typer.Argument(help="a backup that `kgrag db backup` wrote")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replace the embedded store with the backup PATH; refused while any process uses the
+    store. The replaced files are kept beside it (*.before-restore-TIME)."""
+    from kgrag.errors import ConfigError
+    from kgrag.graph import embedded_path
+    from kgrag.graph.backup import NOT_EMBEDDED, restore
+
+    db = embedded_path(_settings(store).store)
+    if db is None:
+        raise ConfigError(NOT_EMBEDDED)
+    restored = restore(db, path)
+    if as_json:
+        _emit(restored.model_dump())
+    elif not _state["quiet"]:
+        err.print(
+            f"restored {restored.path} from {path}; the replaced files are kept: "
+            + ", ".join(restored.kept or ["none"]),
+            markup=False,
+        )
+
+
 EvalQuestionsOpt = Annotated[
     Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
 ]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from kgrag import metrics
 from kgrag.agent.agent import KnowledgeAgent
@@ -309,3 +309,49 @@ def test_a_cli_batch_job_writes_its_metrics_as_a_textfile(ops: Ops, tmp_path: Pa
     assert samples[("kgrag_ingest_files_total", frozenset(ingested.items()))] == before + 1
     assert _sum(samples, "kgrag_ingest_passages_total") >= 1
     assert [p.name for p in target.parent.iterdir()] == ["kgrag.prom"]  # no temporary left
+
+
+def _said(result: Result) -> str:
+    """What a CLI command said: its output, or the error main() would print (CliRunner calls
+    the app, not main())."""
+    return result.output + str(result.exception or "")
+
+
+def _answer(store: GraphStore, question: str) -> tuple[str, list[str]]:
+    with KnowledgeAgent(store, default_text_embedder()) as agent:
+        a = agent.ask(question, admin=True)
+    return a.answer, [c.node_id for c in a.citations]
+
+
+def test_a_backup_taken_while_serving_restores_the_same_graph_and_answers(
+    ops: Ops, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    target = tmp_path / "backups" / "kg.rdb"
+    taken = runner.invoke(cli_app, ["db", "backup", str(target), "--json"], env=ops.engine.env())
+    if ops.engine.is_neo4j:  # Neo4j has its own tool, named in the refusal
+        assert taken.exit_code != 0 and "neo4j-admin database dump" in _said(taken)
+        return
+    assert taken.exit_code == 0, taken.output
+    question = "Who built the first compiler?"
+    graph = _counts(ops.store), _evidence(ops.store)
+    # the served store goes on changing after the snapshot; the backup does not
+    _ask(ops, question, "frank")
+    assert _counts(ops.store) != graph[0]
+    in_use = runner.invoke(cli_app, ["db", "restore", str(target)], env=ops.engine.env())
+    assert in_use.exit_code != 0 and "in use" in _said(in_use)
+    not_a_backup = runner.invoke(
+        cli_app, ["db", "restore", str(ops.root / "ada.md")], env=ops.engine.env()
+    )
+    assert not_a_backup.exit_code != 0 and "ada.md is not a backup" in _said(not_a_backup)
+
+    restored_db = tmp_path / "restored" / "kg.db"
+    other = {"KGRAG_STORE": f"falkordb-lite:///{restored_db}"}
+    done = runner.invoke(cli_app, ["db", "restore", str(target), "--json"], env=other)
+    assert done.exit_code == 0, done.output
+    restored = Engine(ops.engine.name, restored_db.parent).open()
+    try:
+        assert (_counts(restored), _evidence(restored)) == graph
+        assert _answer(restored, question) == _answer(ops.store, question)
+    finally:
+        restored.close()
