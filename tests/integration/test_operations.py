@@ -9,12 +9,16 @@ from __future__ import annotations
 import io
 import json
 import logging
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from typer.testing import CliRunner, Result
@@ -30,8 +34,10 @@ from kgrag.logs import JsonFormatter
 from kgrag.modalities.text import default_text_embedder
 from kgrag.retention import prune_traces
 from kgrag.server.app import create_app
+from tests.integration.test_server_limits import running
 from tests.support.credentials import bearer, new_key
 from tests.support.engines import Engine
+from tests.support.serve import free_port
 
 #: Trace labels; everything else (documents, chunks, entities...) is evidence or bookkeeping.
 TRACE_LABELS = {"Query", "Plan", "Step", "Answer", "Session"}
@@ -42,6 +48,7 @@ Sample = tuple[str, frozenset[tuple[str, str]]]
 class Ops:
     engine: Engine
     store: GraphStore
+    app: FastAPI
     client: TestClient
     root: Path
     admin: dict[str, str]
@@ -71,20 +78,20 @@ def ops(module_engine: Engine) -> Iterator[Ops]:
     gateway = new_key(keys, "gateway", Role.WRITER, Role.IMPERSONATE)[1]
     settings = module_engine.settings(api_keys_file=keys, ingest_roots=(root,))
     store = module_engine.open()
-    with (
-        KnowledgeAgent(store, default_text_embedder()) as agent,
-        TestClient(create_app(settings, agent=agent), base_url="http://127.0.0.1") as client,
-    ):
-        yield Ops(
-            module_engine,
-            store,
-            client,
-            root,
-            bearer(admin),
-            bearer(reader),
-            bearer(scraper),
-            bearer(gateway),
-        )
+    with KnowledgeAgent(store, default_text_embedder()) as agent:
+        app = create_app(settings, agent=agent)
+        with TestClient(app, base_url="http://127.0.0.1") as client:
+            yield Ops(
+                module_engine,
+                store,
+                app,
+                client,
+                root,
+                bearer(admin),
+                bearer(reader),
+                bearer(scraper),
+                bearer(gateway),
+            )
 
 
 def _scrape(ops: Ops) -> dict[Sample, float]:
@@ -318,8 +325,9 @@ def _said(result: Result) -> str:
 
 
 def _answer(store: GraphStore, question: str) -> tuple[str, list[str]]:
-    with KnowledgeAgent(store, default_text_embedder()) as agent:
-        a = agent.ask(question, admin=True)
+    """The answer and citations of ``question`` on ``store`` (left open: not a ``with``, whose
+    exit would close the store)."""
+    a = KnowledgeAgent(store, default_text_embedder()).ask(question, admin=True)
     return a.answer, [c.node_id for c in a.citations]
 
 
@@ -355,3 +363,59 @@ def test_a_backup_taken_while_serving_restores_the_same_graph_and_answers(
         assert _answer(restored, question) == _answer(ops.store, question)
     finally:
         restored.close()
+
+
+def test_a_real_prometheus_scrapes_the_metrics(ops: Ops, tmp_path: Path) -> None:
+    """Debian's Prometheus (scripts/setup.sh installs it) scrapes the served app once with the
+    scraper's key; its query API then has the ask latency and ``up`` 1."""
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is not installed: run scripts/setup.sh"
+    _ask(ops, "Who wrote the first program?", "alice")
+    token = tmp_path / "token"
+    token.write_text(ops.scraper["Authorization"].removeprefix("Bearer "), encoding="utf-8")
+    with running(ops.app) as base:
+        target = base.removeprefix("http://")
+        config = tmp_path / "prometheus.yml"
+        config.write_text(
+            "global: {scrape_interval: 1s}\n"
+            "scrape_configs:\n"
+            "  - job_name: kgrag\n"
+            f"    authorization: {{credentials_file: {token}}}\n"
+            f"    static_configs: [{{targets: ['{target}']}}]\n",
+            encoding="utf-8",
+        )
+        web = f"127.0.0.1:{free_port()}"
+        log = (tmp_path / "prometheus.log").open("w")
+        proc = subprocess.Popen(
+            [
+                binary,
+                f"--config.file={config}",
+                f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                f"--web.listen-address={web}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            found: list[dict[str, object]] = []
+            deadline = time.monotonic() + 90
+            while not found:
+                assert proc.poll() is None, (tmp_path / "prometheus.log").read_text()[-2000:]
+                assert time.monotonic() < deadline, "Prometheus scraped nothing in 90 s"
+                time.sleep(0.5)
+                try:
+                    r = httpx.get(
+                        f"http://{web}/api/v1/query",
+                        params={"query": 'sum(kgrag_ask_seconds_count{job="kgrag"})'},
+                    )
+                except httpx.TransportError:
+                    continue
+                if r.status_code == 200:
+                    found = r.json()["data"]["result"]
+            assert float(found[0]["value"][1]) >= 1  # type: ignore[index]
+            up = httpx.get(f"http://{web}/api/v1/query", params={"query": 'up{job="kgrag"}'})
+            assert up.json()["data"]["result"][0]["value"][1] == "1"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            log.close()
