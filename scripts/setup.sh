@@ -21,6 +21,8 @@ command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ] || missing+=(tesseract-ocr-eng)
+# a real Prometheus scrapes GET /metrics once in tests/integration/test_operations.py
+command -v prometheus >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -16,16 +16,18 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from kgrag import metrics
 from kgrag.agent import aio
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import check_attachments
 from kgrag.agent.entities import EntityResolver
-from kgrag.agent.events import AgentEvent, PlanEvent
+from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
@@ -281,7 +283,7 @@ class KnowledgeAgent:
         run = self._run(
             question, session_id, user, groups, admin, emit, on_step, attachments, asked_by
         )
-        return run.run()
+        return _measured(run)
 
     def stream(
         self,
@@ -315,7 +317,7 @@ class KnowledgeAgent:
 
         def work() -> None:
             try:
-                run.run()
+                _measured(run)
             except BaseException as e:  # handed to the consumer, raised there
                 events.put(e)
             finally:
@@ -497,13 +499,19 @@ class KnowledgeAgent:
             rerank_rules=self.rerank_rules,
             depicts_threshold=self.ingest_options.depicts_threshold,
         )
+
+        def emit_measured(event: object) -> None:
+            if isinstance(event, StepEvent):
+                metrics.observe_step(event.type, event.status, event.duration_ms)
+            emit(event)
+
         return QuestionRun(
             config,
             question,
             session_id=session_id,
             access=AccessContext(user=user, groups=tuple(groups), admin=admin),
             asked_by=asked_by,
-            emit=emit,
+            emit=emit_measured,
             on_step=on_step,
             attachments=checked,
         )
@@ -516,3 +524,15 @@ class KnowledgeAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _measured(run: QuestionRun) -> Answer:
+    """Run a question, counting its answer (or its failure) in :mod:`kgrag.metrics`."""
+    started = time.perf_counter()
+    try:
+        answer = run.run()
+    except Exception as e:
+        metrics.observe_ask_failure(e)
+        raise
+    metrics.observe_answer(answer, time.perf_counter() - started)
+    return answer

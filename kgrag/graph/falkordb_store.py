@@ -7,6 +7,7 @@ import contextlib
 import logging
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -300,6 +301,42 @@ class FalkorDBStore(GraphStore):
             return f"redis {info.get('redis_version', '?')} + FalkorDB"
         except Exception:
             return "FalkorDB"
+
+    def snapshot(self, timeout_s: float = 600.0) -> Path:
+        """Have the embedded server write a snapshot of the whole database (``BGSAVE``: a
+        forked child writes the data as of the fork, while the server keeps serving, and renames
+        the file over the database file when complete) and wait for it; returns that file.
+        Copy it right away (an open file keeps the snapshot even if a newer one replaces it)."""
+        if self._db_path is None:
+            raise StoreError(
+                f"{self.uri} is a remote FalkorDB: back it up on its server (BGSAVE, then copy "
+                "its RDB file)"
+            )
+        client = self._connection.connection
+        try:
+            done = int(client.info("persistence")["rdb_saves"])
+            # SCHEDULE: if an AOF rewrite runs, the snapshot starts right after it
+            client.execute_command("BGSAVE", "SCHEDULE")
+            deadline = time.monotonic() + timeout_s
+            while True:
+                info = client.info("persistence")
+                if int(info["rdb_saves"]) > done and not int(info["rdb_bgsave_in_progress"]):
+                    break
+                if time.monotonic() >= deadline:
+                    raise StoreError(f"the snapshot of {self.uri} did not end in {timeout_s:g} s")
+                time.sleep(0.05)
+            if info.get("rdb_last_bgsave_status") != "ok":
+                raise StoreError(
+                    f"the embedded FalkorDB could not write a snapshot of {self._db_path}: "
+                    f"{disk_trouble(self._db_path) or 'see its log'}"
+                )
+            folder = client.config_get("dir")["dir"]
+            name = client.config_get("dbfilename")["dbfilename"]
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self._wrap(e, "BGSAVE") from e
+        return Path(folder) / name
 
     def server_pid(self) -> int | None:
         """The embedded server's process id (for tests that kill it), or None if remote."""

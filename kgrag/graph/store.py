@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
+from kgrag import metrics
 from kgrag.errors import QueryRefusedError, StoreError
 from kgrag.graph import cypher
 from kgrag.graph.keys import guard_write
@@ -60,7 +61,7 @@ class GraphStore(ABC):
 
     def read(self, name: str, params: Params | None = None) -> list[Row]:
         """Run a read-only statement; the engine refuses it if it writes."""
-        return self._execute(self.statement(name), dict(params or {}), read_only=True)
+        return self._counted(self.statement(name), dict(params or {}), read_only=True)
 
     def write(self, name: str, params: Params | None = None) -> list[Row]:
         """Run a write statement (one atomic query). Values it would store under a unique
@@ -68,7 +69,7 @@ class GraphStore(ABC):
         text = self.statement(name)
         values = dict(params or {})
         guard_write(text, values, None, UNIQUE_KEYS)
-        return self._execute(text, values, read_only=False)
+        return self._counted(text, values, read_only=False)
 
     def write_rows(
         self,
@@ -88,7 +89,7 @@ class GraphStore(ABC):
         guard_write(text, extra, rows, UNIQUE_KEYS)  # every row, before the first batch
         for start in range(0, len(rows), batch_size):
             batch = [dict(r) for r in rows[start : start + batch_size]]
-            self._execute(text, {**extra, "rows": batch}, read_only=False)
+            self._counted(text, {**extra, "rows": batch}, read_only=False)
         return len(rows)
 
     def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
@@ -98,6 +99,17 @@ class GraphStore(ABC):
         query type and READ routing; FalkorDB: GRAPH.RO_QUERY) is the guard, not a regex.
         """
         return self._execute_freeform_read(text, dict(params or {}))
+
+    def _counted(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+        """:meth:`_execute`, a failure counted in ``kgrag_store_errors`` (a refused query is
+        the caller's mistake, not the store's, and is not counted)."""
+        try:
+            return self._execute(text, params, read_only=read_only)
+        except QueryRefusedError:
+            raise
+        except StoreError as e:
+            metrics.observe_store_error(e)
+            raise
 
     # -- jobs ---------------------------------------------------------------------------------
     @contextlib.contextmanager

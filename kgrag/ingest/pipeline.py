@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from kgrag import metrics
 from kgrag.acl import parse_acl, stored_acl
 from kgrag.errors import IngestError, KgragError
 from kgrag.graph.store import GraphStore
@@ -307,6 +308,7 @@ class Ingestor:
         report.seconds = round(time.perf_counter() - started, 3)
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
         report.inference_seconds = round(_union_seconds(self._intervals), 3)
+        metrics.observe_ingest(report)
         log.info(
             "%singested %d, skipped %d, failed %d in %.1f s (%s)",
             f"shard {report.shard} ({report.other_shards} inputs left to other shards): "
@@ -518,6 +520,7 @@ class Ingestor:
     ) -> list[str]:
         t0 = time.perf_counter()
         writer.write_many(bundles)
+        metrics.INGEST_PASSAGES.inc(sum(len(b.chunks) for b in bundles))
         # recorded before the version of the other ACL goes
         writer.set_acl([changes[b.id] for b in bundles if b.id in changes])
         written = []

@@ -24,10 +24,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kgrag import __version__
+from kgrag import __version__, metrics
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
@@ -49,11 +55,14 @@ from kgrag.server.models import (
     KEY_PATTERN,
     TEXT_PATTERN,
     AskRequest,
+    ErasureReport,
     Health,
     IngestRequest,
     JobView,
+    Liveness,
     answer_json,
 )
+from kgrag.server.observability import RequestLogMiddleware
 from kgrag.server.openapi import document, errors
 from kgrag.server.recovery import StoreSupervisor, probe_store
 from kgrag.server.security import ConcurrencyLimitMiddleware, GuardMiddleware, confine_paths
@@ -318,6 +327,7 @@ def create_app(
         hosts=allowed_hosts(host, s.allowed_hosts),
         authenticated=authenticator is not None,
     )
+    app.add_middleware(RequestLogMiddleware)  # outermost: request id and access log of all
 
     def rt() -> _Runtime:
         return runtime["rt"]
@@ -410,6 +420,44 @@ def create_app(
             store_failures=supervisor.failures,
         )
 
+    @app.get("/livez", tags=["service"], operation_id="livez", response_model=Liveness)
+    def livez() -> Liveness:
+        """Liveness: the process answers HTTP (it touches nothing else; restart it when this
+        fails)."""
+        return Liveness(status="alive", version=__version__)
+
+    @app.get(
+        "/readyz",
+        tags=["service"],
+        operation_id="readyz",
+        response_model=Health,
+        responses=errors(503),
+    )
+    def readyz() -> Health:
+        """Readiness: the store answers a cheap read (as ``/healthz``); 503 while it does not,
+        so that a load balancer sends the requests elsewhere meanwhile."""
+        return healthz()
+
+    @app.get(
+        "/metrics",
+        tags=["service"],
+        operation_id="metrics",
+        response_class=PlainTextResponse,
+        responses={
+            **errors(403),
+            200: {
+                "description": "the Prometheus text format",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            },
+        },
+    )
+    def metrics_page(who: Caller) -> Response:
+        """This process's metrics in the Prometheus text format (docs/operations.md lists
+        them). Needs the ``metrics`` role (an admin has it)."""
+        require(who, Role.METRICS)
+        metrics.JOB_QUEUE_DEPTH.set(rt().jobs.waiting)
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE_LATEST)
+
     @app.post(
         "/ingest",
         status_code=202,
@@ -430,14 +478,16 @@ def create_app(
             },
         },
     )
-    def ingest(body: IngestRequest, who: Caller) -> JobView:
+    def ingest(body: IngestRequest, who: Caller, response: Response) -> JobView:
         """Queue files, folders, globs or manifests on the server's disk (inside the ingest
         roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``. Needs the
         ``writer`` role; a re-ingest that changes a document's ACL needs ``admin`` (that
         file fails in the job's report otherwise)."""
         require(who, Role.WRITER)
         paths = confine_paths(body.paths, body.acl, s.ingest_roots)
-        return rt().jobs.submit(paths, body.acl, who)
+        job = rt().jobs.submit(paths, body.acl, who)
+        response.headers["X-Kgrag-Job-Id"] = job.id  # the access log names the job
+        return job
 
     @app.get(
         "/jobs/{job_id}",
@@ -773,5 +823,30 @@ def create_app(
         require(who, Role.ADMIN)
         rt().agent.delete(document_id)
         return Response(status_code=204)
+
+    @app.delete(
+        "/users/{user}/questions",
+        tags=["queries"],
+        dependencies=NeedsStore,
+        operation_id="forgetUser",
+        response_model=ErasureReport,
+        responses=errors(403, 422),
+    )
+    def forget_user(
+        who: Caller,
+        user: Annotated[
+            str,
+            PathParam(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS, description="a user name"),
+        ],
+    ) -> ErasureReport:
+        """Erase a user's questions: their traces, answers and audits, and the sessions left
+        without a question (``kgrag forget --user``). Other users' questions stay. Needs
+        ``admin``."""
+        from kgrag.retention import forget_user as forget
+
+        require(who, Role.ADMIN)
+        report = forget(rt().agent.store, user)
+        log.warning("%s erased the questions of a user: %d questions", who.id, report.queries)
+        return ErasureReport(queries=report.queries, nodes=report.nodes, sessions=report.sessions)
 
     return app
