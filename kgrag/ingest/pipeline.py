@@ -111,7 +111,8 @@ class IngestReport(BaseModel):
 
 class ProgressEvent(BaseModel):
     """``done`` of ``total`` items of one stage: files (parse), recordings (transcribe),
-    images (embed_image), documents (embed_text, entities, write)."""
+    images (embed_image), documents (embed_text, entities, write), passages written (passages:
+    its total is an estimate that grows with the job)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -416,25 +417,21 @@ class Ingestor:
         }
         self._done = defaultdict(int)
         total = len(todo)
-        done = written_chunks = 0
-        rate = _Rate(total)
+        rate = _Rate(total, self.progress)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
             pending: Future[tuple[list[str], list[Failure]]] | None = None
-            batches = list(self._batches(todo))
-            for built in self._built(batches):
-                embedded = built.embedded
+            pending_chunks = 0
+            for built in self._built(list(self._batches(todo))):
                 report.failures.extend(built.failures)
-                written_chunks += sum(len(e.chunks) for e in embedded)
                 if pending is not None:
-                    done += self._collect(pending, report, changes)
-                    self.progress(ProgressEvent(stage="write", done=done, total=total))
-                    rate.log(done, written_chunks)
+                    rate.written(self._collect(pending, report, changes), pending_chunks)
                 # entities, summaries and the write of this batch overlap the next batch's models
-                pending = pool.submit(self._finish_and_write, writer, embedded, replaced, changes)
+                pending = pool.submit(
+                    self._finish_and_write, writer, built.embedded, replaced, changes
+                )
+                pending_chunks = sum(len(e.chunks) for e in built.embedded)
             if pending is not None:
-                done += self._collect(pending, report, changes)
-                self.progress(ProgressEvent(stage="write", done=done, total=total))
-                rate.log(done, written_chunks)
+                rate.written(self._collect(pending, report, changes), pending_chunks)
         self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
         self._intervals += writer.inference
 
@@ -583,21 +580,29 @@ class Runner(Protocol):
 
 
 class _Rate:
-    """Logs documents and passages written, the rate and the time left, after each batch."""
+    """Progress of the writes: documents (``write``) and passages (``passages``, whose total is
+    estimated from the passages per document so far), the rate and the time left, logged."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, progress: ProgressCallback) -> None:
         self.total = total
+        self.progress = progress
+        self.done = self.passages = 0
         self.started = time.perf_counter()
 
-    def log(self, done: int, passages: int) -> None:
+    def written(self, documents: int, passages: int) -> None:
+        self.done += documents
+        self.passages += passages
         elapsed = max(time.perf_counter() - self.started, 1e-9)
-        eta = (self.total - done) * elapsed / done if done else float("nan")
+        expected = self.passages * self.total // self.done if self.done else self.passages
+        self.progress(ProgressEvent(stage="write", done=self.done, total=self.total))
+        self.progress(ProgressEvent(stage="passages", done=self.passages, total=expected))
+        eta = (self.total - self.done) * elapsed / self.done if self.done else float("nan")
         log.info(
             "written %d/%d documents, %d passages: %.1f passages/s, ETA %.0f s",
-            done,
+            self.done,
             self.total,
-            passages,
-            passages / elapsed,
+            self.passages,
+            self.passages / elapsed,
             eta,
         )
 

@@ -23,7 +23,7 @@ import ray
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.demo.corpus import make_corpus
 from kgrag.graph.dump import GraphDump, differences, dump
-from kgrag.ingest.pipeline import IngestReport
+from kgrag.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
 from tests.integration.ingest_media import KGRAG, REPO, drawing
 from tests.support.engines import Engine, engine_for
 
@@ -51,11 +51,16 @@ def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def ingest_dump(
-    engine: Engine, data_dir: Path, paths: list[str], ray_job: bool, **settings: object
+    engine: Engine,
+    data_dir: Path,
+    paths: list[str],
+    ray_job: bool,
+    progress: ProgressCallback | None = None,
+    **settings: object,
 ) -> tuple[IngestReport, GraphDump]:
     agent = KnowledgeAgent.open(engine.settings(data_dir=data_dir, **settings))
     try:
-        report = agent.ingest(paths, ray=ray_job or None)
+        report = agent.ingest(paths, progress=progress, ray=ray_job or None)
         return report, dump(agent.store)
     finally:
         agent.store.close()
@@ -68,7 +73,10 @@ def test_ray_job_builds_the_graph_of_the_serial_job_on_the_demo_corpus(
     serial, serial_graph = ingest_dump(engine, data, [str(demo_corpus)], ray_job=False)
     ray_engine = engine_for(engine.name, engine.folder / "ray")
     ray_engine.reset()  # Neo4j: the one database, emptied; embedded: a new file
-    on_ray, ray_graph = ingest_dump(ray_engine, data, [str(demo_corpus)], ray_job=True)
+    events: list[ProgressEvent] = []
+    on_ray, ray_graph = ingest_dump(
+        ray_engine, data, [str(demo_corpus)], ray_job=True, progress=events.append
+    )
 
     assert serial.failed == on_ray.failed == 0, (serial.failures, on_ray.failures)
     assert serial.ingested == on_ray.ingested == len(list(demo_corpus.iterdir()))
@@ -76,6 +84,12 @@ def test_ray_job_builds_the_graph_of_the_serial_job_on_the_demo_corpus(
     # every modality of the demo went through the actors (Whisper, CLIP, MiniLM)
     assert {"Segment", "Image", "Chunk", "Entity"} <= serial_graph.labels.keys()
     assert on_ray.stage_seconds["transcribe"] > 0 and on_ray.stage_seconds["embed_image"] > 0
+    # progress: files parsed, documents and passages written (the last event of each stage)
+    last = {e.stage: (e.done, e.total) for e in events}
+    files = len(list(demo_corpus.iterdir()))
+    assert last["parse"] == last["write"] == (files, files)
+    passages = serial_graph.labels["Chunk"]  # segments are chunks too
+    assert last["passages"] == (passages, passages)
     assert differences(serial_graph, ray_graph) == []
     assert serial_graph.digest == ray_graph.digest
 
