@@ -217,7 +217,7 @@ def ingest(
         bool,
         typer.Option(
             "--ray",
-            help="parse and run the models on Ray (pip install 'kgrag[ray]'): the cluster of "
+            help="parse and run the models on Ray (kgrag's ray extra): the cluster of "
             "RAY_ADDRESS (ray job submit sets it), else a local Ray sized to this machine",
         ),
     ] = False,

@@ -1,5 +1,6 @@
 """Ingestion on Ray (kgrag.ingest.ray_job) gives the graph of the serial job, on both engines.
 
+The graph identity is checked on both engines, the kill and the bad files on the embedded one.
 One local Ray (2 CPUs) serves the whole module: the in-process jobs use it, and the ``kgrag
 ingest --ray`` subprocesses join it through ``RAY_ADDRESS`` (as under ``ray job submit``), so
 Ray starts once. Graphs are compared by their canonical dump (kgrag.graph.dump): labels and
@@ -25,7 +26,7 @@ from kgrag.demo.corpus import make_corpus
 from kgrag.graph.dump import GraphDump, differences, dump
 from kgrag.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
 from tests.integration.ingest_media import KGRAG, REPO, drawing
-from tests.support.engines import Engine, engine_for
+from tests.support.engines import FALKORDB, Engine, engine_for
 
 REPORTS = 12
 PEOPLE = ("Ada Lovelace", "Charles Babbage", "Grace Hopper", "Alan Turing")
@@ -129,8 +130,11 @@ def cli(engine: Engine, address: str, folder: Path) -> subprocess.Popen[str]:
 
 
 def test_killed_ray_job_resumes_to_the_serial_graph_and_bad_files_fail_alone(
-    engine: Engine, ray_address: str
+    tmp_path: Path, ray_address: str
 ) -> None:
+    """On the embedded engine only (CI time): the resume is the serial job's own recovery and
+    writer, which test_ingest_resume.py checks on both engines."""
+    engine = engine_for(FALKORDB, tmp_path)
     folder = engine.folder / "reports"
     write_reports(folder)
     resumed = engine_for(engine.name, engine.folder / "resumed")
