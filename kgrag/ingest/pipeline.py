@@ -22,12 +22,13 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from kgrag.acl import parse_acl, stored_acl
-from kgrag.errors import IngestError, KgragError
+from kgrag.errors import KgragError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.build import Builder, BuildOutput, Embedded, Failure, reason_of
+from kgrag.ingest.containers.expand import parse_all
+from kgrag.ingest.containers.links import ContainerLinks
 from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
-from kgrag.ingest.models import ParsedDocument, SkipKind, SourceItem
-from kgrag.ingest.parsers import parse
+from kgrag.ingest.models import ParsedDocument, ParsedInputs, SkipKind, SourceItem
 from kgrag.ingest.records import AclChange, DocumentBundle, document_id
 from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
@@ -332,19 +333,23 @@ class Ingestor:
 
     # -- stages -------------------------------------------------------------------------------
     def _parse_all(self, items: Sequence[SourceItem], report: IngestReport) -> list[ParsedDocument]:
+        """Every item's documents (an archive or a message: its own and its members'); what
+        cannot be read is a failure, what holds nothing (or nothing kgrag reads) a skip."""
         t0 = time.perf_counter()
         out: list[ParsedDocument] = []
         with ThreadPoolExecutor(max_workers=max(1, self.options.workers)) as pool:
-            results: Iterable[ParsedDocument | Failure] = (
+            results: Iterable[ParsedInputs] = (
                 pool.map(lambda item: parse_item(item, self.options), items)
                 if self.runner is None
                 else self.runner.parse(items, self.options)
             )
             for n, result in enumerate(results, start=1):
-                if isinstance(result, Failure):
-                    report.failures.append(result)
-                else:
-                    out.append(result)
+                for refused in result.refused:
+                    if refused.explicit:
+                        report.failures.append(Failure(path=refused.path, reason=refused.reason))
+                    else:
+                        report.skip(refused.path, refused.kind, refused.reason)
+                out.extend(result.documents)
                 self.progress(ProgressEvent(stage="parse", done=n, total=len(items)))
         self._timing["parse"] += time.perf_counter() - t0
         return out
@@ -365,10 +370,19 @@ class Ingestor:
                 "documents_find_by_uris", {"uris": uris[start : start + 1000]}
             ):
                 stored[row["uri"]].append(row)
+        originals = self._stored_contents(documents)
         for doc in documents:
             uri = str(doc.source.path)
             existing = stored.get(uri, [])
             new_id = document_id(uri, doc.sha256)
+            if not existing:  # a new path: is its content already ingested elsewhere?
+                key = (doc.sha256, frozenset(stored_acl(doc.source.acl)))
+                original = originals.get(key)
+                if original is not None and original != uri:
+                    detail = f"same content and ACL as {original}, already ingested"
+                    report.skip(uri, "duplicate", detail)
+                    continue
+                originals[key] = uri
             others = [r["id"] for r in existing if r["id"] != new_id]
             same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
             # the stored version (this one, or the one a changed file replaces) and its ACL
@@ -390,6 +404,7 @@ class Ingestor:
             replaced[new_id] = others
             todo.append(doc)
         writer = self._writer()
+        containers = ContainerLinks(self.store, writer.delete)
         if new_acls:
             writer.set_acl(new_acls)
             ids = [c.document_id for c in new_acls]
@@ -400,6 +415,7 @@ class Ingestor:
         for old in stale:
             writer.delete(old)
         if not todo:
+            containers.link(documents)
             return
         # Word statistics from the whole job first: what a chunk yields then does not depend on
         # the documents before it (a resumed job extracts what an uninterrupted one does).
@@ -434,6 +450,28 @@ class Ingestor:
                 rate.written(self._collect(pending, report, changes), pending_chunks)
         self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
         self._intervals += writer.inference
+        written = set(report.document_ids)
+        changed = [
+            str(d.source.path)
+            for d in todo
+            if d.container and document_id(str(d.source.path), d.sha256) in written
+        ]
+        containers.remove_gone(changed, {str(d.source.path) for d in documents})
+        containers.link(documents)
+
+    def _stored_contents(
+        self, documents: Sequence[ParsedDocument]
+    ) -> dict[tuple[str, frozenset[str]], str]:
+        """(sha256, ACL) -> URI of a complete stored document with that content and ACL."""
+        found: dict[tuple[str, frozenset[str]], str] = {}
+        hashes = list(dict.fromkeys(d.sha256 for d in documents))
+        for start in range(0, len(hashes), 1000):
+            for row in self.store.read(
+                "documents_find_by_sha256", {"hashes": hashes[start : start + 1000]}
+            ):
+                key = (row["sha256"], frozenset(row.get("acl") or ()))
+                found.setdefault(key, row["uri"])
+        return found
 
     def _built(self, batches: list[list[ParsedDocument]]) -> Iterator[BuildOutput]:
         """Each batch through the model stages, in order: here, or on the runner."""
@@ -552,25 +590,21 @@ class Ingestor:
         return bundles, failures
 
 
-def parse_item(item: SourceItem, options: IngestOptions) -> ParsedDocument | Failure:
-    """``item`` parsed, or the failure naming it and why (the same on every runner)."""
-    try:
-        return parse(
-            item,
-            options.max_file_bytes,
-            ocr_enabled=options.ocr,
-            max_media_seconds=options.max_media_seconds,
-        )
-    except IngestError as e:
-        return Failure(path=e.path, reason=e.reason)
+def parse_item(item: SourceItem, options: IngestOptions) -> ParsedInputs:
+    """``item``'s documents (a container's members too) and what was refused, each named with
+    its reason (the same on every runner)."""
+    return parse_all(
+        item,
+        options.max_file_bytes,
+        ocr_enabled=options.ocr,
+        max_media_seconds=options.max_media_seconds,
+    )
 
 
 class Runner(Protocol):
     """Runs parsing and the model stages somewhere else (a Ray cluster), in order."""
 
-    def parse(
-        self, items: Sequence[SourceItem], options: IngestOptions
-    ) -> Iterator[ParsedDocument | Failure]:
+    def parse(self, items: Sequence[SourceItem], options: IngestOptions) -> Iterator[ParsedInputs]:
         """:func:`parse_item` of each item, in the items' order."""
         ...
 

@@ -4,8 +4,8 @@ parsing and the model stages as Ray Data, the rest unchanged.
 The job's driver lists the inputs as the serial job does, then:
 
 1. **parse**: the source items are a dataset; :func:`kgrag.ingest.pipeline.parse_item` runs as
-   Ray tasks (``map_batches``), a file that fails becomes a
-   :class:`~kgrag.ingest.build.Failure` naming it, the others go on;
+   Ray tasks (``map_batches``; an archive's members with it), a file that fails is refused with
+   its reason, the others go on;
 2. the driver decides what to skip (unchanged files by sha256, ACLs), exactly as the serial job;
 3. **build**: the serial job's own batches are a dataset; an actor pool of
    :class:`~kgrag.ingest.build.Builder` (each actor loads MiniLM, and CLIP and Whisper when its
@@ -40,8 +40,8 @@ import numpy as np
 from kgrag.config import Settings
 from kgrag.errors import DependencyMissingError
 from kgrag.ingest.build import Builder, BuildOutput
-from kgrag.ingest.models import ParsedDocument, SourceItem
-from kgrag.ingest.pipeline import Failure, IngestOptions, parse_item
+from kgrag.ingest.models import ParsedDocument, ParsedInputs, SourceItem
+from kgrag.ingest.pipeline import IngestOptions, parse_item
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 
@@ -149,9 +149,7 @@ class RayRunner:
         context.enable_progress_bars = False  # the job reports its own progress
         return ray.data.from_items([{"i": n, "blob": b} for n, b in enumerate(blobs)])
 
-    def parse(
-        self, items: Sequence[SourceItem], options: IngestOptions
-    ) -> Iterator[ParsedDocument | Failure]:
+    def parse(self, items: Sequence[SourceItem], options: IngestOptions) -> Iterator[ParsedInputs]:
         if not items:
             return
         ds = self._dataset([pickle.dumps(i) for i in items]).map_batches(
@@ -162,7 +160,7 @@ class RayRunner:
             num_cpus=1,
         )
         for row in ds.iter_rows():
-            result: ParsedDocument | Failure = _loads(row["blob"])
+            result: ParsedInputs = _loads(row["blob"])
             yield result
 
     def build(self, batches: Sequence[Sequence[ParsedDocument]]) -> Iterator[BuildOutput]:

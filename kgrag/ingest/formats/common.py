@@ -1,0 +1,188 @@
+"""What the document formats share: text blocks joined into page text, tables from rows of cells,
+embedded images checked before they reach the image path."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import logging
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from kgrag.errors import IngestError
+from kgrag.ingest.models import ParsedImage, ParsedTable
+from kgrag.ingest.spreadsheet import MAX_COLUMNS, cell_text
+
+__all__ = [
+    "MAX_IMAGES",
+    "MAX_TABLE_CELLS",
+    "MIN_IMAGE_SIDE",
+    "CellBudget",
+    "TextBuilder",
+    "embedded_image",
+    "make_table",
+    "one_line",
+    "require",
+]
+
+log = logging.getLogger(__name__)
+
+#: Embedded images kept from one document (the rest are logged and dropped).
+MAX_IMAGES = 200
+#: Embedded images smaller than this on a side (icons, bullets, rules) are not content.
+MIN_IMAGE_SIDE = 32
+MAX_TITLE_CHARS = 200
+#: Table cells of one document, empty ones included.
+MAX_TABLE_CELLS = 200_000
+
+
+class CellBudget:
+    """Table cells read from one file (empty ones count), refused past ``MAX_TABLE_CELLS``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.cells = 0
+
+    def take(self, n: int, where: str = "") -> None:
+        self.cells += n
+        if self.cells > MAX_TABLE_CELLS:
+            at = f" in {where}" if where else ""
+            raise IngestError(
+                str(self.path),
+                f"too many table cells: more than {MAX_TABLE_CELLS:,} (empty ones included)"
+                f"{at}; split the document or delete the empty rows and columns",
+            )
+
+
+def require(path: Path, module: str, package: str) -> ModuleType:
+    """``module``, or an IngestError naming ``path`` and the extra that installs ``package``."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise IngestError(
+            str(path),
+            f"reading this file needs the optional package {package!r}; install it with: "
+            "pip install 'kgrag[docs]'",
+        ) from e
+
+
+def one_line(text: str) -> str:
+    """Runs of whitespace (newlines included) as one space, stripped."""
+    return " ".join(text.split())
+
+
+def title_text(text: str | None) -> str | None:
+    """A title candidate as one line of at most :data:`MAX_TITLE_CHARS`, or None when blank."""
+    if text is None:
+        return None
+    line = one_line(text)
+    return line[:MAX_TITLE_CHARS] or None
+
+
+@dataclass
+class TextBuilder:
+    """Blocks of a page in reading order: headings stand alone between blank lines, so the
+    chunker ends a sentence at each and a chunk's text names its section; list items are lines
+    starting with ``- ``."""
+
+    lines: list[str] = field(default_factory=list)
+    first_heading: str | None = None
+
+    def heading(self, text: str) -> None:
+        text = one_line(text)
+        if text:
+            if self.first_heading is None:
+                self.first_heading = text
+            self.lines.extend(["", text, ""])
+
+    def paragraph(self, text: str) -> None:
+        text = "\n".join(one_line(line) for line in text.split("\n")).strip("\n")
+        if text.strip():
+            self.lines.extend([text, ""])
+
+    def item(self, text: str, depth: int = 0) -> None:
+        text = one_line(text)
+        if text:
+            self.lines.append("  " * depth + "- " + text)
+
+    def end_list(self) -> None:
+        self.lines.append("")
+
+    def preformatted(self, text: str) -> None:
+        if text.strip():
+            self.lines.extend([text.strip("\n"), ""])
+
+    def text(self) -> str:
+        out: list[str] = []
+        for line in self.lines:
+            if not line and (not out or not out[-1]):
+                continue  # no leading or doubled blank lines
+            out.append(line.rstrip())
+        return "\n".join(out).strip("\n")
+
+
+def make_table(
+    index: int,
+    rows: Sequence[Sequence[str]],
+    *,
+    page: int | None = None,
+    caption: str | None = None,
+) -> ParsedTable | None:
+    """A table whose first row with content is its header; None when no cell has content.
+    Cells are one line each (:func:`kgrag.ingest.spreadsheet.cell_text`), rows padded to the
+    widest, trailing empty rows and columns dropped, at most
+    :data:`~kgrag.ingest.spreadsheet.MAX_COLUMNS` columns kept."""
+    cleaned = [[cell_text(c) for c in row[:MAX_COLUMNS]] for row in rows]
+    while cleaned and not any(cleaned[-1]):
+        cleaned.pop()
+    while cleaned and not any(cleaned[0]):
+        cleaned.pop(0)
+    if not cleaned:
+        return None
+    width = max(max((i + 1 for i, c in enumerate(r) if c), default=0) for r in cleaned)
+    padded = [tuple(r[:width]) + ("",) * (width - len(r[:width])) for r in cleaned]
+    body = tuple(r if any(r) else () for r in padded[1:])
+    caption = title_text(caption)
+    return ParsedTable(index=index, page=page, caption=caption, header=padded[0], rows=body)
+
+
+def embedded_image(
+    path: Path,
+    data: bytes,
+    *,
+    page: int | None = None,
+    caption: str | None = None,
+    name: str = "",
+) -> ParsedImage | None:
+    """``data`` as an image to embed, or None (logged) when it is too small or not a raster
+    format Pillow decodes (EMF/WMF drawings, damaged data); a decompression bomb is refused."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as img:
+                img.load()
+                width, height = img.size
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
+        raise IngestError(str(path), f"embedded image {name} is too large to decode: {e}") from e
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
+        log.warning("%s: embedded image %s cannot be decoded (%s); skipping it", path, name, e)
+        return None
+    if min(width, height) < MIN_IMAGE_SIDE:
+        return None
+    return ParsedImage(
+        data=data, page=page, width=width, height=height, caption=title_text(caption)
+    )
+
+
+def capped_images(path: Path, images: Iterable[ParsedImage]) -> tuple[ParsedImage, ...]:
+    """At most :data:`MAX_IMAGES` images, the rest dropped with a warning."""
+    out = list(images)
+    if len(out) > MAX_IMAGES:
+        log.warning("%s: %d embedded images; keeping the first %d", path, len(out), MAX_IMAGES)
+        out = out[:MAX_IMAGES]
+    return tuple(out)
