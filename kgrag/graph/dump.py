@@ -3,18 +3,17 @@ and the other) built the same graph.
 
 :func:`dump` reads every node and relationship and keeps: the count per label and per
 relationship type, the sorted keys of each (a node's label and ``id``; a relationship's type and
-ends), a SHA-256 digest of every property of each, and vectors (lists of floats) apart, so
-:func:`differences` compares them within a float tolerance (the same model on other batches or
-another machine rounds differently in the last bits). Properties that say *when* (ingestion and
-ACL-change times) and bookkeeping nodes (job leases, migrations) are left out: they differ
-between two runs of the same job by design.
+ends), a SHA-256 digest of every property of each, and floats (vectors, and scores or weights
+computed from them) apart, so :func:`differences` compares them within a tolerance (the same
+model on other batches or another machine rounds differently in the last bits). Properties
+that say *when* (ingestion and ACL-change times) and bookkeeping nodes (job leases,
+migrations) are left out: they differ between two runs of the same job by design.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,10 +24,6 @@ from kgrag.graph.store import GraphStore
 VOLATILE_PROPERTIES = frozenset({"ingested_at", "at", "started_at", "heartbeat_at", "created_at"})
 #: Labels of bookkeeping nodes (ingestion leases, applied migrations, embedding spaces).
 BOOKKEEPING_LABELS = frozenset({"IngestJob", "Migration", "SchemaMigration", "EmbeddingSpace"})
-#: Scalar floats are digested rounded to this many decimals (scores and weights computed from
-#: vectors).
-FLOAT_DECIMALS = 4
-
 _NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS p"
 _RELATIONSHIPS = (
     "MATCH (a)-[r]->(b) RETURN type(r) AS type, labels(a) AS la, properties(a) AS pa, "
@@ -45,11 +40,11 @@ class GraphDump:
     digests: dict[str, str] = field(default_factory=dict)
     """Key of each node and relationship -> digest of its properties without vectors."""
     vectors: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    """``key.property`` -> vector."""
+    """``key.property`` -> its vector, or its float as a vector of one."""
 
     @property
     def digest(self) -> str:
-        """One digest of the whole graph without its vectors."""
+        """One digest of the whole graph without its floats."""
         text = json.dumps([self.labels, self.types, sorted(self.digests.items())])
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -130,7 +125,9 @@ def _digest(key: str, props: dict[str, Any], vectors: dict[str, tuple[float, ...
 
 
 def _as_vector(value: Any) -> tuple[float, ...] | None:
-    """``value`` as a vector when it is a non-empty list of floats (or a vector type)."""
+    """``value`` as a vector when it is a float or a non-empty list of floats."""
+    if isinstance(value, float):
+        return (value,)
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
         return None
     items = list(value)
@@ -140,14 +137,4 @@ def _as_vector(value: Any) -> tuple[float, ...] | None:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(_rounded(value), sort_keys=True, default=str)
-
-
-def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, FLOAT_DECIMALS) if math.isfinite(value) else str(value)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rounded(v) for v in value]
-    return value
+    return json.dumps(value, sort_keys=True, default=str)
