@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-batch clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -49,6 +49,10 @@ bench: setup
 # Store growth per question and after `kgrag traces prune` (embedded store; not in CI).
 bench-retention: setup
 	cd bench && ../$(BIN)/python trace_retention.py
+
+# Serial ingestion against the same job on a local Ray (bench/batch.py): not part of `make bench`.
+bench-batch: setup
+	OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
 
 clean:
 	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache

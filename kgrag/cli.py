@@ -235,12 +235,29 @@ def ingest(
             help="skip files that match (repeatable)",
         ),
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="parse and run the models on Ray (kgrag's ray extra): the cluster of "
+            "RAY_ADDRESS (ray job submit sets it), else a local Ray sized to this machine",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="join this Ray cluster (ray://HOST:10001, HOST:6379 or auto); implies --ray",
+        ),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
     """Ingest documents, images and recordings into the graph. Every file found and not
-    ingested is listed with its reason (the summary, and ``skips`` in --json)."""
+    ingested is listed with its reason (the summary, and ``skips`` in --json); the exit code
+    is 2 when some failed."""
     from kgrag.ingest.pipeline import ProgressEvent
     from kgrag.ingest.shards import Shard
 
@@ -269,7 +286,13 @@ def ingest(
                     tasks[e.stage] = bars.add_task(e.stage, total=e.total)
                 bars.update(tasks[e.stage], completed=e.done, total=e.total)
 
-            report = agent.ingest(paths, acl or (), progress=on_progress, actor=_cli_actor())
+            report = agent.ingest(
+                paths,
+                acl or (),
+                progress=on_progress,
+                actor=_cli_actor(),
+                ray=ray_address or ray,
+            )
     if as_json:
         _emit(
             report.model_dump(

