@@ -51,3 +51,11 @@ def test_a_question_naming_nothing_needs_half_of_its_terms() -> None:
 def test_not_found_reply_is_recognised() -> None:
     assert is_not_found("NOT_FOUND") and is_not_found(" **NOT_FOUND.** ")
     assert not is_not_found("Ada Lovelace maintains it [1].")
+
+
+def test_names_match_without_accents_either_way() -> None:
+    plain = [_hit("Aschenbrodel is an opera composed by Leopold Hofmann.")]
+    accented = [_hit("Aschenbrödel is an opera composed by Leopold Hofmann.")]
+    assert assess("Who composed Aschenbrödel?", plain, plain).supported
+    found = assess("Who composed Aschenbrodel?", accented, accented)
+    assert found.supported and found.evidence_names == 1.0  # unfolded: "aschenbr" + "del"
