@@ -106,9 +106,12 @@ def assess(
     evidence: Sequence[Hit] = (),
     *,
     threshold: float = SUPPORT_THRESHOLD,
+    heard: bool = False,
 ) -> Support:
-    """Score how well ``evidence`` (and the passages ``cited`` of it) cover ``question``."""
-    named = bool(question_names(question))
+    """Score how well ``evidence`` (and the passages ``cited`` of it) cover ``question``.
+    ``heard``: the question was (partly) recognised from speech, whose names may be misheard
+    ("Aida Lovelace"): it is judged by its terms, as a question that names nothing is."""
+    named = bool(question_names(question)) and not heard
     names, term_cov = _coverage(question, cited)
     ev_names, ev_terms = _coverage(question, evidence[:EVIDENCE_HITS])
     score = (names + term_cov) / 2

@@ -59,3 +59,14 @@ def test_names_match_without_accents_either_way() -> None:
     assert assess("Who composed Aschenbrödel?", plain, plain).supported
     found = assess("Who composed Aschenbrodel?", accented, accented)
     assert found.supported and found.evidence_names == 1.0  # unfolded: "aschenbr" + "del"
+
+
+def test_a_heard_question_is_judged_by_its_terms_not_its_misheard_names() -> None:
+    """Speech recognition heard "Ada Lovelace" as "Aida Lovelace": the names miss, the terms
+    (half of them) are in the evidence."""
+    question = "which part is maintained by Aida Lovelace"
+    evidence = [_hit("The Pressure Valve PV-7 is maintained by Ada Lovelace.")]
+    assert not assess(question, evidence, evidence).supported
+    assert assess(question, evidence, evidence, heard=True).supported
+    nearby = [_hit("The plant canteen serves lentil soup on Fridays.")]
+    assert not assess(question, nearby, nearby, heard=True).supported
