@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from kgrag import metrics
 from kgrag.agent import aio
 from kgrag.agent.answer import Answer
-from kgrag.agent.attachments import check_attachments
+from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, check_attachments
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
@@ -66,9 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_ATTACHMENT_QUESTION", "KnowledgeAgent", "StepCallback"]
-
-#: The question asked when only files are given.
-DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
 
 
 def _rule_book(s: Settings) -> RuleBook | None:
