@@ -25,5 +25,7 @@ def decode_utf8(path: Path, data: bytes) -> str:
         ) from e
     nul = text.find("\x00")
     if nul >= 0:
-        raise IngestError(str(path), f"contains a NUL character at offset {nul}; is it a binary file?")
+        raise IngestError(
+            str(path), f"contains a NUL character at offset {nul}; is it a binary file?"
+        )
     return text.replace("\r\n", "\n").replace("\r", "\n")
