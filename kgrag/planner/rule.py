@@ -4,23 +4,24 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
 1. text ``vector_search`` for the question; only when it finds nothing,
 2. an entity lookup (``graph_query`` entity_chunks, and entity_paths between the first two) for
    the entities the question names;
-3. ``filter`` keeping close-enough vector hits, and a lexical fallback (``graph_query``
-   chunks_fulltext) that runs only when nothing close enough was found;
+3. the lexical stage (``graph_query`` chunks_fulltext): the full-text index's candidates for the
+   question's key terms, ranked by BM25 (kgrag/executor/lexical.py);
 4. ``multi_hop`` from those seeds: bridge retrieval (the entities the best vector hits mention
    and the question does not name lead to the next hop's passages, found by searching again with
    the question plus each bridge's name); with entity seeds only (no vector hit), personalised
    PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
-6. ``aggregate`` of the similarity-scored text lists (first search, next hops, lexical fallback)
-   by best score into the final evidence: a passage found by either search keeps its best
+6. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
    similarity, so the first search's strong hits stay on top and the next hops fill the ranks
-   after them.
+   after them), then weighted reciprocal-rank fusion of that with the lexical ranking
+   (:func:`lexical_weight`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
 first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
 the same lists, and PageRank over the rule-extracted entity graph, both scored below the first
-search alone, which is why the fusion is by score.
+search alone, which is why that fusion is by score. The lexical weight was chosen on folds
+(bench/fusion_folds.py, BENCHMARKS.md).
 """
 
 from __future__ import annotations
