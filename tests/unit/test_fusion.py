@@ -136,3 +136,42 @@ def test_the_rule_plan_always_has_a_lexical_first_stage_fused_by_weighted_rrf() 
         p = final.parameters
         assert p.method == "rrf" and lexical[0].step_id in p.sources  # type: ignore[union-attr]
         assert p.weights == (1.0, weight)  # type: ignore[union-attr]
+
+
+def test_an_llm_plan_gets_the_lexical_stage_fused_with_its_evidence() -> None:
+    from kgrag.agent.planning import with_lexical
+
+    question = "What does asn1_der_decoding do?"
+    plan = Plan.parse(
+        {
+            "plan": [
+                {"step_id": 1, "type": "vector_search", "parameters": {"query": question}},
+                {
+                    "step_id": 2,
+                    "type": "rerank",
+                    "parameters": {"sources": [1], "query": question},
+                    "dependencies": [1],
+                },
+            ]
+        }
+    )
+    steps = with_lexical(plan, question).plan
+    assert [s.type for s in steps] == ["vector_search", "rerank", "graph_query", "aggregate"]
+    lexical, fused = steps[2].parameters, steps[3].parameters
+    assert lexical.params["query"] == fulltext_query(question)  # type: ignore[union-attr]
+    assert fused.sources == (2, 3) and fused.weights == (1.0, IDENTIFIER_LEXICAL_WEIGHT)  # type: ignore[union-attr]
+    # a plan that already searches the full-text index, or searches no text, is left as it is
+    assert with_lexical(with_lexical(plan, question), question).plan == steps
+    images = Plan.parse(
+        {
+            "plan": [
+                {
+                    "step_id": 1,
+                    "type": "vector_search",
+                    "modality": "image",
+                    "parameters": {"query": question, "index": "image_embedding"},
+                }
+            ]
+        }
+    )
+    assert with_lexical(images, question) == images
