@@ -887,6 +887,10 @@ def eval_retrieval(
     corpus: EvalCorpusOpt,
     store: EvalStoreOpt = None,
     limit: EvalLimitOpt = None,
+    per_question: Annotated[
+        Path | None,
+        typer.Option("--per-question", help="write each question's titles and recall (JSON)"),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
@@ -910,6 +914,9 @@ def eval_retrieval(
             progress=lambda e: on_progress(e.stage, e.done, e.total),
             on_question=lambda n, total: on_progress("questions", n, total),
         )
+    if per_question is not None:
+        rows = [r.row() for r in report.per_question]
+        per_question.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if as_json:
         _emit(report.summary())
         return
@@ -920,7 +927,12 @@ def eval_retrieval(
         out.print(f"{name:>6}: recall@2 {r.at_2 * 100:.1f}  recall@5 {r.at_5 * 100:.1f}")
     lat = report.latency_ms
     out.print(f"latency per question: p50 {lat.p50:.0f} ms, p95 {lat.p95:.0f} ms")
-    out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
+    ing = report.ingest
+    out.print(
+        f"ingestion: {ing.ingested} new passages, {ing.skipped} already stored, "
+        f"{ing.seconds:.1f} s (ingestion fingerprint {report.ingestion_fingerprint})",
+        markup=False,
+    )
 
 
 @eval_app.command("answers")
