@@ -14,6 +14,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from kgrag import metrics
@@ -40,6 +41,17 @@ HNSW_EF_RUNTIME = 200
 SCHEMA_AWAIT_TIMEOUT_S = 300.0
 _OPERATIONAL = "OPERATIONAL"
 _FAILED = "FAILED"
+
+
+@dataclass(frozen=True)
+class WriteStep:
+    """One write statement of a :meth:`GraphStore.write_all` transaction: statement ``name`` of
+    the ``cypher/`` corpus with ``params``, run once; or, given ``rows``, a statement reading
+    ``UNWIND $rows AS row`` run over them in batches (no rows: not run)."""
+
+    name: str
+    rows: Sequence[Mapping[str, Any]] | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 class GraphStore(ABC):
@@ -91,6 +103,35 @@ class GraphStore(ABC):
             batch = [dict(r) for r in rows[start : start + batch_size]]
             self._counted(text, {**extra, "rows": batch}, read_only=False)
         return len(rows)
+
+    def write_all(self, steps: Sequence[WriteStep], *, batch_size: int = 500) -> int:
+        """Run write ``steps`` in order as one transaction where the engine has them (Neo4j:
+        all or nothing, one commit; a transient error such as a deadlock replays the whole
+        transaction, so every step must be an idempotent MERGE/SET); an engine without
+        multi-statement transactions (FalkorDB) runs them one after the other, each atomic.
+        Every key value of every step is checked (kgrag.graph.keys) before the first runs.
+        Returns the number of statements sent."""
+        statements: list[tuple[str, dict[str, Any]]] = []
+        for step in steps:
+            text = self.statement(step.name)
+            extra = dict(step.params)
+            if step.rows is None:
+                guard_write(text, extra, None, UNIQUE_KEYS)
+                statements.append((text, extra))
+                continue
+            guard_write(text, extra, step.rows, UNIQUE_KEYS)
+            for start in range(0, len(step.rows), batch_size):
+                batch = [dict(r) for r in step.rows[start : start + batch_size]]
+                statements.append((text, {**extra, "rows": batch}))
+        if statements:
+            self._execute_transaction(statements)
+        return len(statements)
+
+    def _execute_transaction(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Run write statements as one transaction; this base version (an engine without
+        multi-statement transactions) runs each on its own, in order."""
+        for text, params in statements:
+            self._execute(text, params, read_only=False)
 
     def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
         """Run caller-written Cypher, refused by the engine unless it is read-only.
