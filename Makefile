@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-batch bench-writes clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -45,6 +45,21 @@ cypher-lint: setup
 bench: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	$(BIN)/python bench/run.py
+
+# Store growth per question and after `kgrag traces prune` (embedded store; not in CI).
+bench-retention: setup
+	cd bench && ../$(BIN)/python trace_retention.py
+
+# Serial ingestion against the same job on a local Ray (bench/batch.py): not part of `make bench`.
+bench-batch: setup
+	OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
+
+# Write-only throughput of the graph writer into Neo4j and the embedded store, by batch size and
+# concurrent writers (bench/write_path.py -> bench/results/write_path.json; not in CI). Starts
+# the project's Neo4j with a 1 GB heap if it is not running; it empties that database.
+bench-writes: setup
+	@eval "$$(NEO4J_HEAP=1g bash scripts/neo4j.sh start)" && \
+		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" $(BIN)/python bench/write_path.py
 
 clean:
 	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache

@@ -454,6 +454,27 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"out-of-domain abstention with it "
             f"{_share(folds.get('out_of_domain_abstention_at_chosen'))}.",
         ]
+        shipped = folds.get("shipped")
+        if shipped:
+            lines[-1] = lines[-1].replace("kgrag's rule:", "The folds' rule:")
+            lines += [
+                "",
+                f"kgrag ships `{shipped['feature']} >= {shipped['threshold']}` "
+                "(kgrag/agent/support.py); over all the questions (not held out) it abstains on "
+                f"{_share(shipped['unanswerable_abstention'])} of the unanswerable, "
+                f"{_share(shipped['false_abstention'])} of the answerable and "
+                f"{_share(shipped['out_of_domain_abstention'])} of the out-of-domain questions.",
+            ]
+        split = folds.get("held_out_false_abstention_by_retrieval") or {}
+        done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
+        if done and missed:
+            lines += [
+                "",
+                f"Held-out false abstention by retrieval: {_share(done['false_abstention'])} "
+                f"of the {done['questions']} answerable questions whose supporting passages were "
+                f"all in the best 5, {_share(missed['false_abstention'])} of the "
+                f"{missed['questions']} where one was missed.",
+            ]
     lines += ["", f"_Measured {doc.get('measured_at', '?')}._"]
     return "\n".join(lines)
 

@@ -26,7 +26,18 @@ from common import CACHE, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
 KGRAG = str(Path(PY).with_name("kgrag"))
-EVAL_STORE = CACHE / "eval" / "kg.db"
+
+
+def _eval_store() -> Path:
+    """The kept eval store: one per ingestion fingerprint (the ingestion code and settings), so a
+    change to either ingests the corpus again instead of measuring a store older code built."""
+    from kgrag.config import Settings
+    from kgrag.eval.retrieval import ingestion_fingerprint
+
+    return CACHE / "eval" / ingestion_fingerprint(Settings()) / "kg.db"
+
+
+EVAL_STORE = _eval_store()
 
 #: HNSW settings measured at every size (M:efConstruction:efRuntime), and the others tried at
 #: 10k to choose them; see BENCHMARKS.md.
@@ -66,7 +77,18 @@ def steps(reuse_eval_store: bool) -> list[Step]:
     eval_neo4j_argv = [*eval_argv[: eval_argv.index("--store") + 1], neo4j_uri, "--json"]
     answers_argv = [KGRAG, "eval", "answers", *eval_argv[3:]]
     return [
-        Step("retrieval", eval_argv, [*data, Path(KGRAG)], RESULTS / "retrieval.json"),
+        Step(
+            "retrieval",
+            [*eval_argv, "--per-question", str(RESULTS / "retrieval_questions.json")],
+            [*data, Path(KGRAG)],
+            RESULTS / "retrieval.json",
+        ),
+        # the lexical weight of the fusion, chosen on 3 folds and reported on the 2 others
+        Step(
+            "fusion_folds",
+            [PY, str(BENCH / "fusion_folds.py"), "--store", f"falkordb-lite://{EVAL_STORE}"],
+            [*data, BENCH / "fusion_folds.py"],
+        ),
         # the agent's answers on the store the retrieval step built (answerable, supporting
         # passages hidden, out of domain), then the abstention rule chosen on folds of them
         Step("answers", answers_argv, [*data, Path(KGRAG)], RESULTS / "answers.json"),

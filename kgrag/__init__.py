@@ -5,6 +5,8 @@ Neo4j 5 in production); questions become typed multi-hop plans run as Cypher, wi
 per step stored back in the graph.
 """
 
+from importlib import metadata as _metadata
+
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer, Citation
 from kgrag.config import Settings
@@ -12,4 +14,8 @@ from kgrag.errors import KgragError
 from kgrag.ingest.pipeline import IngestReport
 
 __all__ = ["Answer", "Citation", "IngestReport", "KgragError", "KnowledgeAgent", "Settings"]
-__version__ = "0.1.0"
+
+try:
+    __version__ = _metadata.version("kgrag")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0.0.0+unknown"

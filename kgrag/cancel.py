@@ -1,10 +1,11 @@
 """Cooperative cancellation: a :class:`CancelToken` is passed down to work that can run long; the
 work checks it at its boundaries and stops with :class:`~kgrag.errors.CancelledError`. A thread
-cannot be killed, so this is how work stops instead of only losing its reply. A question streamed
-by ``POST /ask/stream`` stops at its next event once its client goes away
-(``KnowledgeAgent.stream(cancel=...)``); a plan step that times out is cancelled by the scheduler
-and stops at its next statement, model call or transcription window (transcribers check the
-token between decoded windows and Whisper segments)."""
+cannot be killed, so this is how work stops instead of only losing its reply. A question
+streamed by ``POST /ask/stream`` stops at its next event once its client goes away
+(``KnowledgeAgent.stream(cancel=...)``), and so does one awaited with ``aask``, ``astream`` or
+``asearch`` whose task is cancelled (:mod:`kgrag.agent.aio`); a plan step that times out is
+cancelled by the scheduler and stops at its next statement, model call or transcription window
+(transcribers check the token between decoded windows and Whisper segments)."""
 
 from __future__ import annotations
 

@@ -38,6 +38,8 @@ auth_app = typer.Typer(
     no_args_is_help=True, help="API keys of the HTTP server (the file KGRAG_API_KEYS_FILE)."
 )
 app.add_typer(auth_app, name="auth")
+traces_app = typer.Typer(no_args_is_help=True, help="Retention of the traces of answers.")
+app.add_typer(traces_app, name="traces")
 # soft_wrap: an error or status line stays one line when stderr is not a terminal (80 columns)
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
@@ -67,10 +69,23 @@ QuietOpt = Annotated[
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     debug: Annotated[bool, typer.Option("--debug", help="show tracebacks and debug logs")] = False,
     quiet: QuietOpt = False,
+    metrics_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--metrics-file",
+            help="when the command ends, write its metrics there in the Prometheus text format "
+            "(for node-exporter's textfile collector: a batch job's figures)",
+        ),
+    ] = None,
 ) -> None:
     _state["debug"], _state["quiet"] = debug, quiet
+    if metrics_file is not None:  # when the command ends, failed or not
+        from kgrag.metrics import write_textfile
+
+        ctx.call_on_close(lambda: write_textfile(metrics_file))
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -134,6 +149,13 @@ def _check_acl(values: list[str] | None) -> list[str] | None:
         return [parse_principal(v) for v in values or ()]
     except InvalidAclError as e:
         raise typer.BadParameter(str(e), param_hint="'--acl'") from None
+
+
+def _check_log_format(value: str | None) -> str | None:
+    """``--log-format``: a usage error unless text or json."""
+    if value not in (None, "text", "json"):
+        raise typer.BadParameter(f"{value!r} is not text or json", param_hint="'--log-format'")
+    return value
 
 
 #: At most this many skipped files are named per reason in the summary (--json has them all).
@@ -213,12 +235,29 @@ def ingest(
             help="skip files that match (repeatable)",
         ),
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="parse and run the models on Ray (kgrag's ray extra): the cluster of "
+            "RAY_ADDRESS (ray job submit sets it), else a local Ray sized to this machine",
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="join this Ray cluster (ray://HOST:10001, HOST:6379 or auto); implies --ray",
+        ),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # read through _state (set by its callback)
 ) -> None:
     """Ingest documents, images and recordings into the graph. Every file found and not
-    ingested is listed with its reason (the summary, and ``skips`` in --json)."""
+    ingested is listed with its reason (the summary, and ``skips`` in --json); the exit code
+    is 2 when some failed."""
     from kgrag.ingest.pipeline import ProgressEvent
     from kgrag.ingest.shards import Shard
 
@@ -247,7 +286,13 @@ def ingest(
                     tasks[e.stage] = bars.add_task(e.stage, total=e.total)
                 bars.update(tasks[e.stage], completed=e.done, total=e.total)
 
-            report = agent.ingest(paths, acl or (), progress=on_progress, actor=_cli_actor())
+            report = agent.ingest(
+                paths,
+                acl or (),
+                progress=on_progress,
+                actor=_cli_actor(),
+                ray=ray_address or ray,
+            )
     if as_json:
         _emit(
             report.model_dump(
@@ -441,6 +486,14 @@ def serve(
         typer.Option("--ingest-root", help="folder POST /ingest may read (repeatable)"),
     ] = None,
     store: StoreOpt = None,
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            "--log-format",
+            callback=_check_log_format,
+            help="text, or json: one object a line with request and query ids (KGRAG_LOG_FORMAT)",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API. Who may call it: API keys (`kgrag auth add-key`,
     KGRAG_API_KEYS_FILE) or JWTs (KGRAG_JWT_*); with neither it binds loopback only and every
@@ -448,9 +501,60 @@ def serve(
     from kgrag.server import serve as run_server
 
     overrides: dict[str, Any] = {"store": store} if store else {}
+    if log_format:
+        overrides["log_format"] = log_format
     if ingest_root:
         overrides["ingest_roots"] = tuple(ingest_root)
     run_server(Settings(**overrides), host=host, port=port)
+
+
+@app.command()
+def mcp(
+    transport: Annotated[
+        str, typer.Option("--transport", help="stdio (a client starts this) or http")
+    ] = "stdio",
+    user: Annotated[
+        str | None, typer.Option("--user", help="stdio: the user every call reads as")
+    ] = None,
+    groups: Annotated[str, typer.Option("--groups", help="stdio: comma-separated groups")] = "",
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", help="stdio: reader (default) or admin (may ingest); repeatable"),
+    ] = None,
+    host: Annotated[str, typer.Option("--host", help="http: address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="http: TCP port")] = 8765,
+    ingest_root: Annotated[
+        list[Path] | None,
+        typer.Option("--ingest-root", help="folder the ingest tool may read (repeatable)"),
+    ] = None,
+    store: StoreOpt = None,
+) -> None:
+    """Serve kgrag to MCP clients (assistants, coding agents): tools ask, search,
+    list_documents, describe_document, open_trace, audit and (admin) ingest. Over stdio every
+    call is --user/--groups/--role (the model cannot choose); over HTTP (/mcp) each request
+    authenticates as for `kgrag serve`."""
+    from kgrag.auth.principal import Role
+    from kgrag.integrations import mcp as mcp_server
+
+    if transport not in ("stdio", "http"):
+        raise typer.BadParameter("must be stdio or http", param_hint="--transport")
+    try:
+        roles = [Role(r) for r in role or ()]
+        principal = mcp_server.stdio_principal(
+            user, [g.strip() for g in groups.split(",") if g.strip()], roles
+        )
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    overrides: dict[str, Any] = {"store": store} if store else {}
+    if ingest_root:
+        overrides["ingest_roots"] = tuple(ingest_root)
+    mcp_server.run(
+        Settings(**overrides),
+        "http" if transport == "http" else "stdio",
+        principal=principal,
+        host=host,
+        port=port,
+    )
 
 
 @app.command()
@@ -650,6 +754,110 @@ def db_stats(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         out.print(f"{k:>16} {v}", markup=False)
 
 
+@traces_app.command("prune")
+def traces_prune(
+    older_than: Annotated[
+        float,
+        typer.Option(
+            "--older-than",
+            metavar="DAYS",
+            min=0,
+            help="remove the traces of questions asked more than DAYS days ago (0: all)",
+        ),
+    ],
+    keep_last: Annotated[
+        int, typer.Option("--keep-last", min=0, help="keep the N newest questions in any case")
+    ] = 0,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remove old traces: each question's Query, Plan, Step and Answer nodes with their
+    relationships, and sessions left empty. Documents, chunks, images and entities stay."""
+    from kgrag.retention import prune_traces
+
+    with _store(store) as st:
+        report = prune_traces(st, older_than_days=older_than, keep_last=keep_last)
+    if as_json:
+        _emit(report.model_dump())
+    elif not _state["quiet"]:
+        err.print(
+            f"pruned {report.queries} questions asked before {report.before} "
+            f"({report.nodes} trace nodes, {report.sessions} sessions)",
+            markup=False,
+        )
+
+
+@app.command()
+def forget(
+    user: Annotated[str, typer.Option("--user", help="the user whose questions to erase")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Erase one user's questions: their traces, answers, audits and the sessions left empty
+    (their conversation memory). Other users' questions stay; documents are not touched."""
+    from kgrag.auth.principal import check_name
+    from kgrag.retention import forget_user
+
+    try:
+        check_name("user", user)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--user'") from None
+    with _store(store) as st:
+        report = forget_user(st, user)
+    if as_json:
+        _emit(report.model_dump(exclude={"before"}))
+    elif not _state["quiet"]:
+        err.print(
+            f"erased {report.queries} questions of {user} ({report.nodes} trace nodes, "
+            f"{report.sessions} sessions)",
+            markup=False,
+        )
+
+
+@db_app.command("backup")
+def db_backup(
+    path: Annotated[Path, typer.Argument(help="the backup file to write (a folder: kg.db in it)")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a consistent snapshot of the embedded store to PATH while it keeps serving (Neo4j:
+    `neo4j-admin database dump`, docs/operations.md)."""
+    from kgrag.graph.backup import backup
+
+    with _store(store, run_migrations=False) as st:
+        written = backup(st, path)
+    if as_json:
+        _emit(written.model_dump(exclude={"kept"}))
+    elif not _state["quiet"]:
+        err.print(f"backed up to {written.path} ({written.bytes} bytes)", markup=False)
+
+
+@db_app.command("restore")
+def db_restore(
+    path: Annotated[Path, typer.Argument(help="a backup that `kgrag db backup` wrote")],
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replace the embedded store with the backup PATH; refused while any process uses the
+    store. The replaced files are kept beside it (*.before-restore-TIME)."""
+    from kgrag.errors import ConfigError
+    from kgrag.graph import embedded_path
+    from kgrag.graph.backup import NOT_EMBEDDED, restore
+
+    db = embedded_path(_settings(store).store)
+    if db is None:
+        raise ConfigError(NOT_EMBEDDED)
+    restored = restore(db, path)
+    if as_json:
+        _emit(restored.model_dump())
+    elif not _state["quiet"]:
+        err.print(
+            f"restored {restored.path} from {path}; the replaced files are kept: "
+            + ", ".join(restored.kept or ["none"]),
+            markup=False,
+        )
+
+
 EvalQuestionsOpt = Annotated[
     Path, typer.Option("--questions", help="HippoRAG-format questions (MuSiQue or HotpotQA)")
 ]
@@ -679,6 +887,10 @@ def eval_retrieval(
     corpus: EvalCorpusOpt,
     store: EvalStoreOpt = None,
     limit: EvalLimitOpt = None,
+    per_question: Annotated[
+        Path | None,
+        typer.Option("--per-question", help="write each question's titles and recall (JSON)"),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Passage recall@2/@5 of kgrag and of dense-only retrieval, and per-question latency."""
@@ -702,6 +914,9 @@ def eval_retrieval(
             progress=lambda e: on_progress(e.stage, e.done, e.total),
             on_question=lambda n, total: on_progress("questions", n, total),
         )
+    if per_question is not None:
+        rows = [r.row() for r in report.per_question]
+        per_question.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if as_json:
         _emit(report.summary())
         return
@@ -712,7 +927,12 @@ def eval_retrieval(
         out.print(f"{name:>6}: recall@2 {r.at_2 * 100:.1f}  recall@5 {r.at_5 * 100:.1f}")
     lat = report.latency_ms
     out.print(f"latency per question: p50 {lat.p50:.0f} ms, p95 {lat.p95:.0f} ms")
-    out.print(f"ingestion: {report.ingest.ingested} new passages in {report.ingest.seconds:.1f} s")
+    ing = report.ingest
+    out.print(
+        f"ingestion: {ing.ingested} new passages, {ing.skipped} already stored, "
+        f"{ing.seconds:.1f} s (ingestion fingerprint {report.ingestion_fingerprint})",
+        markup=False,
+    )
 
 
 @eval_app.command("answers")

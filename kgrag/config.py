@@ -146,3 +146,8 @@ class Settings(BaseSettings):
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="HTTP API: log lines as text, or as one JSON object a line with request "
+        "and query ids (docs/operations.md)",
+    )

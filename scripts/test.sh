@@ -41,4 +41,4 @@ if [ -z "${KGRAG_TEST_NEO4J_2026_URI:-}" ]; then
 fi
 export KGRAG_REQUIRE_NEO4J=1
 [ $# -gt 0 ] || set -- tests
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q --durations=30 "$@"

@@ -2,7 +2,10 @@
 
 ``ask`` answers one question (optionally as a turn of a session, as a user with groups) and
 returns an :class:`~kgrag.agent.answer.Answer`; ``stream`` yields the typed events of the same
-run as they happen (see :mod:`kgrag.agent.events`). The work is done by small modules:
+run as they happen (see :mod:`kgrag.agent.events`); ``search`` returns the evidence without the
+answer (:class:`~kgrag.agent.evidence.Evidence`). ``aask``, ``astream``, ``asearch`` and
+``aingest`` are the same for asyncio code (:mod:`kgrag.agent.aio`: cancelling the awaiting task
+stops the run). The work is done by small modules:
 :mod:`~kgrag.agent.memory` (follow-ups), :mod:`~kgrag.agent.loop` (plan, execute, evaluate,
 refine), :mod:`~kgrag.agent.synthesis`, :mod:`~kgrag.agent.groundedness`, driven by
 :class:`~kgrag.agent.run.QuestionRun`.
@@ -13,15 +16,19 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from kgrag import metrics
+from kgrag.agent import aio
 from kgrag.agent.answer import Answer
-from kgrag.agent.attachments import check_attachments
+from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, check_attachments
 from kgrag.agent.entities import EntityResolver
-from kgrag.agent.events import AgentEvent, PlanEvent
+from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
+from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
@@ -36,7 +43,13 @@ from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
 from kgrag.ingest.llm_entities import LlmEntityExtractor
-from kgrag.ingest.pipeline import IngestOptions, Ingestor, IngestReport, ProgressCallback
+from kgrag.ingest.pipeline import (
+    IngestOptions,
+    Ingestor,
+    IngestReport,
+    ProgressCallback,
+    Runner,
+)
 from kgrag.ingest.summaries import Summariser
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
@@ -53,9 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_ATTACHMENT_QUESTION", "KnowledgeAgent", "StepCallback"]
-
-#: The question asked when only files are given.
-DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
 
 
 def _rule_book(s: Settings) -> RuleBook | None:
@@ -105,6 +115,8 @@ class KnowledgeAgent:
         ensure_space(store, EmbeddingSpace.of("text", text_embedder))
         self._image: ImageEmbedder | None = None
         self._image_lock = threading.Lock()
+        self.settings: Settings | None = None
+        """The settings :meth:`open` read (a Ray job's actors load the models they name)."""
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
@@ -114,7 +126,7 @@ class KnowledgeAgent:
         s = settings or Settings()
         store = open_settings_store(s)
         try:
-            return cls(
+            agent = cls(
                 store,
                 factory.text_embedder(s),
                 image_embedder=cache(lambda: factory.image_embedder(s)),
@@ -134,12 +146,18 @@ class KnowledgeAgent:
                 rerank_rules=_rule_book(s),
                 entity_extractor=s.entity_extractor,
             )
+            agent.settings = s
+            return agent
         except Exception:
             store.close()
             raise
 
     # -- ingestion ----------------------------------------------------------------------------
-    def ingestor(self, progress: ProgressCallback | None = None) -> Ingestor:
+    def ingestor(
+        self, progress: ProgressCallback | None = None, *, ray: str | bool | None = None
+    ) -> Ingestor:
+        """An ingestor on this agent's store and models; with ``ray`` (see :meth:`ingest`) its
+        parsing and model stages run on Ray."""
         return Ingestor(
             self.store,
             self.text_embedder,
@@ -149,7 +167,21 @@ class KnowledgeAgent:
             options=self.ingest_options,
             progress=progress,
             summariser=Summariser(self.text_embedder, self.llm),
+            runner=self._ray_runner(ray),
         )
+
+    def _ray_runner(self, ray: str | bool | None) -> Runner | None:
+        if ray is None or ray is False:
+            return None
+        from kgrag.ingest.ray_job import Models, RayRunner
+
+        if self.settings is None:
+            raise ConfigError(
+                "a Ray job loads its models from settings in every actor: open the agent with "
+                "KnowledgeAgent.open(settings)"
+            )
+        address = ray if isinstance(ray, str) else None
+        return RayRunner(Models.from_settings(self.settings), self.ingest_options, address=address)
 
     def _entity_extractor(self) -> EntityExtractor:
         if self.entity_extractor == "llm":
@@ -170,15 +202,37 @@ class KnowledgeAgent:
         *,
         actor: str | None = None,
         may_change_acl: bool = True,
+        ray: str | bool | None = None,
     ) -> IngestReport:
         """Ingest files, folders, globs and JSONL manifests readable by ``acl`` (``user:NAME``,
         ``group:NAME`` or ``*``; public when empty; a bare name raises InvalidAclError).
         ``actor`` is who asks, recorded with every ACL change (``report.acl_changes`` and an
         ``AclChange`` node per change); with ``may_change_acl=False`` a file whose stored
         document has another ACL fails, naming the file and the reason, and nothing of it
-        changes."""
-        return self.ingestor(progress).ingest_paths(
+        changes.
+
+        ``ray=True`` parses and runs the models on Ray (``pip install 'kgrag[ray]'``): the cluster
+        of ``RAY_ADDRESS``, or a local Ray sized to this machine; ``ray="ADDRESS"`` joins that
+        cluster (:mod:`kgrag.ingest.ray_job`). The graph is the one the serial job makes."""
+        return self.ingestor(progress, ray=ray).ingest_paths(
             paths, acl, actor=actor, may_change_acl=may_change_acl
+        )
+
+    async def aingest(
+        self,
+        paths: Sequence[str],
+        acl: Sequence[str] = (),
+        progress: ProgressCallback | None = None,
+        *,
+        actor: str | None = None,
+        may_change_acl: bool = True,
+    ) -> IngestReport:
+        """:meth:`ingest` in a worker thread (``progress`` is called from that thread).
+        Ingestion has no cancellation point: a cancelled ``aingest`` waits for the running
+        ingestion to finish (every document it wrote is complete) before it is cancelled."""
+        return await aio.run_cancellable(
+            lambda: self.ingest(paths, acl, progress, actor=actor, may_change_acl=may_change_acl),
+            CancelToken(),
         )
 
     def delete(self, document_id: str) -> None:
@@ -259,7 +313,7 @@ class KnowledgeAgent:
         run = self._run(
             question, session_id, user, groups, admin, emit, on_step, attachments, asked_by
         )
-        return run.run()
+        return _measured(run)
 
     def stream(
         self,
@@ -293,7 +347,7 @@ class KnowledgeAgent:
 
         def work() -> None:
             try:
-                run.run()
+                _measured(run)
             except BaseException as e:  # handed to the consumer, raised there
                 events.put(e)
             finally:
@@ -310,6 +364,137 @@ class KnowledgeAgent:
                 raise item
             yield item
         worker.join()
+
+    async def aask(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        on_event: Callable[[AgentEvent], None] | None = None,
+    ) -> Answer:
+        """:meth:`ask` for asyncio code. The run works in a worker thread (``on_event`` is called
+        there); cancelling the awaiting task stops it at its next event (no further step or LLM
+        call) and returns once it has stopped: its trace is then either absent (stopped before
+        the answer was written) or complete."""
+        cancel = CancelToken()
+
+        def emit(event: object) -> None:
+            if on_event is not None:
+                on_event(event)  # type: ignore[arg-type]
+            cancel.check()
+
+        def work() -> Answer:
+            run = self._run(
+                question, session_id, user, groups, admin, emit, None, attachments, asked_by
+            )
+            return run.run()
+
+        return await aio.run_cancellable(work, cancel)
+
+    async def astream(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        cancel: CancelToken | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """The events of :meth:`stream` as an async iterator (``async for event in
+        agent.astream(...)``). Closing it early (``aclose``, a cancelled consuming task) or
+        setting ``cancel`` stops the run at its next event; an error of the run is raised after
+        the events before it."""
+        token = CancelToken(cancel)
+
+        def start(emit: Callable[[object], None]) -> Callable[[], Answer]:
+            run = self._run(
+                question, session_id, user, groups, admin, emit, None, attachments, asked_by
+            )
+            return run.run
+
+        async for event in aio.stream_events(start, token):
+            yield event
+
+    def search(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        limit: int = 10,
+    ) -> Evidence:
+        """The evidence for ``question`` without its answer: the same run as :meth:`ask` (the
+        same plans, ACL filter and stored trace; ``query_id`` opens it), returning the ranked
+        hits it retrieved, at most ``limit``, instead of the answer built from them."""
+        return self._search(
+            question, session_id, user, groups, admin, asked_by, attachments, limit, lambda _: None
+        )
+
+    async def asearch(
+        self,
+        question: str,
+        session_id: str | None = None,
+        user: str | None = None,
+        groups: Sequence[str] = (),
+        *,
+        admin: bool = False,
+        asked_by: str | None = None,
+        attachments: Sequence[Path] = (),
+        limit: int = 10,
+    ) -> Evidence:
+        """:meth:`search` for asyncio code, cancelled as :meth:`aask` is."""
+        cancel = CancelToken()
+        return await aio.run_cancellable(
+            lambda: self._search(
+                question,
+                session_id,
+                user,
+                groups,
+                admin,
+                asked_by,
+                attachments,
+                limit,
+                lambda _: cancel.check(),
+            ),
+            cancel,
+        )
+
+    def _search(
+        self,
+        question: str,
+        session_id: str | None,
+        user: str | None,
+        groups: Sequence[str],
+        admin: bool,
+        asked_by: str | None,
+        attachments: Sequence[Path],
+        limit: int,
+        emit: Callable[[object], None],
+    ) -> Evidence:
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        run = self._run(
+            question, session_id, user, groups, admin, emit, None, attachments, asked_by
+        )
+        answer = run.run()
+        return Evidence(
+            query_id=answer.query_id,
+            question=answer.resolved_question or run.question,
+            exit_reason=answer.exit_reason,
+            hits=run.evidence[:limit],
+        )
 
     def _run(
         self,
@@ -344,13 +529,19 @@ class KnowledgeAgent:
             rerank_rules=self.rerank_rules,
             depicts_threshold=self.ingest_options.depicts_threshold,
         )
+
+        def emit_measured(event: object) -> None:
+            if isinstance(event, StepEvent):
+                metrics.observe_step(event.type, event.status, event.duration_ms)
+            emit(event)
+
         return QuestionRun(
             config,
             question,
             session_id=session_id,
             access=AccessContext(user=user, groups=tuple(groups), admin=admin),
             asked_by=asked_by,
-            emit=emit,
+            emit=emit_measured,
             on_step=on_step,
             attachments=checked,
         )
@@ -363,3 +554,15 @@ class KnowledgeAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _measured(run: QuestionRun) -> Answer:
+    """Run a question, counting its answer (or its failure) in :mod:`kgrag.metrics`."""
+    started = time.perf_counter()
+    try:
+        answer = run.run()
+    except Exception as e:
+        metrics.observe_ask_failure(e)
+        raise
+    metrics.observe_answer(answer, time.perf_counter() - started)
+    return answer

@@ -27,6 +27,9 @@ from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import key_terms
 
+#: The question asked when only files are given.
+DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
+
 __all__ = ["AttachmentError", "attachment_plan", "check_attachments", "has_own_terms"]
 
 #: At most this many files may be attached to one question.

@@ -54,6 +54,12 @@ class LoopResult:
     """The question as answered: with what attached recordings said, when there were any."""
     documents: DocumentAnswer | None = None
     """Set when a document tool (listing, summary, metadata search, comparison) answered."""
+    heard: bool = False
+    """Whether the question holds what attached recordings said (speech recognition may
+    mishear its names)."""
+    depicting: set[str] = field(default_factory=set)
+    """Ids of the images found as showing what the question asks about (:func:`depicting`), not
+    only as near the evidence passages."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +118,13 @@ class RetrievalLoop:
             heard = transcripts(planned.plan, outcomes)
             if heard:
                 question = " ".join([question.strip(), *heard]).strip()
+                result.heard = True
                 known = {e.id for e in entities}
                 entities += [e for t in heard for e in self.resolve(t) if e.id not in known]
             iteration = Iteration(number, query, planned, outcomes, why=why)
             result.iterations.append(iteration)
             text, images = final_evidence(planned.plan, outcomes)
+            result.depicting |= depicting(planned.plan, outcomes)
             result.documents = document_answer(planned.plan, outcomes)
             if result.documents is not None:  # answered from document metadata: no refinement
                 result.text, result.images = text, images
@@ -224,6 +232,25 @@ def transcripts(plan: Plan, outcomes: dict[int, StepOutcome]) -> list[str]:
         and out.status == "ok"
         and out.query
     ]
+
+
+def depicting(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
+    """Ids of the images a plan found as showing what the question asks about: those that passed
+    an image ``filter`` (the CLIP depicts threshold, in the rule plan), those depicting the
+    entities the question names (``entity_images``) and those like an attached image
+    (``image_embedding``). Images only near the evidence passages
+    (``chunk_images``) are not: they show what the passages are about, not the question."""
+    ids: set[str] = set()
+    for step in plan.plan:
+        out = outcomes.get(step.step_id)
+        if out is None or out.status != "ok":
+            continue
+        template = getattr(step.parameters, "template", None)
+        if step.type == "image_embedding" or (
+            step.modality == "image" and (step.type == "filter" or template == "entity_images")
+        ):
+            ids.update(h.id for h in out.result if h.kind == "image")
+    return ids
 
 
 def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:

@@ -15,13 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgrag.agent.attachments import attachment_plan
 from kgrag.agent.evaluate import Judgement
 from kgrag.executor.attachment_handlers import Attachment
+from kgrag.executor.fusion import RRF_K
 from kgrag.executor.handlers import StepOutcome
+from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.llm import PlanResult, plan_question
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan
-from kgrag.planner.rule import rule_plan
+from kgrag.planner.rule import fulltext_query, lexical_weight, rule_plan
 
 if TYPE_CHECKING:
     from kgrag.llm import LLMClient
@@ -78,6 +80,8 @@ class AgentPlanner:
     def _finished(self, planned: PlanResult, question: str) -> PlanResult:
         """Metadata reranking first (the domain's order), then the session's demotion."""
         plan = planned.plan
+        if planned.source == "llm":
+            plan = with_lexical(plan, question)
         if self.rerank_rules is not None:
             plan = with_rerank(plan, self.rerank_rules, question)
         if self.demotion is not None:
@@ -141,6 +145,65 @@ def filter_plan(question: str, document_ids: Sequence[str], k: int = 20) -> Plan
             ]
         }
     )
+
+
+def with_lexical(plan: Plan, question: str, k: int = 10) -> Plan:
+    """``plan`` (an LLM's) with the lexical stage the rule plan has: when it searches the text
+    chunks by vector and has no full-text step, a ``chunks_fulltext`` step for ``question`` is
+    added and fused with its last text evidence step by weighted reciprocal rank (the rule
+    plan's weights), so identifiers and rare names an embedding blurs are found in every
+    content plan."""
+    raw = json.loads(plan.to_json())
+    steps: list[dict[str, Any]] = raw["plan"]
+    searches_text = any(
+        s["type"] == "vector_search" and s["parameters"].get("index") == "chunk_embedding"
+        for s in steps
+    )
+    has_lexical = any(
+        s["type"] == "graph_query" and s["parameters"].get("template") == LEXICAL_TEMPLATE
+        for s in steps
+    )
+    text = [s["step_id"] for s in steps if s["type"] in _TEXT_STEPS and s["modality"] != "image"]
+    if not searches_text or has_lexical or not text or len(steps) + 2 > MAX_PLAN_STEPS:
+        return plan
+    lexical = max(s["step_id"] for s in steps) + 1
+    sources = [text[-1], lexical]
+    steps += [
+        {
+            "step_id": lexical,
+            "type": "graph_query",
+            "modality": "text",
+            "parameters": {
+                "template": LEXICAL_TEMPLATE,
+                "params": {"query": fulltext_query(question)},
+                "k": k,
+            },
+            "trace": {
+                "source": "rule-based",
+                "explanation": "lexical search: the full-text index's candidates ranked by BM25",
+            },
+        },
+        {
+            "step_id": lexical + 1,
+            "type": "aggregate",
+            "modality": "text",
+            "parameters": {
+                "sources": sources,
+                "k": k,
+                "method": "rrf",
+                "rrf_k": RRF_K,
+                "weights": [1.0, lexical_weight(question)],
+            },
+            "dependencies": sources,
+            "condition": " or ".join(f"step_{s}.status == 'ok'" for s in sources),
+            "trace": {
+                "source": "rule-based",
+                "explanation": "reciprocal-rank fusion of the plan's evidence and the lexical "
+                f"ranking (lexical weight {lexical_weight(question)}, as in the rule plan)",
+            },
+        },
+    ]
+    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
 
 
 def with_rerank(plan: Plan, rules: str, question: str, k: int = 10) -> Plan:

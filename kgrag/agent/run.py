@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kgrag.agent.answer import Answer, Citation, Decision
-from kgrag.agent.attachments import has_own_terms
+from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, has_own_terms
 from kgrag.agent.entities import EntityResolver
 from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
 from kgrag.agent.events import AnswerEvent, CompleteEvent, RewriteEvent, StepEvent
@@ -119,6 +119,10 @@ class QuestionRun:
         self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
         self.resolver = EntityResolver(config.store, access)
         self.started = time.perf_counter()
+        self.evidence: tuple[Hit, ...] = ()
+        """The evidence the answer was built from, best first (``KnowledgeAgent.search``): the
+        fused text and image hits of every iteration, a document tool's documents, or the
+        sources an earlier answer cited (a reformat request). Set once the run has retrieved."""
 
     # -------------------------------------------------------------------------------- run
     def run(self) -> Answer:
@@ -160,6 +164,7 @@ class QuestionRun:
         trace = TraceWriter(self.config.store)
         self._write_query(trace, resolution, turn, "memory", "satisfied", 0)
         hits = {c.node_id: citation_hit(c) for c in cited}
+        self.evidence = tuple(hits.values())
         trace.write_answer(
             self.query_id,
             f"{self.query_id}:answer",
@@ -200,6 +205,11 @@ class QuestionRun:
             max_steps=cfg.limits.max_plan_steps,
         )
         result = loop.run(self.query_id, analysis, self.emit)
+        self.evidence = (
+            result.documents.hits
+            if result.documents is not None
+            else (*result.text, *result.images)
+        )
         names = [e.name for e in analysis.entity_mentions]
         modalities = analysis.modalities
         if result.question and result.question != resolution.question:
@@ -368,6 +378,14 @@ class QuestionRun:
         evidence, images = result.text, result.images
         cited = _cited_text(evidence, images)
         if self._llm_if_budget() is not None and (evidence or images):
+            gate = _evidence_support(
+                resolution.question, evidence, images, result.depicting, heard=result.heard
+            )
+            if not gate.supported:
+                # the offline support test holds with an LLM too: evidence that lacks what the
+                # question asks about is not handed to the model to answer from
+                log.info("the evidence does not support an answer; abstaining before the LLM")
+                return abstention(evidence, "extractive", gate)
             try:
                 found = self._llm_synthesis(resolution, evidence, images)
             except BudgetExceededError:
@@ -386,7 +404,13 @@ class QuestionRun:
             entity_names=entity_names,
             prefer_kinds=("segment",) if "audio" in modalities else (),
         )
-        support = _support(resolution.question, citations, [*evidence, *images])
+        support = _support(
+            resolution.question,
+            citations,
+            [*evidence, *images],
+            result.depicting,
+            heard=result.heard,
+        )
         if not support.supported:
             return abstention(evidence, "extractive", support)
         report = check(text, cited(citations), cfg.text_embedder)
@@ -592,15 +616,52 @@ def _cited_text(
 CLOSEST_DOCUMENTS = 3
 
 
-def _support(question: str, citations: Sequence[Citation], hits: Sequence[Hit]) -> Support:
+def _asked(question: str) -> str:
+    """What the asker asked: without the question the agent itself supplies when only files
+    were given (its words are not the asker's, and no passage need contain them)."""
+    return " ".join(question.replace(DEFAULT_ATTACHMENT_QUESTION, " ").split())
+
+
+def _support(
+    question: str,
+    citations: Sequence[Citation],
+    hits: Sequence[Hit],
+    depicting: Collection[str] = (),
+    *,
+    heard: bool = False,
+) -> Support:
     """The support test of an extractive answer over the passages it cites. An answer citing
-    an image is supported (image hits passed the CLIP depicts threshold, the image support
-    test), and so is a question with no content term (an attachment alone)."""
+    an image found as showing what the question asks about (``depicting``: it passed the CLIP
+    depicts threshold or depicts a named entity, the image support test) is supported, and so
+    is a question with no content term (an attachment alone). An image only near the evidence
+    passages supports nothing the passages do not."""
+    question = _asked(question)
     by_id = {h.id: h for h in hits}
     cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
     text = [h for h in hits if h.kind != "image"]
-    found = assess(question, [h for h in cited if h.kind != "image"], text)
-    if any(h.kind == "image" for h in cited) or (cited and not terms(question)):
+    found = assess(question, [h for h in cited if h.kind != "image"], text, heard=heard)
+    if any(h.kind == "image" and h.id in depicting for h in cited) or (
+        cited and not terms(question)
+    ):
+        return found.model_copy(update={"supported": True})
+    return found
+
+
+def _evidence_support(
+    question: str,
+    evidence: Sequence[Hit],
+    images: Sequence[Hit],
+    depicting: Collection[str] = (),
+    *,
+    heard: bool = False,
+) -> Support:
+    """The support test of the evidence alone, before an LLM answers from it: the same rule as
+    an extractive answer's (:func:`_support`), with every passage counted as citable."""
+    question = _asked(question)
+    text = [h for h in evidence if h.kind != "image"]
+    found = assess(question, text, text, heard=heard)
+    shown = any(h.kind == "image" and h.id in depicting for h in [*evidence, *images])
+    if shown or not terms(question):
         return found.model_copy(update={"supported": True})
     return found
 
@@ -611,9 +672,10 @@ def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = Non
     seen: set[str] = set()
     for hit in evidence:
         key = hit.document_id or hit.id
-        if key in seen:
+        label = hit.title or hit.uri or key  # two passages of one title read as one document
+        if key in seen or label in seen:
             continue
-        seen.add(key)
+        seen.update((key, label))
         closest.append(citation_for(len(closest) + 1, hit))
         if len(closest) == CLOSEST_DOCUMENTS:
             break

@@ -4,7 +4,8 @@ Roles (issue 14, decision 2): ``reader`` asks and reads the traces and audits of
 questions; ``writer`` is a reader that may also ingest (a re-ingest keeps a document's ACL);
 ``admin`` is a writer that may also change ACLs, delete documents and read any trace;
 ``impersonate`` (given on its own) may name ``user``/``groups`` in a request, and every such
-question records who really asked."""
+question records who really asked; ``metrics`` (on its own, for a Prometheus scraper; an admin
+has it too) reads ``GET /metrics``."""
 
 from __future__ import annotations
 
@@ -22,14 +23,16 @@ class Role(enum.StrEnum):
     WRITER = "writer"
     ADMIN = "admin"
     IMPERSONATE = "impersonate"
+    METRICS = "metrics"
 
 
 #: What each role also grants.
 _IMPLIED: dict[Role, frozenset[Role]] = {
     Role.READER: frozenset({Role.READER}),
     Role.WRITER: frozenset({Role.READER, Role.WRITER}),
-    Role.ADMIN: frozenset({Role.READER, Role.WRITER, Role.ADMIN}),
+    Role.ADMIN: frozenset({Role.READER, Role.WRITER, Role.ADMIN, Role.METRICS}),
     Role.IMPERSONATE: frozenset({Role.IMPERSONATE}),
+    Role.METRICS: frozenset({Role.METRICS}),
 }
 
 #: A name as an ACL entry names it (kgrag.acl): the id rule of kgrag.graph.keys.

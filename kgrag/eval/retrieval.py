@@ -79,6 +79,20 @@ class QuestionResult(_Frozen):
     """The first five distinct titles kgrag returned."""
     dense: tuple[str, ...]
     latency_ms: float
+    question: str = ""
+
+    def recall(self, which: str) -> Recall:
+        """This question's recall@2/@5 for ``kgrag`` or ``dense``."""
+        titles = getattr(self, which)
+        return Recall(**{f"recall@{k}": round(recall_at_k(titles, self.gold, k), 4) for k in KS})
+
+    def row(self) -> dict[str, object]:
+        """The question's line of the per-question file (``--per-question``)."""
+        return {
+            **self.model_dump(),
+            "kgrag_recall": self.recall("kgrag").model_dump(by_alias=True),
+            "dense_recall": self.recall("dense").model_dump(by_alias=True),
+        }
 
 
 class RetrievalReport(_Frozen):
@@ -94,6 +108,9 @@ class RetrievalReport(_Frozen):
     corpus_fingerprint: str
     embedder: str
     ingest: IngestSummary
+    ingestion_fingerprint: str = ""
+    """:func:`ingestion_fingerprint` of the code and settings that evaluated (and, when it
+    ingested passages, built) the store."""
     per_question: tuple[QuestionResult, ...] = ()
 
     def summary(self) -> dict[str, object]:
@@ -101,10 +118,49 @@ class RetrievalReport(_Frozen):
         return self.model_dump(by_alias=True, exclude={"per_question"})
 
 
-def store_dir_name(dataset: Dataset, model_name: str) -> str:
-    """A directory name unique to a corpus and an embedding model, for a reusable store."""
+#: What decides what an ingestion stores, besides the settings: the ingestion and text-model
+#: code, the write statements and the schema (the read-only query templates are left out).
+_INGESTION_CODE = ("kgrag/ingest", "kgrag/modalities", "kgrag/graph/schema.py", "cypher")
+_READ_ONLY = ("templates", "neo4j_search")
+#: The settings an ingestion's result depends on.
+_INGESTION_SETTINGS = (
+    "text_embedder",
+    "text_model",
+    "entity_extractor",
+    "llm_model",
+    "chunk_overlap_tokens",
+)
+
+
+def ingestion_fingerprint(settings: Settings) -> str:
+    """A digest of the ingestion code (every file of ``_INGESTION_CODE``) and the settings that
+    change what an ingestion stores: a store kept for one fingerprint is not reused by another."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for entry in _INGESTION_CODE:
+        path = root / entry
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for f in files:
+            rel = f.relative_to(root)
+            if not f.is_file() or f.suffix not in (".py", ".cypher"):
+                continue
+            if any(part in _READ_ONLY for part in rel.parts):
+                continue
+            digest.update(str(rel).encode() + b"\0" + f.read_bytes() + b"\0")
+    for name in _INGESTION_SETTINGS:
+        value = getattr(settings, name)
+        if name == "llm_model" and settings.entity_extractor != "llm":
+            value = None
+        digest.update(f"{name}={value!r}\0".encode())
+    return digest.hexdigest()[:12]
+
+
+def store_dir_name(dataset: Dataset, model_name: str, fingerprint: str = "") -> str:
+    """A directory name unique to a corpus, an embedding model and the ingestion's fingerprint
+    (:func:`ingestion_fingerprint`), for a reusable store."""
     slug = re.sub(r"[^A-Za-z0-9]+", "-", model_name.rsplit("/", 1)[-1]).strip("-").lower()
-    return f"{dataset.format}-{dataset.fingerprint}-{slug or 'model'}"
+    name = f"{dataset.format}-{dataset.fingerprint}-{slug or 'model'}"
+    return f"{name}-{fingerprint}" if fingerprint else name
 
 
 def corpus_documents(dataset: Dataset) -> list[ParsedDocument]:
@@ -169,6 +225,7 @@ def evaluate_retrieval(
     progress: ProgressCallback | None = None,
     on_question: Callable[[int, int], None] | None = None,
     dense_k: int = 10,
+    fingerprint: str = "",
 ) -> RetrievalReport:
     """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
     report = ingest_corpus(agent, dataset, progress)
@@ -180,7 +237,9 @@ def evaluate_retrieval(
         dense_ms.append(ms)
         if on_question is not None:
             on_question(n, len(dataset.questions))
-    return _report(dataset, agent, report, results, dense_ms)
+    return _report(dataset, agent, report, results, dense_ms).model_copy(
+        update={"ingestion_fingerprint": fingerprint}
+    )
 
 
 def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[QuestionResult, float]:
@@ -215,6 +274,7 @@ def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[Questio
         kgrag=tuple(distinct_titles(_titles(text_hits))[: max(KS)]),
         dense=tuple(distinct_titles(_titles(dense_hits))[: max(KS)]),
         latency_ms=round(latency_ms, 2),
+        question=q.question,
     )
     return result, dense_ms
 
@@ -277,7 +337,8 @@ def open_eval_agent(
     dataset = load_dataset(questions, corpus, limit)
     embedder = factory.text_embedder(settings)
     if store is None:
-        path = (settings.data_dir / "eval" / store_dir_name(dataset, embedder.model_name)).resolve()
+        name = store_dir_name(dataset, embedder.model_name, ingestion_fingerprint(settings))
+        path = (settings.data_dir / "eval" / name).resolve()
         store = f"falkordb-lite://{path}/kg.db"
     log.info("evaluating on store %s", store)
     opened = open_store(
@@ -308,4 +369,10 @@ def run_retrieval_eval(
 ) -> RetrievalReport:
     """Load the dataset, open its store (:func:`open_eval_agent`) and evaluate."""
     with open_eval_agent(questions, corpus, settings, store=store, limit=limit) as (agent, data):
-        return evaluate_retrieval(data, agent, progress=progress, on_question=on_question)
+        return evaluate_retrieval(
+            data,
+            agent,
+            progress=progress,
+            on_question=on_question,
+            fingerprint=ingestion_fingerprint(settings),
+        )

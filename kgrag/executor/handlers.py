@@ -16,7 +16,9 @@ from kgrag.cancel import CancelToken, check
 from kgrag.errors import ExecutionError, QueryRefusedError
 from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS, AttachmentInputs
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
+from kgrag.executor.fusion import fuse
 from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25, tokens
 from kgrag.executor.metadata_rerank import RuleBook, with_metadata_rules
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.session_handlers import SESSION_HANDLERS
@@ -137,8 +139,26 @@ def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) 
     params: dict[str, Any] = dict(p.params)
     for param, source in p.inputs.items():
         params[param] = [h.id for h in inputs[source].result]
+    if p.template == LEXICAL_TEMPLATE:
+        return _lexical(str(params.get("query", "")), p.k, params, rec, step.step_id)
     params["k"] = p.k
     return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
+
+
+def _lexical(query: str, k: int, params: dict[str, Any], rec: _Recorder, step_id: int) -> list[Hit]:
+    """The lexical stage: the full-text index's readable candidates (a pool of up to
+    ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
+    rows = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
+    ranked = bm25(
+        tokens(query.replace("|", " ")),
+        [str(r.get("text") or "") for r in rows],
+        [r.get("title") for r in rows],
+    )
+    return [
+        Hit.from_row({**rows[s.index], "score": s.score}, None, step_id)
+        for s in ranked[:k]
+        if s.score > 0.0
+    ]
 
 
 #: Bridge retrieval: the entities of this many best seed chunks are the first bridges ...
@@ -348,26 +368,19 @@ def _rerank(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> li
 
 
 def _aggregate(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    """Fuse ranked lists: reciprocal-rank fusion (default), max or sum of scores."""
+    """Fuse ranked lists: weighted reciprocal-rank fusion (default), max or sum of scores."""
     assert isinstance(step, AggregateStep)
     p = step.parameters
-    fused: dict[str, float] = {}
-    first: dict[str, Hit] = {}
-    for source in p.sources:
-        for rank, hit in enumerate(inputs[source].result):
-            first.setdefault(hit.id, hit)
-            if p.method == "rrf":
-                value = 1.0 / (p.rrf_k + rank + 1)
-                fused[hit.id] = fused.get(hit.id, 0.0) + value
-            elif p.method == "max":
-                fused[hit.id] = max(fused.get(hit.id, -math.inf), hit.score)
-            else:
-                fused[hit.id] = fused.get(hit.id, 0.0) + hit.score
-    order = sorted(fused, key=lambda i: fused[i], reverse=True)[: p.k]
-    if p.min_share is not None and order:
-        floor = fused[order[0]] * p.min_share
-        order = [i for i in order if fused[i] >= floor]
-    return [first[i].rescored(fused[i], step.step_id) for i in order]
+    fused = fuse(
+        [inputs[s].result for s in p.sources],
+        method=p.method,
+        weights=p.weights,
+        rrf_k=p.rrf_k,
+    )[: p.k]
+    if p.min_share is not None and fused:
+        floor = fused[0][1] * p.min_share
+        fused = [(h, v) for h, v in fused if v >= floor]
+    return [h.rescored(v, step.step_id) for h, v in fused]
 
 
 def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:

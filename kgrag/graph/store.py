@@ -14,8 +14,10 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from kgrag import metrics
 from kgrag.errors import QueryRefusedError, StoreError
 from kgrag.graph import cypher
 from kgrag.graph.keys import guard_write
@@ -41,6 +43,17 @@ _OPERATIONAL = "OPERATIONAL"
 _FAILED = "FAILED"
 
 
+@dataclass(frozen=True)
+class WriteStep:
+    """One write statement of a :meth:`GraphStore.write_all` transaction: statement ``name`` of
+    the ``cypher/`` corpus with ``params``, run once; or, given ``rows``, a statement reading
+    ``UNWIND $rows AS row`` run over them in batches (no rows: not run)."""
+
+    name: str
+    rows: Sequence[Mapping[str, Any]] | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
 class GraphStore(ABC):
     """A property graph with vector and full-text indexes."""
 
@@ -60,7 +73,7 @@ class GraphStore(ABC):
 
     def read(self, name: str, params: Params | None = None) -> list[Row]:
         """Run a read-only statement; the engine refuses it if it writes."""
-        return self._execute(self.statement(name), dict(params or {}), read_only=True)
+        return self._counted(self.statement(name), dict(params or {}), read_only=True)
 
     def write(self, name: str, params: Params | None = None) -> list[Row]:
         """Run a write statement (one atomic query). Values it would store under a unique
@@ -68,7 +81,7 @@ class GraphStore(ABC):
         text = self.statement(name)
         values = dict(params or {})
         guard_write(text, values, None, UNIQUE_KEYS)
-        return self._execute(text, values, read_only=False)
+        return self._counted(text, values, read_only=False)
 
     def write_rows(
         self,
@@ -88,8 +101,37 @@ class GraphStore(ABC):
         guard_write(text, extra, rows, UNIQUE_KEYS)  # every row, before the first batch
         for start in range(0, len(rows), batch_size):
             batch = [dict(r) for r in rows[start : start + batch_size]]
-            self._execute(text, {**extra, "rows": batch}, read_only=False)
+            self._counted(text, {**extra, "rows": batch}, read_only=False)
         return len(rows)
+
+    def write_all(self, steps: Sequence[WriteStep], *, batch_size: int = 500) -> int:
+        """Run write ``steps`` in order as one transaction where the engine has them (Neo4j:
+        all or nothing, one commit; a transient error such as a deadlock replays the whole
+        transaction, so every step must be an idempotent MERGE/SET); an engine without
+        multi-statement transactions (FalkorDB) runs them one after the other, each atomic.
+        Every key value of every step is checked (kgrag.graph.keys) before the first runs.
+        Returns the number of statements sent."""
+        statements: list[tuple[str, dict[str, Any]]] = []
+        for step in steps:
+            text = self.statement(step.name)
+            extra = dict(step.params)
+            if step.rows is None:
+                guard_write(text, extra, None, UNIQUE_KEYS)
+                statements.append((text, extra))
+                continue
+            guard_write(text, extra, step.rows, UNIQUE_KEYS)
+            for start in range(0, len(step.rows), batch_size):
+                batch = [dict(r) for r in step.rows[start : start + batch_size]]
+                statements.append((text, {**extra, "rows": batch}))
+        if statements:
+            self._execute_transaction(statements)
+        return len(statements)
+
+    def _execute_transaction(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Run write statements as one transaction; this base version (an engine without
+        multi-statement transactions) runs each on its own, in order."""
+        for text, params in statements:
+            self._execute(text, params, read_only=False)
 
     def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
         """Run caller-written Cypher, refused by the engine unless it is read-only.
@@ -98,6 +140,17 @@ class GraphStore(ABC):
         query type and READ routing; FalkorDB: GRAPH.RO_QUERY) is the guard, not a regex.
         """
         return self._execute_freeform_read(text, dict(params or {}))
+
+    def _counted(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+        """:meth:`_execute`, a failure counted in ``kgrag_store_errors`` (a refused query is
+        the caller's mistake, not the store's, and is not counted)."""
+        try:
+            return self._execute(text, params, read_only=read_only)
+        except QueryRefusedError:
+            raise
+        except StoreError as e:
+            metrics.observe_store_error(e)
+            raise
 
     # -- jobs ---------------------------------------------------------------------------------
     @contextlib.contextmanager

@@ -33,10 +33,23 @@ class SourceItem(_Frozen):
 #: Why a file met in a folder or glob was not ingested (an input the user named and that cannot
 #: be ingested is a failure instead): its type is not one kgrag reads, it is a JSONL file (read as
 #: a manifest only when named), it cannot be read as a regular file, it matches an ``--exclude``
-#: glob or no ``--include`` glob, or it is unchanged since it was ingested (same content, same ACL).
+#: glob or no ``--include`` glob, it is unchanged since it was ingested (same content, same ACL),
+#: it is empty (0 bytes or only whitespace), or it has the content of a file already ingested
+#: under another path with the same ACL (``duplicate``: the detail names that path).
 SkipKind = Literal[
-    "unsupported_type", "manifest_not_named", "unreadable", "excluded", "not_included", "unchanged"
+    "unsupported_type",
+    "manifest_not_named",
+    "unreadable",
+    "excluded",
+    "not_included",
+    "unchanged",
+    "empty",
+    "duplicate",
 ]
+
+#: How a document found inside another is linked to it: an archive's (or mailbox's) member is
+#: ``CONTAINED_IN`` it, an e-mail attachment is ``ATTACHED_TO`` its message.
+ParentRelation = Literal["CONTAINED_IN", "ATTACHED_TO"]
 
 
 class UnsupportedInput(_Frozen):
@@ -88,8 +101,19 @@ class ParsedTable(_Frozen):
     rows: tuple[tuple[str, ...], ...] = ()
 
 
+class ParentLink(_Frozen):
+    """The document a member of a container belongs to (by its source URI), and how."""
+
+    uri: str
+    relation: ParentRelation
+
+
 class ParsedDocument(_Frozen):
-    """One parsed input. Audio has no pages and no images: transcription happens elsewhere."""
+    """One parsed input. Audio has no pages and no images: transcription happens elsewhere.
+
+    A member of an archive or an e-mail attachment has ``source.path`` ``container!member``
+    (never a file on disk) and its ``parent``; a container's own document has ``container``
+    True (its members, stored earlier and absent now, are removed when it changes)."""
 
     source: SourceItem
     sha256: str
@@ -98,6 +122,16 @@ class ParsedDocument(_Frozen):
     pages: tuple[ParsedPage, ...] = ()
     images: tuple[ParsedImage, ...] = ()
     tables: tuple[ParsedTable, ...] = ()
+    parent: ParentLink | None = None
+    container: bool = False
+
+
+class ParsedInputs(_Frozen):
+    """What one input yielded: its documents (a container's own first, then its members), and
+    the inputs or members refused (``explicit`` True: a failure; else a skip of ``kind``)."""
+
+    documents: tuple[ParsedDocument, ...] = ()
+    refused: tuple[UnsupportedInput, ...] = ()
 
 
 class TextChunk(_Frozen):

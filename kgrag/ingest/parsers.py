@@ -13,10 +13,10 @@ import io
 import logging
 import re
 import warnings
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from kgrag.errors import IngestError
+from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_utf8
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
@@ -34,7 +34,7 @@ MIN_IMAGE_SIDE = 16
 MIN_PDF_IMAGE_SIDE = 32
 MAX_TITLE_CHARS = 200
 
-__all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse"]
+__all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse", "parse_bytes", "read_file"]
 
 
 def parse(
@@ -44,33 +44,58 @@ def parse(
     ocr_enabled: bool = True,
     max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS,
 ) -> ParsedDocument:
-    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used.
+    """Parse ``item``; raise :class:`IngestError` (path, reason) when it cannot be used
+    (:class:`~kgrag.errors.EmptyInputError` when it holds nothing: 0 bytes, only whitespace).
 
     With ``ocr_enabled`` (and Tesseract installed), PDF pages without a text layer and images
     that are mostly text get their OCR text as pages (:mod:`kgrag.ingest.ocr`). A recording is
     probed, not decoded, and refused when longer than ``max_media_seconds``."""
+    data = read_file(item.path, max_bytes)
+    return parse_bytes(item, data, ocr_enabled=ocr_enabled, max_media_seconds=max_media_seconds)
+
+
+def parse_bytes(
+    item: SourceItem,
+    data: bytes,
+    *,
+    name: PurePath | None = None,
+    ocr_enabled: bool = True,
+    max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS,
+) -> ParsedDocument:
+    """Parse ``data``, the content of ``item``, as :func:`parse` does.
+
+    ``name`` is the file name that decides the format when ``item.path`` is not a file on disk
+    (a member of an archive, an e-mail attachment: :mod:`kgrag.ingest.containers`); such an
+    item's images are kept as bytes and recordings are refused (they are read from a path)."""
     path = item.path
-    data = _read(path, max_bytes)
+    in_memory = name is not None
+    suffix = (name if name is not None else path).suffix.lower()
+    if not data:
+        raise EmptyInputError(str(path), "file is empty (0 bytes)")
     sha256 = hashlib.sha256(data).hexdigest()
     tables: list[ParsedTable] = []
-    fmt = formats.for_suffix(path.suffix)
+    fmt = formats.for_suffix(suffix)
     if fmt is not None:
         content = fmt.parse(item, data)
-        title = content.title or path.stem
+        title = content.title or (name or path).stem
         pages, images, tables = list(content.pages), list(content.images), list(content.tables)
-    elif path.suffix.lower() in spreadsheet.SUFFIXES:
-        title, pages, images, tables = _parse_spreadsheet(item, data)
+    elif suffix in spreadsheet.SUFFIXES:
+        title, pages, images, tables = _parse_spreadsheet(item, data, suffix)
     elif item.modality == "text":
-        title, pages, images = _parse_text(item, data)
+        title, pages, images = _parse_text(item, data, suffix)
     elif item.modality == "pdf":
         title, pages, images = _parse_pdf(item, data, ocr_enabled)
         found = pdf_tables(path, data)
         tables = list(found.tables)
         pages = _without_tables(pages, found.page_texts)
     elif item.modality == "image":
-        title, pages, images = _parse_image(item, data, ocr_enabled)
+        title, pages, images = _parse_image(item, data, ocr_enabled, in_memory=in_memory)
+    elif in_memory:
+        raise _fail(path, "recordings inside archives and messages are not read; extract it")
     else:
         title, pages, images = _parse_audio(item, data, max_media_seconds)
+    if in_memory and title == path.stem:
+        title = (name or path).stem
     if item.title:
         title = item.title
     logger.debug(
@@ -103,7 +128,9 @@ def _mb(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB"
 
 
-def _read(path: Path, max_bytes: int) -> bytes:
+def read_file(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes; IngestError when unreadable or over ``max_bytes``, EmptyInputError
+    when it has none."""
     try:
         size = path.stat().st_size
     except OSError as e:
@@ -120,7 +147,7 @@ def _read(path: Path, max_bytes: int) -> bytes:
 
 def _check_size(path: Path, size: int, max_bytes: int) -> None:
     if size == 0:
-        raise _fail(path, "file is empty (0 bytes)")
+        raise EmptyInputError(str(path), "file is empty (0 bytes)")
     if size > max_bytes:
         have, limit = _mb(size), _mb(max_bytes)
         if have == limit:
@@ -135,16 +162,16 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 # ---------------------------------------------------------------------------------------- text
 
 
-def _parse_text(item: SourceItem, data: bytes) -> _Parsed:
+def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     path = item.path
     raw = decode_utf8(path, data)
-    if path.suffix.lower() == ".md":
+    if suffix == ".md":
         text, heading = strip_markdown(raw)
     else:
         text, heading = raw, None
     if not text.strip():
-        markup = " and Markdown markup" if path.suffix.lower() == ".md" else ""
-        raise _fail(path, f"contains no text (only whitespace{markup})")
+        markup = " and Markdown markup" if suffix == ".md" else ""
+        raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     title = heading or _first_line(text) or path.stem
     return title, [ParsedPage(number=None, text=text)], []
 
@@ -233,10 +260,10 @@ def _first_line(text: str) -> str | None:
 
 
 def _parse_spreadsheet(
-    item: SourceItem, data: bytes
+    item: SourceItem, data: bytes, suffix: str
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
-    if path.suffix.lower() == ".csv":
+    if suffix == ".csv":
         tables = spreadsheet.parse_csv(path, decode_utf8(path, data))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
@@ -362,7 +389,9 @@ def _pdf_title(reader: PdfReader) -> str | None:
 # --------------------------------------------------------------------------------------- image
 
 
-def _parse_image(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
+def _parse_image(
+    item: SourceItem, data: bytes, ocr_enabled: bool, *, in_memory: bool = False
+) -> _Parsed:
     path = item.path
     from PIL import Image, UnidentifiedImageError
 
@@ -387,7 +416,10 @@ def _parse_image(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
             "on each side",
         )
     title = path.stem
-    image = ParsedImage(path=path, width=width, height=height, caption=item.title)
+    if in_memory:  # no file of its own: the pipeline saves it beside the extracted ones
+        image = ParsedImage(data=data, width=width, height=height, caption=item.title)
+    else:
+        image = ParsedImage(path=path, width=width, height=height, caption=item.title)
     text = ocr.image_text(path, data) if ocr_enabled else None
     pages = [ParsedPage(number=None, text=text)] if text else []
     return title, pages, [image]

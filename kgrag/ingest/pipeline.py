@@ -1,10 +1,11 @@
 """The batch ingestion job: inputs -> parsed documents -> chunks / segments / images -> embeddings
 and entities -> graph writes.
 
-Model inference runs on the calling thread in batches that span documents; graph writes run on a
-writer thread, so a batch is written while the next one is embedded. Documents are identified by
-content hash: an unchanged file is skipped (or, ingested with another ACL, only gets that ACL), a
-changed one replaces its previous version.
+Model inference (:mod:`kgrag.ingest.build`) runs on the calling thread in batches that span
+documents, or on a :class:`Runner` (Ray: :mod:`kgrag.ingest.ray_job`) on the same batches; graph
+writes run on one writer thread, so a batch is written while the next one is embedded.
+Documents are identified by content hash: an unchanged file is skipped (or, ingested with
+another ACL, only gets that ACL), a changed one replaces its previous version.
 """
 
 from __future__ import annotations
@@ -12,45 +13,47 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
-from typing import Any, NamedTuple
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from kgrag import metrics
 from kgrag.acl import parse_acl, stored_acl
-from kgrag.errors import IngestError, KgragError
+from kgrag.errors import KgragError
 from kgrag.graph.store import GraphStore
-from kgrag.ingest.chunking import chunk_text
+from kgrag.ingest.build import Builder, BuildOutput, Embedded, Failure, reason_of
+from kgrag.ingest.containers.expand import parse_all
+from kgrag.ingest.containers.links import ContainerLinks
 from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
-from kgrag.ingest.models import ParsedDocument, SkipKind, SourceItem
-from kgrag.ingest.parsers import parse
-from kgrag.ingest.records import (
-    AclChange,
-    ChunkRecord,
-    DocumentBundle,
-    ImageRecord,
-    document_id,
-)
+from kgrag.ingest.models import ParsedDocument, ParsedInputs, SkipKind, SourceItem
+from kgrag.ingest.records import AclChange, DocumentBundle, document_id
 from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
-from kgrag.ingest.table_rows import table_chunks, table_records
-from kgrag.ingest.writer import GraphWriter, extracted_image_name
+from kgrag.ingest.table_rows import table_records
+from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
+__all__ = [
+    "AclPolicy",
+    "Failure",
+    "IngestOptions",
+    "IngestReport",
+    "Ingestor",
+    "ProgressCallback",
+    "ProgressEvent",
+    "Runner",
+    "Skip",
+    "parse_item",
+]
+
 log = logging.getLogger(__name__)
-
-
-class Failure(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    reason: str
 
 
 class Skip(BaseModel):
@@ -110,7 +113,8 @@ class IngestReport(BaseModel):
 
 class ProgressEvent(BaseModel):
     """``done`` of ``total`` items of one stage: files (parse), recordings (transcribe),
-    images (embed_image), documents (embed_text, entities, write)."""
+    images (embed_image), documents (embed_text, entities, write), passages written (passages:
+    its total is an estimate that grows with the job)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -179,16 +183,6 @@ class AclPolicy(BaseModel):
     may_change_acl: bool = True
 
 
-class _Embedded(NamedTuple):
-    """A document whose chunks (or segments) and images carry their vectors."""
-
-    doc: ParsedDocument
-    id: str
-    chunks: tuple[ChunkRecord, ...]
-    images: tuple[ImageRecord, ...]
-    language: str | None
-
-
 class Ingestor:
     """Runs ingestion jobs against one store with one set of models."""
 
@@ -203,15 +197,24 @@ class Ingestor:
         options: IngestOptions | None = None,
         progress: ProgressCallback | None = None,
         summariser: Summariser | None = None,
+        runner: Runner | None = None,
     ) -> None:
         self.store = store
         self.text_embedder = text_embedder
         self.extractor = extractor
-        self._image_factory = image_embedder
-        self._transcriber_factory = transcriber
-        self._image: ImageEmbedder | None = None
-        self._transcriber: Transcriber | None = None
         self.options = options or IngestOptions()
+        self.builder = Builder(
+            text_embedder,
+            image_embedder=image_embedder,
+            transcriber=transcriber,
+            overlap_tokens=self.options.chunk_overlap_tokens,
+            image_dir=self.options.image_dir,
+            on_advance=lambda stage, n, path: self._advance(stage, n, path),
+        )
+        self.runner = runner
+        """Where parsing and the model stages run: None in this process (threads for parsing),
+        or a :class:`Runner` (kgrag.ingest.ray_job.RayRunner: Ray Data tasks and actor pools).
+        Everything else (what to skip, ACLs, entities, summaries, writes) is the same."""
         self.progress = progress or (lambda _e: None)
         self.summariser = summariser or Summariser(text_embedder)  # with an LLM: Summariser(e, llm)
         self._timing: dict[str, float] = defaultdict(float)
@@ -306,6 +309,7 @@ class Ingestor:
         report.seconds = round(time.perf_counter() - started, 3)
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
         report.inference_seconds = round(_union_seconds(self._intervals), 3)
+        metrics.observe_ingest(report)
         log.info(
             "%singested %d, skipped %d, failed %d in %.1f s (%s)",
             f"shard {report.shard} ({report.other_shards} inputs left to other shards): "
@@ -331,26 +335,23 @@ class Ingestor:
 
     # -- stages -------------------------------------------------------------------------------
     def _parse_all(self, items: Sequence[SourceItem], report: IngestReport) -> list[ParsedDocument]:
+        """Every item's documents (an archive or a message: its own and its members'); what
+        cannot be read is a failure, what holds nothing (or nothing kgrag reads) a skip."""
         t0 = time.perf_counter()
         out: list[ParsedDocument] = []
-
-        def one(item: SourceItem) -> ParsedDocument | Failure:
-            try:
-                return parse(
-                    item,
-                    self.options.max_file_bytes,
-                    ocr_enabled=self.options.ocr,
-                    max_media_seconds=self.options.max_media_seconds,
-                )
-            except IngestError as e:
-                return Failure(path=e.path, reason=e.reason)
-
         with ThreadPoolExecutor(max_workers=max(1, self.options.workers)) as pool:
-            for n, result in enumerate(pool.map(one, items), start=1):
-                if isinstance(result, Failure):
-                    report.failures.append(result)
-                else:
-                    out.append(result)
+            results: Iterable[ParsedInputs] = (
+                pool.map(lambda item: parse_item(item, self.options), items)
+                if self.runner is None
+                else self.runner.parse(items, self.options)
+            )
+            for n, result in enumerate(results, start=1):
+                for refused in result.refused:
+                    if refused.explicit:
+                        report.failures.append(Failure(path=refused.path, reason=refused.reason))
+                    else:
+                        report.skip(refused.path, refused.kind, refused.reason)
+                out.extend(result.documents)
                 self.progress(ProgressEvent(stage="parse", done=n, total=len(items)))
         self._timing["parse"] += time.perf_counter() - t0
         return out
@@ -371,10 +372,19 @@ class Ingestor:
                 "documents_find_by_uris", {"uris": uris[start : start + 1000]}
             ):
                 stored[row["uri"]].append(row)
+        originals = self._stored_contents(documents)
         for doc in documents:
             uri = str(doc.source.path)
             existing = stored.get(uri, [])
             new_id = document_id(uri, doc.sha256)
+            if not existing:  # a new path: is its content already ingested elsewhere?
+                key = (doc.sha256, frozenset(stored_acl(doc.source.acl)))
+                original = originals.get(key)
+                if original is not None and original != uri:
+                    detail = f"same content and ACL as {original}, already ingested"
+                    report.skip(uri, "duplicate", detail)
+                    continue
+                originals[key] = uri
             others = [r["id"] for r in existing if r["id"] != new_id]
             same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
             # the stored version (this one, or the one a changed file replaces) and its ACL
@@ -396,6 +406,7 @@ class Ingestor:
             replaced[new_id] = others
             todo.append(doc)
         writer = self._writer()
+        containers = ContainerLinks(self.store, writer.delete)
         if new_acls:
             writer.set_acl(new_acls)
             ids = [c.document_id for c in new_acls]
@@ -406,13 +417,14 @@ class Ingestor:
         for old in stale:
             writer.delete(old)
         if not todo:
+            containers.link(documents)
             return
         # Word statistics from the whole job first: what a chunk yields then does not depend on
         # the documents before it (a resumed job extracts what an uninterrupted one does).
         self.extractor.observe(p.text for d in documents for p in d.pages)
-        if self._image_factory is not None:
+        if self.builder.has_image_embedder:
             try:  # entity names need CLIP vectors even in a job without images (DEPICTS later)
-                writer.image_embedder = self._image_embedder()
+                writer.image_embedder = self.builder.image_embedder()
             except KgragError as e:  # documents with images then fail with this reason
                 log.warning("no image embedder: %s", e)
         self._totals = {
@@ -423,27 +435,58 @@ class Ingestor:
         }
         self._done = defaultdict(int)
         total = len(todo)
-        done = 0
+        rate = _Rate(total, self.progress)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
             pending: Future[tuple[list[str], list[Failure]]] | None = None
-            for batch in self._batches(todo):
-                embedded, failures = self._build(batch)
-                report.failures.extend(failures)
+            pending_chunks = 0
+            for built in self._built(list(self._batches(todo))):
+                report.failures.extend(built.failures)
                 if pending is not None:
-                    done += self._collect(pending, report, changes)
-                    self.progress(ProgressEvent(stage="write", done=done, total=total))
+                    rate.written(self._collect(pending, report, changes), pending_chunks)
                 # entities, summaries and the write of this batch overlap the next batch's models
-                pending = pool.submit(self._finish_and_write, writer, embedded, replaced, changes)
+                pending = pool.submit(
+                    self._finish_and_write, writer, built.embedded, replaced, changes
+                )
+                pending_chunks = sum(len(e.chunks) for e in built.embedded)
             if pending is not None:
-                done += self._collect(pending, report, changes)
-                self.progress(ProgressEvent(stage="write", done=done, total=total))
+                rate.written(self._collect(pending, report, changes), pending_chunks)
         self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
         self._intervals += writer.inference
+        written = set(report.document_ids)
+        changed = [
+            str(d.source.path)
+            for d in todo
+            if d.container and document_id(str(d.source.path), d.sha256) in written
+        ]
+        containers.remove_gone(changed, {str(d.source.path) for d in documents})
+        containers.link(documents)
 
-    def _model_time(self, stage: str, started: float) -> None:
-        ended = time.perf_counter()
-        self._timing[stage] += ended - started
-        self._intervals.append((started, ended))
+    def _stored_contents(
+        self, documents: Sequence[ParsedDocument]
+    ) -> dict[tuple[str, frozenset[str]], str]:
+        """(sha256, ACL) -> URI of a complete stored document with that content and ACL."""
+        found: dict[tuple[str, frozenset[str]], str] = {}
+        hashes = list(dict.fromkeys(d.sha256 for d in documents))
+        for start in range(0, len(hashes), 1000):
+            for row in self.store.read(
+                "documents_find_by_sha256", {"hashes": hashes[start : start + 1000]}
+            ):
+                key = (row["sha256"], frozenset(row.get("acl") or ()))
+                found.setdefault(key, row["uri"])
+        return found
+
+    def _built(self, batches: list[list[ParsedDocument]]) -> Iterator[BuildOutput]:
+        """Each batch through the model stages, in order: here, or on the runner."""
+        for out in (
+            map(self.builder.build, batches) if self.runner is None else self.runner.build(batches)
+        ):
+            for stage, seconds in out.timing.items():
+                self._timing[stage] += seconds
+            self._intervals += out.intervals
+            if self.runner is not None:  # here the builder reports each model call itself
+                for stage, n in out.counts.items():
+                    self._advance(stage, n)
+            yield out
 
     def _advance(self, stage: str, n: int = 1, path: str | None = None) -> None:
         self._done[stage] += n
@@ -467,7 +510,7 @@ class Ingestor:
     def _finish_and_write(
         self,
         writer: GraphWriter,
-        embedded: list[_Embedded],
+        embedded: list[Embedded],
         replaced: dict[str, list[str]],
         changes: Mapping[str, AclChange],
     ) -> tuple[list[str], list[Failure]]:
@@ -483,6 +526,7 @@ class Ingestor:
     ) -> list[str]:
         t0 = time.perf_counter()
         writer.write_many(bundles)
+        metrics.INGEST_PASSAGES.inc(sum(len(b.chunks) for b in bundles))
         # recorded before the version of the other ACL goes
         writer.set_acl([changes[b.id] for b in bundles if b.id in changes])
         written = []
@@ -506,51 +550,7 @@ class Ingestor:
         if batch:
             yield batch
 
-    def _build(self, docs: list[ParsedDocument]) -> tuple[list[_Embedded], list[Failure]]:
-        """Chunk, transcribe and embed (text and images) a batch of documents: the model work,
-        done in the job's thread; :meth:`_bundles` does the rest in the writer's."""
-        failures: list[Failure] = []
-        pieces: dict[str, list[dict[str, Any]]] = {}  # doc id -> chunk fields without embeddings
-        languages: dict[str, str | None] = {}
-        for doc in docs:
-            did = document_id(str(doc.source.path), doc.sha256)
-            try:
-                if doc.source.modality == "audio":
-                    pieces[did], languages[did] = self._segments(did, doc)
-                else:
-                    pieces[did], languages[did] = self._chunks(did, doc), None
-            except KgragError as e:
-                failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
-        texts = [c["text"] for did in pieces for c in pieces[did]]
-        t0 = time.perf_counter()
-        try:
-            vectors = self.text_embedder.embed(texts) if texts else []
-        except KgragError as e:  # the model failed: this batch's documents fail, others go on
-            reason = f"the text model failed on this document's batch: {_reason(e)}"
-            failures += [
-                Failure(path=str(d.source.path), reason=reason)
-                for d in docs
-                if document_id(str(d.source.path), d.sha256) in pieces
-            ]
-            return [], failures
-        self._model_time("embed_text", t0)
-        self._advance("embed_text", len(pieces))
-        it = iter(vectors)
-        built: list[_Embedded] = []
-        for doc in docs:
-            did = document_id(str(doc.source.path), doc.sha256)
-            if did not in pieces:
-                continue
-            chunks = tuple(ChunkRecord(**c, embedding=tuple(next(it))) for c in pieces[did])
-            try:
-                images = self._images(did, doc, chunks)
-            except KgragError as e:
-                failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
-                continue
-            built.append(_Embedded(doc, did, chunks, images, languages[did]))
-        return built, failures
-
-    def _bundles(self, built: list[_Embedded]) -> tuple[list[DocumentBundle], list[Failure]]:
+    def _bundles(self, built: list[Embedded]) -> tuple[list[DocumentBundle], list[Failure]]:
         """Entities and summaries of embedded documents, and their bundles for the writer."""
         failures: list[Failure] = []
         t0 = time.perf_counter()
@@ -568,7 +568,7 @@ class Ingestor:
             try:  # the summary may embed sentences: a model failure fails this document only
                 summary = self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
             except KgragError as e:
-                failures.append(Failure(path=str(doc.source.path), reason=_reason(e)))
+                failures.append(Failure(path=str(doc.source.path), reason=reason_of(e)))
                 continue
             bundles.append(
                 DocumentBundle(
@@ -592,99 +592,56 @@ class Ingestor:
             )
         return bundles, failures
 
-    def _chunks(self, did: str, doc: ParsedDocument) -> list[dict[str, Any]]:
-        """The text's chunks, then one chunk per table row (:mod:`kgrag.ingest.table_rows`)."""
-        t0 = time.perf_counter()
-        emb = self.text_embedder
-        pieces = chunk_text(
-            doc.pages, emb.count_tokens, emb.max_tokens - 2, self.options.chunk_overlap_tokens
+
+def parse_item(item: SourceItem, options: IngestOptions) -> ParsedInputs:
+    """``item``'s documents (a container's members too) and what was refused, each named with
+    its reason (the same on every runner)."""
+    return parse_all(
+        item,
+        options.max_file_bytes,
+        ocr_enabled=options.ocr,
+        max_media_seconds=options.max_media_seconds,
+    )
+
+
+class Runner(Protocol):
+    """Runs parsing and the model stages somewhere else (a Ray cluster), in order."""
+
+    def parse(self, items: Sequence[SourceItem], options: IngestOptions) -> Iterator[ParsedInputs]:
+        """:func:`parse_item` of each item, in the items' order."""
+        ...
+
+    def build(self, batches: Sequence[Sequence[ParsedDocument]]) -> Iterator[BuildOutput]:
+        """:meth:`Builder.build` of each batch, in the batches' order."""
+        ...
+
+
+class _Rate:
+    """Progress of the writes: documents (``write``) and passages (``passages``, whose total is
+    estimated from the passages per document so far), the rate and the time left, logged."""
+
+    def __init__(self, total: int, progress: ProgressCallback) -> None:
+        self.total = total
+        self.progress = progress
+        self.done = self.passages = 0
+        self.started = time.perf_counter()
+
+    def written(self, documents: int, passages: int) -> None:
+        self.done += documents
+        self.passages += passages
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        expected = self.passages * self.total // self.done if self.done else self.passages
+        self.progress(ProgressEvent(stage="write", done=self.done, total=self.total))
+        self.progress(ProgressEvent(stage="passages", done=self.passages, total=expected))
+        eta = (self.total - self.done) * elapsed / self.done if self.done else float("nan")
+        log.info(
+            "written %d/%d documents, %d passages: %.1f passages/s, ETA %.0f s",
+            self.done,
+            self.total,
+            self.passages,
+            self.passages / elapsed,
+            eta,
         )
-        rows: list[dict[str, Any]] = [
-            {"id": f"{did}:c{p.position}", "text": p.text, "position": p.position, "page": p.page}
-            for p in pieces
-        ]
-        rows += table_chunks(did, doc.tables, len(rows), emb.count_tokens, emb.max_tokens - 2)
-        self._timing["chunk"] += time.perf_counter() - t0
-        return rows
-
-    def _segments(self, did: str, doc: ParsedDocument) -> tuple[list[dict[str, Any]], str | None]:
-        t0 = time.perf_counter()
-        try:
-            transcript = self._transcriber_model().transcribe(doc.source.path)
-        finally:
-            self._model_time("transcribe", t0)
-            self._advance("transcribe", path=str(doc.source.path))
-        segments = [s for s in transcript.segments if s.text.strip()]
-        if not segments:
-            raise IngestError(str(doc.source.path), "no speech was recognised in the recording")
-        rows = [
-            {
-                "id": f"{did}:s{n}",
-                "text": s.text.strip(),
-                "position": n,
-                "start_s": round(s.start_s, 2),
-                "end_s": round(s.end_s, 2),
-            }
-            for n, s in enumerate(segments)
-        ]
-        return rows, transcript.language
-
-    def _images(
-        self, did: str, doc: ParsedDocument, chunks: tuple[ChunkRecord, ...]
-    ) -> tuple[ImageRecord, ...]:
-        if not doc.images:
-            return ()
-        t0 = time.perf_counter()
-        paths: list[Path] = []
-        for n, image in enumerate(doc.images):
-            if image.path is not None:
-                paths.append(image.path)
-            else:
-                target = self.options.image_dir / extracted_image_name(did, n)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _save_png(image.data or b"", target, doc.source.path)
-                paths.append(target.resolve())
-        try:
-            vectors = self._image_embedder().embed_images(paths)
-        finally:
-            self._model_time("embed_image", t0)
-            self._advance("embed_image", len(doc.images), path=str(doc.source.path))
-        records = []
-        for n, (image, path, vector) in enumerate(zip(doc.images, paths, vectors, strict=True)):
-            if doc.source.modality == "image":  # a picture of text: its OCR chunks are near it
-                near = tuple(c.id for c in chunks)
-            else:
-                near = tuple(
-                    c.id for c in chunks if image.page is not None and c.page == image.page
-                )
-            records.append(
-                ImageRecord(
-                    id=f"{did}:i{n}",
-                    uri=str(path),
-                    width=image.width,
-                    height=image.height,
-                    page=image.page,
-                    caption=image.caption,
-                    embedding=tuple(vector),
-                    near_chunk_ids=near,
-                )
-            )
-        return tuple(records)
-
-    # -- lazily loaded models ----------------------------------------------------------------
-    def _image_embedder(self) -> ImageEmbedder:
-        if self._image is None:
-            if self._image_factory is None:
-                raise KgragError("images need an image embedder; none is configured")
-            self._image = self._image_factory()
-        return self._image
-
-    def _transcriber_model(self) -> Transcriber:
-        if self._transcriber is None:
-            if self._transcriber_factory is None:
-                raise KgragError("audio needs a transcriber; none is configured")
-            self._transcriber = self._transcriber_factory()
-        return self._transcriber
 
 
 def _acl_change(
@@ -725,19 +682,3 @@ def _union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
             total += b - max(a, end)
             end = b
     return total
-
-
-def _reason(e: KgragError) -> str:
-    return e.reason if isinstance(e, IngestError) else str(e)
-
-
-def _save_png(data: bytes, target: Path, source: Path) -> None:
-    import io
-
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            img.convert("RGB").save(target, format="PNG")
-    except (UnidentifiedImageError, OSError) as e:
-        raise IngestError(str(source), f"an embedded image could not be decoded: {e}") from e

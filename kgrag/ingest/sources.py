@@ -1,6 +1,8 @@
 """Turn what the user typed (files, folders, globs, JSONL manifests) into :class:`SourceItem` s.
 
-Nothing here reads file contents except manifests; parsing is :mod:`kgrag.ingest.parsers`.
+Nothing here reads file contents except manifests and the first bytes of files without an
+extension (:mod:`kgrag.ingest.sniff`: UTF-8 text is ingested as plain text); parsing is
+:mod:`kgrag.ingest.parsers`, containers (archives, e-mail) are :mod:`kgrag.ingest.containers`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrag.acl import AclEntry, parse_acl
 from kgrag.ingest import formats
+from kgrag.ingest.containers.kinds import CONTAINER_TYPES
 from kgrag.ingest.models import (
     ExpandedInputs,
     Modality,
@@ -22,6 +25,7 @@ from kgrag.ingest.models import (
     SourceItem,
     UnsupportedInput,
 )
+from kgrag.ingest.sniff import NOT_EXTENSIONS, file_looks_like_text, has_no_extension
 
 logger = logging.getLogger(__name__)
 
@@ -49,13 +53,16 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".webm": ("audio", "video/webm"),
 }
 
+#: A file without an extension (``README``, ``README.Debian``) whose content is text.
+PLAIN_TEXT: tuple[Modality, str] = ("text", "text/plain")
+
 MANIFEST_SUFFIX = ".jsonl"
 _GLOB_CHARS = frozenset("*?[")
 
 
 def file_type(suffix: str) -> tuple[Modality, str] | None:
     """(modality, mime) of a supported suffix (any case), built in or a registered format."""
-    known = FILE_TYPES.get(suffix.lower())
+    known = FILE_TYPES.get(suffix.lower()) or CONTAINER_TYPES.get(suffix.lower())
     if known is not None:
         return known
     fmt = formats.for_suffix(suffix)
@@ -65,12 +72,18 @@ def file_type(suffix: str) -> tuple[Modality, str] | None:
 def supported_extensions() -> str:
     """The supported extensions, for messages: ``.bmp, .flac, ...``."""
     extra = (s for fmt in formats.registered() for s in fmt.suffixes)
-    return ", ".join(sorted({*FILE_TYPES, *extra}))
+    return ", ".join(sorted({*FILE_TYPES, *CONTAINER_TYPES, *extra}))
 
 
 def unsupported_reason(suffix: str) -> str:
-    shown = f"'{suffix}'" if suffix else "(no extension)"
-    return f"unsupported file type {shown} (supported: {supported_extensions()})"
+    if suffix.lower() in ("", *NOT_EXTENSIONS):
+        shown = f"'{suffix}' and no text" if suffix else "(no extension) and not text"
+    else:
+        shown = f"'{suffix}'"
+    return (
+        f"unsupported file type {shown} (supported: {supported_extensions()}, "
+        "and UTF-8 text files without an extension)"
+    )
 
 
 class _ManifestLine(BaseModel):
@@ -112,6 +125,8 @@ class _Collector:
         if kind is None:
             # a symlink may point at a differently named file: judge the name the user sees too
             kind = file_type(Path(shown).suffix)
+        if kind is None and has_no_extension(Path(shown)) and file_looks_like_text(resolved):
+            kind = PLAIN_TEXT
         if kind is None:
             suffix = Path(shown).suffix.lower() or resolved.suffix.lower()
             if suffix == MANIFEST_SUFFIX and not explicit:

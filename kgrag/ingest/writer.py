@@ -11,12 +11,12 @@ from __future__ import annotations
 import glob
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 
-from kgrag.graph.store import GraphStore
+from kgrag.graph.store import GraphStore, WriteStep
 from kgrag.ingest.entities import EntityRecord, display_rank
 from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord
 from kgrag.modalities.base import ImageEmbedder
@@ -53,31 +53,50 @@ class GraphWriter:
         self.write_many([bundle])
 
     def write_many(self, bundles: Sequence[DocumentBundle]) -> None:
-        """Write a batch of documents: each is begun, then every part of the batch is written in
-        a few batched statements, then each is completed. Until its last statement a document
-        is ``ingesting`` (invisible to readers); a killed job's leftovers go in :meth:`recover`."""
+        """Write a batch of documents as one transaction where the engine has them (Neo4j: one
+        commit, replayed whole on a deadlock or other transient error): each document is begun,
+        every part of the batch is written in a few ``UNWIND`` statements, then the documents
+        are completed. Where there are no multi-statement transactions (FalkorDB) the same
+        statements run one by one and a document is ``ingesting`` (invisible to readers) until
+        the last; a killed job's leftovers go in :meth:`recover`. Shared entities are MERGEd
+        first, in id order, so concurrent writers lock them in the same order."""
         if not bundles:
             return
-        s, b = self.store, self.batch_size
         now = datetime.now(UTC).isoformat()
+        begin = WriteStep("documents_begin", [_document_row(bundle, now) for bundle in bundles])
+        entities = {e.id: e for bundle in bundles for e in bundle.extraction.entities}
+        complete = WriteStep(
+            "documents_complete",
+            [
+                {"id": b.id, "chunk_count": len(b.chunks), "image_count": len(b.images)}
+                for b in bundles
+            ],
+        )
+        images = [i for bundle in bundles for i in bundle.images]
+        if images or (self.image_embedder is not None and entities):
+            # CLIP reads what was just written (entity names, then images), between writes
+            b = self.batch_size
+            self.store.write_all([begin, *self._part_steps(bundles)], batch_size=b)
+            self._embed_entity_names(list(entities))
+            self.store.write_all(self._image_steps(bundles), batch_size=b)
+            self._link_depicts(images)
+            self.store.write_all([complete], batch_size=b)
+        else:
+            steps = [begin, *self._part_steps(bundles), *self._image_steps(bundles), complete]
+            self.store.write_all(steps, batch_size=self.batch_size)
         for bundle in bundles:
-            s.write(
-                "document_begin",
-                {
-                    "id": bundle.id,
-                    "uri": bundle.uri,
-                    "sha256": bundle.sha256,
-                    "modality": bundle.modality,
-                    "mime": bundle.mime,
-                    "title": bundle.title,
-                    "bytes": bundle.bytes,
-                    "acl": list(bundle.acl),
-                    "tags": list(bundle.tags),
-                    "ingested_at": now,
-                    "language": bundle.language,
-                    "summary": bundle.summary,
-                },
+            log.info(
+                "document %s complete (%d chunks, %d images, %d tables)",
+                bundle.id,
+                len(bundle.chunks),
+                len(bundle.images),
+                len(bundle.tables),
             )
+
+    def _part_steps(self, bundles: Sequence[DocumentBundle]) -> list[WriteStep]:
+        """The statements writing the batch's chunks, tables, entities, mentions and RELATED
+        weights (the documents already begun), in dependency order."""
+        steps = []
         for segments in (False, True):
             rows = [
                 {
@@ -104,51 +123,50 @@ class GraphWriter:
                 if bundle.segments == segments
                 for c in bundle.chunks
             ]
-            s.write_rows(
-                "segment_upsert" if segments else "chunk_upsert",
-                rows,
-                batch_size=b,
-                params={"document_id": None},
+            name = "segment_upsert" if segments else "chunk_upsert"
+            steps.append(WriteStep(name, rows, {"document_id": None}))
+        steps.append(
+            WriteStep(
+                "table_upsert",
+                [
+                    {
+                        "id": t.id,
+                        "document_id": bundle.id,
+                        "number": t.number,
+                        "page": t.page,
+                        "sheet": t.sheet,
+                        "caption": t.caption,
+                        "header": list(t.header),
+                        "row_count": t.row_count,
+                        "column_count": t.column_count,
+                    }
+                    for bundle in bundles
+                    for t in bundle.tables
+                ],
             )
-        s.write_rows(
-            "table_upsert",
-            [
-                {
-                    "id": t.id,
-                    "document_id": bundle.id,
-                    "number": t.number,
-                    "page": t.page,
-                    "sheet": t.sheet,
-                    "caption": t.caption,
-                    "header": list(t.header),
-                    "row_count": t.row_count,
-                    "column_count": t.column_count,
-                }
-                for bundle in bundles
-                for t in bundle.tables
-            ],
-            batch_size=b,
         )
-        s.write_rows(
-            "table_link_rows",
-            [
-                {"chunk_id": c.id, "table_id": c.table_id}
-                for bundle in bundles
-                for c in bundle.chunks
-                if c.table_id is not None
-            ],
-            batch_size=b,
+        steps.append(
+            WriteStep(
+                "table_link_rows",
+                [
+                    {"chunk_id": c.id, "table_id": c.table_id}
+                    for bundle in bundles
+                    for c in bundle.chunks
+                    if c.table_id is not None
+                ],
+            )
         )
         next_rows = []
         for bundle in bundles:
             ordered = sorted(bundle.chunks, key=lambda c: c.position)
             next_rows += [{"a": x.id, "b": y.id} for x, y in pairwise(ordered)]
-        s.write_rows("chunk_link_next", next_rows, batch_size=b)
-        # Entities are shared between jobs: rows in id order, so concurrent jobs (shards) lock
-        # the same entities in the same order and rarely deadlock (a deadlock is retried).
+        steps.append(WriteStep("chunk_link_next", next_rows))
+        # Entities are shared between jobs: rows in id order, so concurrent writers lock the same
+        # entities in the same order (a deadlock is still retried). The MENTIONS and RELATED
+        # that follow touch only these entities, already locked by this transaction.
         entities = {e.id: e for bundle in bundles for e in bundle.extraction.entities}
-        s.write_rows(
-            "entity_upsert", [_entity_row(entities[k]) for k in sorted(entities)], batch_size=b
+        steps.append(
+            WriteStep("entity_upsert", [_entity_row(entities[k]) for k in sorted(entities)])
         )
         mentions = [
             {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
@@ -156,56 +174,45 @@ class GraphWriter:
             for m in bundle.extraction.mentions
         ]
         mentions.sort(key=lambda r: (r["entity_id"], r["chunk_id"]))
-        s.write_rows("mention_upsert", mentions, batch_size=b)
-        self._recompute_related(
-            [
-                {"a": r.source_id, "b": r.target_id}
-                for bundle in bundles
-                for r in bundle.extraction.relations
-            ]
+        steps.append(WriteStep("mention_upsert", mentions))
+        steps.append(
+            WriteStep(
+                "related_recompute",
+                _related_rows(
+                    (r.source_id, r.target_id)
+                    for bundle in bundles
+                    for r in bundle.extraction.relations
+                ),
+            )
         )
-        self._embed_entity_names(list(entities))
+        return steps
+
+    def _image_steps(self, bundles: Sequence[DocumentBundle]) -> list[WriteStep]:
+        """The statements writing the batch's images and their NEAR links."""
         images = [(bundle, i) for bundle in bundles for i in bundle.images]
-        s.write_rows(
-            "image_upsert",
-            [
-                {
-                    "id": i.id,
-                    "document_id": bundle.id,
-                    "uri": i.uri,
-                    "width": i.width,
-                    "height": i.height,
-                    "page": i.page,
-                    "caption": i.caption,
-                    "embedding": list(i.embedding),
-                }
-                for bundle, i in images
-            ],
-            batch_size=b,
-            params={"document_id": None},
-        )
-        s.write_rows(
-            "image_link_near",
-            [{"image_id": i.id, "chunk_id": c} for _, i in images for c in i.near_chunk_ids],
-            batch_size=b,
-        )
-        self._link_depicts([i for _, i in images])
-        for bundle in bundles:
-            s.write(
-                "document_complete",
-                {
-                    "id": bundle.id,
-                    "chunk_count": len(bundle.chunks),
-                    "image_count": len(bundle.images),
-                },
-            )
-            log.info(
-                "document %s complete (%d chunks, %d images, %d tables)",
-                bundle.id,
-                len(bundle.chunks),
-                len(bundle.images),
-                len(bundle.tables),
-            )
+        return [
+            WriteStep(
+                "image_upsert",
+                [
+                    {
+                        "id": i.id,
+                        "document_id": bundle.id,
+                        "uri": i.uri,
+                        "width": i.width,
+                        "height": i.height,
+                        "page": i.page,
+                        "caption": i.caption,
+                        "embedding": list(i.embedding),
+                    }
+                    for bundle, i in images
+                ],
+                {"document_id": None},
+            ),
+            WriteStep(
+                "image_link_near",
+                [{"image_id": i.id, "chunk_id": c} for _, i in images for c in i.near_chunk_ids],
+            ),
+        ]
 
     def set_acl(self, changes: Sequence[AclChange]) -> None:
         """Give complete documents their new ACL and record each change (an ``AclChange`` node
@@ -279,8 +286,7 @@ class GraphWriter:
         return leftovers
 
     def _recompute_related(self, pairs: list[dict[str, str]]) -> None:
-        unique = {tuple(sorted((p["a"], p["b"]))) for p in pairs if p["a"] != p["b"]}
-        rows = [{"a": a, "b": b} for a, b in sorted(unique)]
+        rows = _related_rows((p["a"], p["b"]) for p in pairs)
         self.store.write_rows("related_recompute", rows, batch_size=self.batch_size)
 
     def _embed_entity_names(self, entity_ids: list[str]) -> None:
@@ -330,6 +336,29 @@ class GraphWriter:
                 if h["score"] >= self.depicts_threshold
             ]
         self.store.write_rows("image_link_depicts", rows, batch_size=self.batch_size)
+
+
+def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
+    return {
+        "id": bundle.id,
+        "uri": bundle.uri,
+        "sha256": bundle.sha256,
+        "modality": bundle.modality,
+        "mime": bundle.mime,
+        "title": bundle.title,
+        "bytes": bundle.bytes,
+        "acl": list(bundle.acl),
+        "tags": list(bundle.tags),
+        "ingested_at": now,
+        "language": bundle.language,
+        "summary": bundle.summary,
+    }
+
+
+def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
+    """Each unordered entity pair once, as ``{a, b}`` with ``a < b``, in order."""
+    unique = {(min(a, b), max(a, b)) for a, b in pairs if a != b}
+    return [{"a": a, "b": b} for a, b in sorted(unique)]
 
 
 def _entity_row(entity: EntityRecord) -> dict[str, object]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from PIL import Image
 
+from kgrag import metrics
 from kgrag.errors import ConfigError, DependencyMissingError, IngestError, ModelError
 
 __all__ = [
@@ -114,9 +115,10 @@ class OpenClipEmbedder:
 
         try:
             self._device = torch.device(device)
-            model, _, preprocess = open_clip.create_model_and_transforms(
-                model_name, pretrained=source, device=self._device
-            )
+            with metrics.model_load("image"):
+                model, _, preprocess = open_clip.create_model_and_transforms(
+                    model_name, pretrained=source, device=self._device
+                )
             self._tokenizer = open_clip.get_tokenizer(model_name)
         except Exception as e:  # open_clip raises RuntimeError, ValueError, OSError, KeyError...
             raise ModelError(

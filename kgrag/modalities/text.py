@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kgrag import metrics
 from kgrag.errors import ConfigError, DependencyMissingError, ModelError
 
 if TYPE_CHECKING:
@@ -123,27 +124,32 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is not None:
                 return self._model
-            source = self._source()
-            # No model hub is reachable: never let transformers try one.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError as e:
-                raise DependencyMissingError("sentence-transformers", "text") from e
-            logger.info("loading text embedding model %s on %s", self._name, self._device)
-            try:
-                with _quiet_transformers():
-                    loaded = SentenceTransformer(source, device=self._device)
-            except Exception as e:
-                raise ModelError(
-                    f"could not load the sentence-transformers model {source!r}: {e}; "
-                    "give a local model folder (hub downloads are not possible offline) "
-                    "or leave the model unset to use the bundled all-MiniLM-L6-v2"
-                ) from e
-            loaded.eval()
+            with metrics.model_load("text"):  # the import of torch is part of the load
+                loaded = self._load_model()
             self._model = loaded
             return loaded
+
+    def _load_model(self) -> SentenceTransformer:
+        source = self._source()
+        # No model hub is reachable: never let transformers try one.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise DependencyMissingError("sentence-transformers", "text") from e
+        logger.info("loading text embedding model %s on %s", self._name, self._device)
+        try:
+            with _quiet_transformers():
+                loaded = SentenceTransformer(source, device=self._device)
+        except Exception as e:
+            raise ModelError(
+                f"could not load the sentence-transformers model {source!r}: {e}; "
+                "give a local model folder (hub downloads are not possible offline) "
+                "or leave the model unset to use the bundled all-MiniLM-L6-v2"
+            ) from e
+        loaded.eval()
+        return loaded
 
     # -- the TextEmbedder protocol
 

@@ -21,8 +21,10 @@ Training is deterministic: zero-initialised full-batch gradient descent, fixed s
 The confidence threshold (on the margin between the most probable intent and the best intent of
 another plan family) is chosen by
 5-fold cross-validation on the training set alone; below it the question falls back to the
-content plan, the safest. ``heldout.jsonl`` (other wording styles) and ``issue.jsonl`` (the
-phrasings of issue 15) are never trained or tuned on: ``kgrag eval intents`` reports them.
+content plan, the safest. ``fresh.jsonl`` (140 phrasings written before the last additions to
+the training set, never trained or tuned on), ``heldout.jsonl`` (other wording styles; looked at
+while the first training set was written) and ``issue.jsonl`` (the phrasings of issue 15) are
+not trained on: ``kgrag eval intents`` reports them.
 """
 
 from __future__ import annotations
@@ -234,8 +236,8 @@ def data_path(name: str) -> Path:
 
 
 def load_phrasings(name: str) -> tuple[Phrasing, ...]:
-    """The labelled phrasings of a shipped set (``train.jsonl``, ``heldout.jsonl``,
-    ``issue.jsonl``); a bad line is an error naming the file and line."""
+    """The labelled phrasings of a shipped set (``train.jsonl``, ``fresh.jsonl``,
+    ``heldout.jsonl``, ``issue.jsonl``); a bad line is an error naming the file and line."""
     path = data_path(name)
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -241,6 +241,15 @@ class AggregateParams(_Params):
     min_share: float | None = Field(default=None, gt=0.0, le=1.0)
     """Keep only hits whose fused score is at least this share of the best one (with ``rrf``
     and 0.5: when the best hit was found by two sources, hits only one found are dropped)."""
+    weights: tuple[Annotated[float, Field(ge=0.0, le=10.0)], ...] | None = None
+    """One weight per source (``rrf`` and ``sum``): how much its ranking counts; all 1 when
+    not given."""
+
+    @model_validator(mode="after")
+    def _one_weight_per_source(self) -> AggregateParams:
+        if self.weights is not None and len(self.weights) != len(self.sources):
+            raise ValueError(f"{len(self.weights)} weights given for {len(self.sources)} sources")
+        return self
 
     def reads(self) -> frozenset[int]:
         return frozenset(self.sources)

@@ -4,23 +4,24 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
 1. text ``vector_search`` for the question; only when it finds nothing,
 2. an entity lookup (``graph_query`` entity_chunks, and entity_paths between the first two) for
    the entities the question names;
-3. ``filter`` keeping close-enough vector hits, and a lexical fallback (``graph_query``
-   chunks_fulltext) that runs only when nothing close enough was found;
+3. the lexical stage (``graph_query`` chunks_fulltext): the full-text index's candidates for the
+   question's key terms, ranked by BM25 (kgrag/executor/lexical.py);
 4. ``multi_hop`` from those seeds: bridge retrieval (the entities the best vector hits mention
    and the question does not name lead to the next hop's passages, found by searching again with
    the question plus each bridge's name); with entity seeds only (no vector hit), personalised
    PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
-6. ``aggregate`` of the similarity-scored text lists (first search, next hops, lexical fallback)
-   by best score into the final evidence: a passage found by either search keeps its best
+6. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
    similarity, so the first search's strong hits stay on top and the next hops fill the ranks
-   after them.
+   after them), then weighted reciprocal-rank fusion of that with the lexical ranking
+   (:func:`lexical_weight`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
 first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
 the same lists, and PageRank over the rule-extracted entity graph, both scored below the first
-search alone, which is why the fusion is by score.
+search alone, which is why that fusion is by score. The lexical weight was chosen on folds
+(bench/fusion_folds.py, BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -29,11 +30,56 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kgrag.executor.fusion import RRF_K
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.models import Plan
 
-MIN_VECTOR_SIMILARITY = 0.55
+#: The lexical ranking's weight in the reciprocal-rank fusion with the dense one (the dense
+#: ranking weighs 1), for a question that names no code or identifier. Chosen on 3 of 5 folds of
+#: the MuSiQue dev questions and reported on the other 2 (bench/fusion_folds.py, BENCHMARKS.md):
+#: every weight tried above 0 lowered recall there (lexical ranks move the passages that share the
+#: question's words above the next hop's passages, which share none), so lexical hits only come
+#: after the dense ones, filling the evidence when the dense searches find fewer than k.
+LEXICAL_WEIGHT = 0.0
+#: The lexical weight when the question names a code or identifier (``asn1_der_decoding``,
+#: ``getElementById``, ``ZT-9``): the embedding cuts it into word pieces and scores near names
+#: (``asn1_der_decoding2``, ``asn1_der_decoding_element``) alike, while the full-text index
+#: matches it whole, so the lexical ranking leads and the dense one breaks its ties. Set a priori
+#: (no MuSiQue dev question names one, so no fold can choose it).
+IDENTIFIER_LEXICAL_WEIGHT = 3.0
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b"  # snake_case
+    r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
+    r"|\w+\(\)"  # a call
+    r"|\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"  # codes
+)
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
+
+
+def names_identifier(question: str) -> bool:
+    """Whether ``question`` names a code identifier: a word joined by underscores, a camelCase
+    word, a call ``name()``, or a code mixing letters and digits (``ZT-9``, ``asn1``; not an
+    ordinal or a decade such as ``19th`` or ``1990s``)."""
+    return any(_is_identifier(m.group(0)) for m in _IDENTIFIER.finditer(question))
+
+
+def _is_identifier(word: str) -> bool:
+    if not word[0].isalnum() or "_" in word or not word.replace("-", "").isalnum():
+        return True  # snake_case or a call
+    if any(c.isupper() for c in word[1:]) and not any(c.isdigit() for c in word):
+        return True  # camelCase
+    numbered = [p for p in word.split("-") if any(c.isdigit() for c in p)]
+    return any(not _ORDINAL.fullmatch(p) for p in numbered)
+
+
+def lexical_weight(question: str) -> float:
+    """The lexical ranking's weight in the fusion for ``question`` (the dense one's is 1)."""
+    return IDENTIFIER_LEXICAL_WEIGHT if names_identifier(question) else LEXICAL_WEIGHT
+
+
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_IDENT = re.compile(r"[a-z0-9]+(?:[_.'-][a-z0-9]+)*")
+_PART = re.compile(r"[a-z0-9]+")
 _STOP_WORDS = """
 a an the of in on at to for from by with and or not is are was were be been who whom whose
 what which when where why how does do did this that these those it its as into about than
@@ -47,10 +93,22 @@ def key_terms(question: str) -> list[str]:
     return [w for w in _WORD.findall(question.lower()) if w not in _STOP and len(w) > 2]
 
 
+#: Terms of a full-text query at most (an identifier and its parts count one each).
+FULLTEXT_MAX_TERMS = 12
+
+
 def fulltext_query(question: str) -> str:
-    """A safe full-text query: the key terms joined by OR, no operators from the user."""
-    terms = key_terms(question)[:8]
-    return " | ".join(terms) if terms else "_"
+    """A safe full-text query: the key terms joined by OR, no operators from the user. An
+    identifier joined by underscores (``asn1_der_decoding``) is one term of both indexes'
+    tokenisers, so it is kept whole, and its parts are added after it; a word joined by other
+    punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise alike."""
+    terms: list[str] = []
+    for word in _IDENT.findall(question.lower()):
+        parts = _PART.findall(word)
+        wanted = ([word] if "_" in word else []) + parts
+        terms.extend(t for t in wanted if t not in _STOP and (len(t) > 2 or t.isdigit()))
+    unique = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
+    return " | ".join(unique) if unique else "_"
 
 
 def rule_plan(
@@ -125,18 +183,11 @@ def rule_plan(
                 "entities, when the vector search found nothing",
             )
         )
-    close = add(
-        "filter",
-        {"source": vec, "min_score": MIN_VECTOR_SIMILARITY},
-        [vec],
-        why=f"keep vector hits with similarity >= {MIN_VECTOR_SIMILARITY}",
-    )
     lexical = add(
         "graph_query",
         {"template": "chunks_fulltext", "params": {"query": fulltext_query(question)}, "k": k},
-        [close],
-        condition=f"len(step_{close}.result) == 0",
-        why="lexical fallback, only when no vector hit is close enough",
+        why="lexical search: the full-text index's candidates ranked by BM25 (identifiers, "
+        "codes and rare names the embedding blurs)",
     )
     hop = add(
         "multi_hop",
@@ -148,13 +199,28 @@ def rule_plan(
         why="next hop: search again with the question plus each bridge entity the best hits "
         "mention (PageRank over MENTIONS/RELATED when only entities seed it)",
     )
-    fused_sources = [vec, hop, lexical]
+    dense = add(
+        "aggregate",
+        {"sources": [vec, hop], "k": k, "method": "max"},
+        [vec, hop],
+        condition=f"step_{vec}.status == 'ok' or step_{hop}.status == 'ok'",
+        why="every passage at its best similarity over the first search and the next hops",
+    )
+    fused_sources = [dense, lexical]
     evidence = add(
         "aggregate",
-        {"sources": fused_sources, "k": k, "method": "max"},
+        {
+            "sources": fused_sources,
+            "k": k,
+            "method": "rrf",
+            "rrf_k": RRF_K,
+            "weights": [1.0, lexical_weight(question)],
+        },
         fused_sources,
         condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
-        why="every passage at its best similarity over the first search and the next hops",
+        why=f"reciprocal-rank fusion of the dense and lexical rankings (lexical weight "
+        f"{lexical_weight(question)}: {LEXICAL_WEIGHT} chosen on held-out folds, "
+        f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)",
     )
     if want_images:
         image_lists = [

@@ -49,6 +49,20 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
         )
     if not settings.ingest_roots:
         log.warning("no ingest roots: POST /ingest is refused (kgrag serve --ingest-root DIR)")
+    if settings.log_format == "json":
+        # every record, uvicorn's included, as one JSON object a line; the access lines are
+        # kgrag's own (kgrag.server.observability: request id, route, status, latency, ids)
+        from kgrag.logs import configure
+
+        configure("json", logging.INFO)
+        uvicorn.run(
+            create_app(settings, host=host),
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+        )
+        return
     uvicorn.run(create_app(settings, host=host), host=host, port=port, log_level="info")
 
 

@@ -24,15 +24,22 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from kgrag import __version__
+from kgrag import __version__, metrics
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import MAX_ATTACHMENTS
 from kgrag.agent.audit import AuditReport
 from kgrag.auth.authenticator import Authenticator
 from kgrag.auth.principal import Principal, Role
+from kgrag.auth.readers import check_query_reader
 from kgrag.cancel import CancelToken
 from kgrag.config import Settings
 from kgrag.errors import CancelledError, KgragError, NotFoundError, StoreUnavailableError
@@ -48,11 +55,14 @@ from kgrag.server.models import (
     KEY_PATTERN,
     TEXT_PATTERN,
     AskRequest,
+    ErasureReport,
     Health,
     IngestRequest,
     JobView,
+    Liveness,
     answer_json,
 )
+from kgrag.server.observability import RequestLogMiddleware
 from kgrag.server.openapi import document, errors
 from kgrag.server.recovery import StoreSupervisor, probe_store
 from kgrag.server.security import ConcurrencyLimitMiddleware, GuardMiddleware, confine_paths
@@ -317,6 +327,7 @@ def create_app(
         hosts=allowed_hosts(host, s.allowed_hosts),
         authenticated=authenticator is not None,
     )
+    app.add_middleware(RequestLogMiddleware)  # outermost: request id and access log of all
 
     def rt() -> _Runtime:
         return runtime["rt"]
@@ -409,6 +420,44 @@ def create_app(
             store_failures=supervisor.failures,
         )
 
+    @app.get("/livez", tags=["service"], operation_id="livez", response_model=Liveness)
+    def livez() -> Liveness:
+        """Liveness: the process answers HTTP (it touches nothing else; restart it when this
+        fails)."""
+        return Liveness(status="alive", version=__version__)
+
+    @app.get(
+        "/readyz",
+        tags=["service"],
+        operation_id="readyz",
+        response_model=Health,
+        responses=errors(503),
+    )
+    def readyz() -> Health:
+        """Readiness: the store answers a cheap read (as ``/healthz``); 503 while it does not,
+        so that a load balancer sends the requests elsewhere meanwhile."""
+        return healthz()
+
+    @app.get(
+        "/metrics",
+        tags=["service"],
+        operation_id="metrics",
+        response_class=PlainTextResponse,
+        responses={
+            **errors(403),
+            200: {
+                "description": "the Prometheus text format",
+                "content": {"text/plain": {"schema": {"type": "string"}}},
+            },
+        },
+    )
+    def metrics_page(who: Caller) -> Response:
+        """This process's metrics in the Prometheus text format (docs/operations.md lists
+        them). Needs the ``metrics`` role (an admin has it)."""
+        require(who, Role.METRICS)
+        metrics.JOB_QUEUE_DEPTH.set(rt().jobs.waiting)
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE_LATEST)
+
     @app.post(
         "/ingest",
         status_code=202,
@@ -429,14 +478,16 @@ def create_app(
             },
         },
     )
-    def ingest(body: IngestRequest, who: Caller) -> JobView:
+    def ingest(body: IngestRequest, who: Caller, response: Response) -> JobView:
         """Queue files, folders, globs or manifests on the server's disk (inside the ingest
         roots) for ingestion; returns the job to poll at ``GET /jobs/{id}``. Needs the
         ``writer`` role; a re-ingest that changes a document's ACL needs ``admin`` (that
         file fails in the job's report otherwise)."""
         require(who, Role.WRITER)
         paths = confine_paths(body.paths, body.acl, s.ingest_roots)
-        return rt().jobs.submit(paths, body.acl, who)
+        job = rt().jobs.submit(paths, body.acl, who)
+        response.headers["X-Kgrag-Job-Id"] = job.id  # the access log names the job
+        return job
 
     @app.get(
         "/jobs/{job_id}",
@@ -467,11 +518,13 @@ def create_app(
             200: {**_ANSWER_200, "links": {**_trace_links(), **_FOLLOW_UP_LINKS}},
         },
     )
-    def ask(body: AskRequest, who: Caller) -> JSONResponse:
+    async def ask(body: AskRequest, who: Caller) -> JSONResponse:
         """Answer with citations; the body is what ``kgrag ask --json`` prints."""
         require(who, Role.READER)
         reader = acting_as(who, body.user, body.groups)
-        answer = rt().agent.ask(
+        # KnowledgeAgent.aask: the run works in the event loop's executor, not a request
+        # thread of its own; a cancelled request stops it at its next event
+        answer = await rt().agent.aask(
             body.question,
             session_id=body.session_id,
             user=reader.user,
@@ -665,13 +718,7 @@ def create_app(
         question was asked with) or an admin; 404 to anyone else, as for an unknown id."""
         require(who, Role.READER)
         reader = acting_as(who, user, _groups(groups))
-        rows = rt().agent.store.read("trace_read_query", {"id": query_id})
-        if rows and not reader.can(Role.ADMIN):
-            asker, asker_groups = rows[0].get("user"), set(rows[0].get("groups") or ())
-            if asker != reader.user or not asker_groups <= set(reader.groups):
-                rows = []
-        if not rows:
-            raise NotFoundError(f"no query {query_id!r} readable by this user")
+        check_query_reader(rt().agent.store, query_id, reader)
         return reader
 
     def readable_trace(
@@ -776,5 +823,30 @@ def create_app(
         require(who, Role.ADMIN)
         rt().agent.delete(document_id)
         return Response(status_code=204)
+
+    @app.delete(
+        "/users/{user}/questions",
+        tags=["queries"],
+        dependencies=NeedsStore,
+        operation_id="forgetUser",
+        response_model=ErasureReport,
+        responses=errors(403, 422),
+    )
+    def forget_user(
+        who: Caller,
+        user: Annotated[
+            str,
+            PathParam(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS, description="a user name"),
+        ],
+    ) -> ErasureReport:
+        """Erase a user's questions: their traces, answers and audits, and the sessions left
+        without a question (``kgrag forget --user``). Other users' questions stay. Needs
+        ``admin``."""
+        from kgrag.retention import forget_user as forget
+
+        require(who, Role.ADMIN)
+        report = forget(rt().agent.store, user)
+        log.warning("%s erased the questions of a user: %d questions", who.id, report.queries)
+        return ErasureReport(queries=report.queries, nodes=report.nodes, sessions=report.sessions)
 
     return app

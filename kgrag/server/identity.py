@@ -62,7 +62,7 @@ class AuthMiddleware(HttpMiddleware):
         await self.app(scope, receive, send)
 
 
-def principal(request: Request) -> Principal:
+async def principal(request: Request) -> Principal:
     """The request's principal (a route dependency)."""
     found = request.scope.get("state", {}).get(STATE_KEY)
     if not isinstance(found, Principal):  # only on an open path, which takes no principal

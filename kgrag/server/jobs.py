@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from kgrag.auth.principal import Principal
 from kgrag.errors import KgragError
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.logs import log_context
 from kgrag.server.errors import ApiError
 from kgrag.server.models import JobView
 
@@ -142,7 +143,8 @@ class IngestJobs:
                 attempt += 1
                 self._update(job_id, attempts=attempt)
                 try:
-                    report = self._run(job.paths, job.acl, by)
+                    with log_context(job_id=job_id, principal=by.id):
+                        report = self._run(job.paths, job.acl, by)
                 except KgragError as e:
                     if self._should_retry(e, attempt):
                         log.warning(

@@ -102,6 +102,21 @@ class Health(_Body):
     )
 
 
+class Liveness(_Body):
+    """``GET /livez``: the process answers."""
+
+    status: Literal["alive"]
+    version: str
+
+
+class ErasureReport(_Body):
+    """``DELETE /users/{user}/questions``: what was erased."""
+
+    queries: int = Field(description="questions removed with their traces and answers")
+    nodes: int = Field(description="trace nodes removed (Query, Plan, Step, Answer)")
+    sessions: int = Field(description="sessions removed because no question was left in them")
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
     """The answer as ``kgrag ask --json`` prints it."""
     return answer.to_json()

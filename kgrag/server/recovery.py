@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from kgrag import metrics
 from kgrag.graph.store import GraphStore
 from kgrag.server.errors import ApiError
 
@@ -195,6 +196,7 @@ class StoreSupervisor:
                 return False
             self._holder.store = new
             self.reopens += 1
+        metrics.STORE_REOPENS.inc()
         return True
 
     def stop(self, timeout: float = 10.0) -> None:

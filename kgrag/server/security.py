@@ -16,8 +16,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from kgrag.ingest.sources import expand_inputs
 from kgrag.server.errors import ApiError, error_body
 
-#: Paths anyone may GET without a credential (health and the API description).
-OPEN_PATHS = frozenset({"/healthz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+#: Paths anyone may GET without a credential (health probes and the API description).
+OPEN_PATHS = frozenset(
+    {"/healthz", "/livez", "/readyz", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+)
 
 
 class _TooLarge(StarletteHTTPException):

@@ -132,13 +132,28 @@ def _llm_agent(
 def test_llm_not_found_reply_is_an_abstention(
     store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
 ) -> None:
+    """The evidence passes the support test, but the model says it does not answer: abstained."""
     agent = _llm_agent(store, embedder, openai_server, "NOT_FOUND")
-    answer = agent.ask(OUT_OF_DOMAIN, user="ada")
+    answer = agent.ask(ANSWERABLE, user="ada")
     assert (answer.exit_reason, answer.mode) == ("not_found", "llm")
     assert answer.answer.startswith(ABSTENTION) and answer.citations == ()
     assert answer.closest
     synthesis = [r for r in openai_server.requests if "Evidence:" in json.dumps(r.body)]
     assert synthesis and "NOT_FOUND" in json.dumps(synthesis[-1].body)
+
+
+def test_llm_is_not_asked_to_answer_from_evidence_that_does_not_support_it(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    """A model that would answer anything (here from its own knowledge) is not given the
+    chance: the support test abstains before synthesis, as it does offline."""
+    agent = _llm_agent(store, embedder, openai_server, "The capital of Australia is Canberra [1].")
+    answer = agent.ask(OUT_OF_DOMAIN, user="ada")
+    assert answer.exit_reason == "not_found" and answer.citations == ()
+    assert answer.answer.startswith(ABSTENTION) and "Canberra" not in answer.answer
+    assert answer.support is not None and not answer.support.supported
+    # the judge may read the evidence (a structured reply); no free-text answer was asked for
+    assert not [r for r in openai_server.requests if "response_format" not in r.body]
 
 
 def test_llm_answer_from_evidence_is_kept(

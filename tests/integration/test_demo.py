@@ -25,7 +25,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from rich.console import Console
 
+from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
+from kgrag.agent.support import ABSTENTION
+from kgrag.config import Settings
 from kgrag.demo import corpus as demo_corpus
 from kgrag.demo import run as demo_run
 from kgrag.demo.corpus import SpeechSynthesisError, make_corpus, missing_keywords
@@ -195,6 +198,33 @@ def test_the_picture_follow_up_shows_the_figure_linked_to_the_part(demo: DemoRun
     # and nothing else: the pump's drawing (linked only to another part the roster names) and
     # CLIP's nearest guess for words no drawing shows are not offered as pictures of PV-7
     assert len(images) == 1, [c.uri for c in images]
+
+
+#: Questions nothing in the demo corpus answers: a capital city, a recipe, a picture of an animal
+#: no drawing shows.
+OFF_CORPUS = (
+    "What is the capital city of Australia?",
+    "How do I bake a sourdough loaf?",
+    "Show me a picture of a giraffe.",
+)
+
+
+@needs_espeak
+def test_questions_the_demo_documents_do_not_answer_are_not_found(demo: DemoRun) -> None:
+    """Offline, on the demo's store: the agent says nothing answers them, cites nothing and
+    names at most three closest documents apart (the demo's own questions are answered with
+    citations: test_every_answer_cites_sources_and_has_a_stored_trace)."""
+    data_dir = demo.engine.folder / "demo-off-corpus"
+    if demo.engine.is_neo4j:
+        settings = demo.engine.settings(data_dir=data_dir)
+    else:
+        settings = Settings(store=demo.result.store, data_dir=data_dir)
+    with KnowledgeAgent.open(settings) as agent:
+        for question in OFF_CORPUS:
+            answer = agent.ask(question)
+            assert answer.exit_reason == "not_found", (question, answer.answer)
+            assert answer.answer.startswith(ABSTENTION) and answer.citations == ()
+            assert len(answer.closest) <= 3
 
 
 @needs_espeak

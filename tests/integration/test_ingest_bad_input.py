@@ -57,8 +57,6 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     truncated = folder / "truncated.flac"
     truncated.write_bytes(flac.read_bytes()[:2048])
     flac.unlink()
-    empty = folder / "empty.txt"
-    empty.write_bytes(b"")
     unsupported = folder / "data.xyz"
     unsupported.write_text("some data", "utf-8")
     big = folder / "big.txt"
@@ -74,7 +72,6 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     return {
         "corrupt image": (corrupt, "image"),
         "truncated audio": (truncated, "truncated"),
-        "empty file": (empty, "empty"),
         "unsupported type": (unsupported, "unsupported"),
         "over the size limit": (big, "limit"),
         "not UTF-8": (latin1, "UTF-8"),
@@ -96,13 +93,16 @@ def test_bad_files_fail_alone_and_change_nothing(engine: Engine) -> None:
         stored_ids = {d for d, _ in before["documents"]}
 
     bad = bad_files(tmp_path / "bad")
+    empty = tmp_path / "bad" / "empty.txt"  # nothing to ingest: a skip, not a failure
+    empty.write_bytes(b"")
     picture.write_bytes(picture.read_bytes()[:200])  # the stored picture, now corrupt
     extra = good / "extra.md"
     extra.write_text("# Extra\n\nAlan Turing visited Manchester.\n", "utf-8")
-    done = run(engine, *(p for p, _ in bad.values()), picture, extra)
+    done = run(engine, *(p for p, _ in bad.values()), empty, picture, extra)
     assert done.returncode == 2, (done.stdout, done.stderr[-3000:])
     report = json.loads(done.stdout)
     assert report["ingested"] == 1  # extra.md: the job went on
+    assert [(s["path"], s["kind"]) for s in report["skips"]] == [(str(empty), "empty")]
     reasons = {f["path"]: f["reason"] for f in report["failures"]}
     assert report["failed"] == len(reasons) == len(bad) + 1, reasons
     for label, (path, word) in bad.items():

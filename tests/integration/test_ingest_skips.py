@@ -1,9 +1,9 @@
 """No file is skipped in silence (issue 24, item 4): every file of a folder that is not ingested
 is in the JSON report with its reason (``skips``) and in the end-of-run summary, with counts per
 reason; ``--include`` / ``--exclude`` narrow a folder and say which glob did it. A real folder of
-mixed files: a Markdown note, a text file, two binaries of unsupported types, a JSONL
-file that is not named (so not a manifest), a dangling symlink, and, on a second run, unchanged
-files."""
+mixed files: a Markdown note, a text file, a binary of an unsupported type, a DjVu scan (also
+unsupported), a JSONL file that is not named (so not a manifest), a dangling symlink, and, on a
+second run, unchanged files."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _folder(root: Path) -> Path:
     (folder / "notes" / "pump.md").write_text("# Pump\n\nThe Feed Pump FP-2 was repaired.\n")
     (folder / "roster.txt").write_text("Grace Hopper keeps the spare seals.\n")
     (folder / "logo.svgz").write_bytes(os.urandom(256))
-    (folder / "plan.dwg").write_bytes(b"AC1032" + os.urandom(250))  # a CAD drawing
+    (folder / "scan.djvu").write_bytes(b"AT&TFORM" + os.urandom(248))
     (folder / "rows.jsonl").write_text('{"path": "roster.txt"}\n')
     (folder / "gone.txt").symlink_to(folder / "nowhere.txt")
     return folder
@@ -45,7 +45,7 @@ def test_every_skipped_file_is_listed_with_its_reason(engine: Engine, tmp_path: 
     kinds = {Path(s["path"]).name: s["kind"] for s in first["skips"]}
     assert kinds == {
         "logo.svgz": "unsupported_type",
-        "plan.dwg": "unsupported_type",
+        "scan.djvu": "unsupported_type",
         "rows.jsonl": "manifest_not_named",
         "gone.txt": "unreadable",
     }
@@ -62,7 +62,7 @@ def test_every_skipped_file_is_listed_with_its_reason(engine: Engine, tmp_path: 
     assert "skipped: unchanged 2, unsupported type 2, manifest not named 1, unreadable 1" in (
         shown.stderr
     ), shown.stderr
-    for name in ("logo.svgz", "plan.dwg", "rows.jsonl", "gone.txt", "pump.md", "roster.txt"):
+    for name in ("logo.svgz", "scan.djvu", "rows.jsonl", "gone.txt", "pump.md", "roster.txt"):
         assert name in shown.stderr, name
 
 

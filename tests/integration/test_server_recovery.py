@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,19 @@ def start_serve(
             stop_serve(srv)
             raise AssertionError("kgrag serve did not start: " + srv.log_tail())
         time.sleep(0.3)
+
+
+def _until(condition: Callable[[], bool], what: str, bound_s: float = 120) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``bound_s`` seconds."""
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not seen within {bound_s} s: {what}"
+        time.sleep(0.05)
+
+
+def _answered(statuses: Counter[int], lock: threading.Lock) -> int:
+    with lock:
+        return statuses[200]
 
 
 def stop_serve(srv: Serve) -> None:
@@ -226,13 +239,14 @@ def test_concurrent_requests_during_the_kill_get_503_or_200_never_500(serve: Ser
     for t in threads:
         t.start()
     try:
-        time.sleep(2)
+        _until(lambda: _answered(statuses, lock) >= 3, "three answers before the kill")
         _kill_store_server(serve)
         deadline = time.monotonic() + 120
         with serve.client() as c:  # until the store answers again
             while c.get("/healthz").status_code != 200 and time.monotonic() < deadline:
                 time.sleep(0.5)
-            time.sleep(2)  # questions after the recovery
+        recovered = _answered(statuses, lock)
+        _until(lambda: _answered(statuses, lock) >= recovered + 3, "answers after the recovery")
     finally:
         stop.set()
         for t in threads:
@@ -347,7 +361,7 @@ def test_neo4j_stopped_under_serve_gives_503_then_answers_after_its_restart(
         for t in threads:
             t.start()
         try:
-            time.sleep(1.0)
+            _until(lambda: _answered(statuses, lock) >= 2, "answers before the kill")
             neo4j.kill()
             # Neo4j stays down until the test starts it again: every request that needs the
             # store gets 503 with Retry-After, /healthz says the store is down
@@ -368,7 +382,8 @@ def test_neo4j_stopped_under_serve_gives_503_then_answers_after_its_restart(
                 _assert_retry_later(h)
                 assert time.monotonic() < deadline, f"no answer after the restart: {h.text}"
                 time.sleep(0.5)
-            time.sleep(2.0)  # questions after the recovery
+            recovered = _answered(statuses, lock)
+            _until(lambda: _answered(statuses, lock) >= recovered + 2, "answers after the recovery")
         finally:
             stop.set()
             for t in threads:

@@ -51,3 +51,22 @@ def test_a_question_naming_nothing_needs_half_of_its_terms() -> None:
 def test_not_found_reply_is_recognised() -> None:
     assert is_not_found("NOT_FOUND") and is_not_found(" **NOT_FOUND.** ")
     assert not is_not_found("Ada Lovelace maintains it [1].")
+
+
+def test_names_match_without_accents_either_way() -> None:
+    plain = [_hit("Aschenbrodel is an opera composed by Leopold Hofmann.")]
+    accented = [_hit("Aschenbrödel is an opera composed by Leopold Hofmann.")]
+    assert assess("Who composed Aschenbrödel?", plain, plain).supported
+    found = assess("Who composed Aschenbrodel?", accented, accented)
+    assert found.supported and found.evidence_names == 1.0  # unfolded: "aschenbr" + "del"
+
+
+def test_a_heard_question_is_judged_by_its_terms_not_its_misheard_names() -> None:
+    """Speech recognition heard "Ada Lovelace" as "Aida Lovelace": the names miss, the terms
+    (half of them) are in the evidence."""
+    question = "which part is maintained by Aida Lovelace"
+    evidence = [_hit("The Pressure Valve PV-7 is maintained by Ada Lovelace.")]
+    assert not assess(question, evidence, evidence).supported
+    assert assess(question, evidence, evidence, heard=True).supported
+    nearby = [_hit("The plant canteen serves lentil soup on Fridays.")]
+    assert not assess(question, nearby, nearby, heard=True).supported

@@ -129,3 +129,29 @@ def test_percentile_interpolates() -> None:
     assert percentile(values, 50) == 30.0
     assert percentile(values, 95) == pytest.approx(48.0)
     assert percentile([7.0], 95) == 7.0
+
+
+def test_the_eval_store_is_kept_per_ingestion_fingerprint(tmp_path: Path) -> None:
+    from kgrag.config import Settings
+    from kgrag.eval.retrieval import ingestion_fingerprint, store_dir_name
+
+    data = load_dataset(
+        _write(tmp_path / "q.json", MUSIQUE_Q), _write(tmp_path / "c.json", MUSIQUE_C)
+    )
+    base = ingestion_fingerprint(Settings())
+    assert base == ingestion_fingerprint(Settings())
+    assert ingestion_fingerprint(Settings(chunk_overlap_tokens=7)) != base
+    assert ingestion_fingerprint(Settings(text_model="another/model")) != base
+    assert ingestion_fingerprint(Settings(step_timeout_s=3)) == base  # not an ingestion setting
+    name = store_dir_name(data, "sentence-transformers/all-MiniLM-L6-v2", base)
+    assert name.endswith(f"-{base}") and data.fingerprint in name
+
+
+def test_per_question_rows_carry_recall() -> None:
+    from kgrag.eval.retrieval import QuestionResult
+
+    row = QuestionResult(
+        id="q1", gold=("A", "B"), kgrag=("A", "C", "B"), dense=("C",), latency_ms=1.0
+    ).row()
+    assert row["kgrag_recall"] == {"recall@2": 0.5, "recall@5": 1.0}
+    assert row["dense_recall"] == {"recall@2": 0.0, "recall@5": 0.0}

@@ -28,8 +28,11 @@ from kgrag.planner.intent import (
 )
 from kgrag.planner.models import ListDocumentsParams, MetadataSearchParams
 
-#: Measured: 90.8% class accuracy on heldout.jsonl (the issue's goal is 95%, not reached).
-HELD_OUT_FLOOR = 0.90
+#: Measured 2026-11-25: 95.7% class accuracy on fresh.jsonl (written before the last training
+#: set was, never trained or tuned on; the issue's goal is 95%) and 94.4% on heldout.jsonl (older,
+#: looked at while the first training set was written).
+FRESH_FLOOR = 0.95
+HELD_OUT_FLOOR = 0.93
 
 
 def test_shipped_weights_come_from_the_shipped_training_set() -> None:
@@ -48,10 +51,12 @@ def test_shipped_weights_come_from_the_shipped_training_set() -> None:
 def test_every_intent_has_training_and_held_out_phrasings_and_the_sets_are_disjoint() -> None:
     train = load_phrasings("train.jsonl")
     held_out = load_phrasings("heldout.jsonl")
-    for phrasings in (train, held_out):
+    fresh = load_phrasings("fresh.jsonl")
+    for phrasings in (train, held_out, fresh):
         assert {p.label for p in phrasings} == set(Intent)
     texts = {p.text.lower() for p in train}
     assert not texts & {p.text.lower() for p in held_out}
+    assert not texts & {p.text.lower() for p in fresh}
     assert not texts & {p.text.lower() for p in load_phrasings("issue.jsonl")}
 
 
@@ -59,6 +64,8 @@ def test_held_out_and_issue_accuracy() -> None:
     report = {r.name: r for r in run_intent_eval().sets}
     assert report["heldout.jsonl"].size >= 140
     assert report["heldout.jsonl"].accuracy >= HELD_OUT_FLOOR
+    assert report["fresh.jsonl"].size >= 140
+    assert report["fresh.jsonl"].accuracy >= FRESH_FLOOR, report["fresh.jsonl"].misses
     assert report["issue.jsonl"].plan_accuracy == 1.0, report["issue.jsonl"].misses
 
 

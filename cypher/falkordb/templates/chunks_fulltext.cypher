@@ -1,7 +1,13 @@
 // FalkorDB full-text procedure (RediSearch query syntax); scored as in the main template.
+// RediSearch does not split words at a line break ("Kestrin\nKestrin is" is one token), so each
+// term of three letters or more is also searched as a prefix ("kestrin*" finds that token); the
+// caller re-scores the candidates on its own tokens (kgrag/executor/lexical.py), so a prefix-only
+// match adds no score.
 WITH [t IN split(replace(replace(replace(toLower($query), '|', ' '), '"', ' '), '*', ' '), ' ')
       WHERE t <> ''] AS terms
-CALL db.idx.fulltext.queryNodes('Chunk', $query) YIELD node
+CALL db.idx.fulltext.queryNodes('Chunk', reduce(q = '', t IN split($query, ' | ') |
+       q + CASE q WHEN '' THEN '' ELSE ' | ' END + t + CASE WHEN size(t) >= 3 THEN '*' ELSE '' END))
+YIELD node
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 WITH node, d, terms, toLower(node.text) AS text

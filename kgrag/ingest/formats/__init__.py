@@ -9,11 +9,13 @@ to its format. Importing this package registers all of them.
 from __future__ import annotations
 
 # format modules register themselves when imported; keep one import per line, sorted
+from kgrag.ingest.formats import asciidoc as asciidoc
 from kgrag.ingest.formats import docx as docx
 from kgrag.ingest.formats import epub as epub
 from kgrag.ingest.formats import html as html
 from kgrag.ingest.formats import odt as odt
 from kgrag.ingest.formats import pptx as pptx
+from kgrag.ingest.formats import rst as rst
 from kgrag.ingest.formats.registry import (
     DocumentFormat,
     ParsedContent,

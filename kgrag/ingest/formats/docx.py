@@ -198,7 +198,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
         caption = one_line(text) if style in styles.captions and text.strip() else None
     text = out.text()
     if not text.strip() and not tables and not images:
-        raise package.fail("contains no text, tables or images (an empty document)")
+        raise package.empty("contains no text, tables or images (an empty document)")
     return ParsedContent(
         title=core_title(package) or out.first_heading,
         pages=(ParsedPage(number=None, text=text),) if text.strip() else (),

@@ -93,7 +93,7 @@ def parse_epub(item: SourceItem, data: bytes) -> ParsedContent:
             if parsed is not None:
                 images.append(parsed)
     if not pages:
-        raise package.fail(f"contains no text in any of its {len(spine)} spine document(s)")
+        raise package.empty(f"contains no text in any of its {len(spine)} spine document(s)")
     meta = opf.find(f".//{{{DC}}}title")
     return ParsedContent(
         title=(title_text(meta.text) if meta is not None else None) or first_heading,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgrag.errors import IngestError
+from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest.decoding import decode_utf8
 from kgrag.ingest.formats.common import (
     CellBudget,
@@ -335,7 +335,7 @@ def parse_html(item: SourceItem, data: bytes) -> ParsedContent:
         )
     found = extract_html(path, decode_html(path, data))
     if not found.text.strip() and not found.tables:
-        raise IngestError(
+        raise EmptyInputError(
             str(path),
             "contains no text (an HTML page with nothing outside scripts, styles, navigation "
             "and markup)",

@@ -166,7 +166,7 @@ def parse_odt(item: SourceItem, data: bytes) -> ParsedContent:
     reader.block(body, -1)
     text = reader.out.text()
     if not text.strip() and not reader.tables and not reader.images:
-        raise package.fail("contains no text, tables or images (an empty document)")
+        raise package.empty("contains no text, tables or images (an empty document)")
     title = None
     if package.has("meta.xml"):
         found = package.xml("meta.xml").find(f".//{{{DC}}}title")

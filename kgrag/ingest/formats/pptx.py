@@ -164,7 +164,7 @@ def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
         if text.strip():
             pages.append(ParsedPage(number=number, text=text))
     if not pages and not tables and not images:
-        raise package.fail(f"contains no text, tables or images on its {len(slide_ids)} slide(s)")
+        raise package.empty(f"contains no text, tables or images on its {len(slide_ids)} slide(s)")
     return ParsedContent(
         title=core_title(package) or first_title,
         pages=tuple(pages),

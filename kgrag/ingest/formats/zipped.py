@@ -18,7 +18,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgrag.errors import IngestError
+from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest.formats.common import CellBudget, require
 
 if TYPE_CHECKING:
@@ -80,6 +80,10 @@ class Package:
 
     def fail(self, reason: str) -> IngestError:
         return IngestError(str(self.path), reason)
+
+    def empty(self, reason: str) -> EmptyInputError:
+        """A document with nothing to ingest: skipped as ``empty`` in a folder, not a failure."""
+        return EmptyInputError(str(self.path), reason)
 
     def names(self) -> list[str]:
         return list(self._infos)

@@ -1,0 +1,9 @@
+// Remove up to $batch sessions left without a turn (their questions were pruned or erased).
+MATCH (s:Session)
+OPTIONAL MATCH (s)-[t:HAS_TURN]->(:Query)
+WITH s, count(t) AS turns
+WHERE turns = 0
+WITH s
+LIMIT $batch
+DETACH DELETE s
+RETURN count(*) AS deleted

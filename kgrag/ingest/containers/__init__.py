@@ -1,0 +1,10 @@
+"""Files that hold other files: archives (.zip, .tar, .tgz, .tar.gz), gzip-compressed files (.gz)
+and e-mail (.eml, .mbox).
+
+Each member of an archive or message is ingested as a document of its own, named
+``container!member`` (``docs.zip!guide/intro.md``) and linked to its container's document
+(``CONTAINED_IN``, or ``ATTACHED_TO`` for an e-mail attachment); a ``.gz`` of one file is that
+file. Members are read in memory, never written to disk, within :class:`~.limits.ContainerLimits`
+(nesting depth, compression ratio, total size, member count). :func:`.expand.parse_all` parses
+any input, a container or not, into its documents.
+"""

@@ -1,0 +1,49 @@
+"""Is a file without a known extension plain text? Decided from its first bytes."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path, PurePath
+
+#: How much of a file is looked at.
+SNIFF_BYTES = 8192
+#: At least this share of the characters looked at must be printable (or tab, newline, ...).
+MIN_PRINTABLE = 0.95
+#: Name endings that are not file types: ``README.Debian``, ``changelog.Debian``,
+#: ``README.source`` are text files without an extension, as far as kgrag is concerned.
+NOT_EXTENSIONS = frozenset({"", ".debian", ".source"})
+
+_WHITESPACE = frozenset("\t\n\r\f\v")
+
+
+def has_no_extension(name: PurePath) -> bool:
+    """True for ``README``, ``copyright``, ``README.Debian``: names whose suffix says nothing."""
+    return name.suffix.lower() in NOT_EXTENSIONS
+
+
+def looks_like_text(head: bytes) -> bool:
+    """True when ``head`` (a file's first bytes) is UTF-8 without NUL and mostly printable.
+
+    Nothing, or only whitespace, is text too (the parser then skips the file as empty)."""
+    if b"\x00" in head:
+        return False
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        text = decoder.decode(head, final=False)  # a character cut at the end is not an error
+    except UnicodeDecodeError:
+        return False
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text:
+        return True
+    printable = sum(1 for c in text if c.isprintable() or c in _WHITESPACE)
+    return printable >= MIN_PRINTABLE * max(1, len(text))
+
+
+def file_looks_like_text(path: Path) -> bool:
+    """:func:`looks_like_text` of the file's first :data:`SNIFF_BYTES`; False if unreadable."""
+    try:
+        with path.open("rb") as f:
+            return looks_like_text(f.read(SNIFF_BYTES))
+    except OSError:
+        return False

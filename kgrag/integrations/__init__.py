@@ -1,0 +1,4 @@
+"""kgrag where its users already work, each an optional extra: an MCP server (:mod:`.mcp`,
+``kgrag[mcp]``), and retrievers for LangChain (:mod:`.langchain`, ``kgrag[langchain]``) and
+LlamaIndex (:mod:`.llamaindex`, ``kgrag[llamaindex]``). Nothing here is imported by kgrag
+itself."""

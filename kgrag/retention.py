@@ -1,0 +1,116 @@
+"""Trace retention and erasure: removing the traces of questions from the graph.
+
+Every answer leaves a trace (``Query``, ``Plan``, ``Step``, ``Answer`` and the ``Session`` it was
+asked in, with their relationships), about 28 KB of store a question. :func:`prune_traces` removes
+those of questions asked before a time, keeping the newest ones if asked; :func:`forget_user`
+removes every question one user asked (an erasure request). Both delete in batches of queries (each
+batch one atomic statement), so a large prune never holds one huge transaction, and both leave the
+evidence alone: documents, chunks, segments, images, tables and entities are never touched.
+A session is removed once it has no question left.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from kgrag import metrics
+from kgrag.auth.principal import check_name
+from kgrag.graph.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+#: Queries whose traces one statement removes (a question has about ten trace nodes).
+DEFAULT_BATCH = 200
+
+
+class PruneReport(BaseModel):
+    """What a prune or an erasure removed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    queries: int
+    """Questions whose traces were removed."""
+    nodes: int
+    """Trace nodes removed (Query, Plan, Step, Answer), sessions not included."""
+    sessions: int
+    """Sessions removed because no question was left in them."""
+    before: str | None = None
+    """Prune: questions asked before this time (ISO 8601, UTC) were removed."""
+
+
+def prune_traces(
+    store: GraphStore,
+    *,
+    older_than_days: float,
+    keep_last: int = 0,
+    batch: int = DEFAULT_BATCH,
+    now: datetime | None = None,
+) -> PruneReport:
+    """Remove the traces of the questions asked more than ``older_than_days`` days ago, except
+    the ``keep_last`` newest questions of the store. ``older_than_days=0`` removes every trace
+    (but the ``keep_last`` newest)."""
+    if older_than_days < 0:
+        raise ValueError(f"older_than_days must be 0 or more, not {older_than_days}")
+    if keep_last < 0:
+        raise ValueError(f"keep_last must be 0 or more, not {keep_last}")
+    moment = (now or datetime.now(UTC)) - timedelta(days=older_than_days)
+    before = moment.isoformat()
+    if keep_last:
+        rows = store.read("traces_nth_newest", {"skip": keep_last - 1})
+        if not rows:  # fewer questions than keep_last: nothing to remove
+            return PruneReport(queries=0, nodes=0, sessions=0, before=before)
+        before = min(before, str(rows[0]["created_at"]))
+    report = _remove(store, "traces_select_before", {"before": before}, batch)
+    log.info(
+        "pruned the traces of %d questions asked before %s (%d nodes, %d sessions)",
+        report.queries,
+        before,
+        report.nodes,
+        report.sessions,
+    )
+    return report.model_copy(update={"before": before})
+
+
+def forget_user(store: GraphStore, user: str, *, batch: int = DEFAULT_BATCH) -> PruneReport:
+    """Remove every question asked as ``user`` with its trace and answer, and the sessions
+    left empty (the user's conversation memory). Other users' questions stay, even in a session
+    they shared."""
+    check_name("user", user)
+    report = _remove(store, "traces_select_user", {"user": user}, batch)
+    log.info(
+        "erased %d questions of a user (%d nodes, %d sessions)",
+        report.queries,
+        report.nodes,
+        report.sessions,
+    )
+    return report
+
+
+def _remove(
+    store: GraphStore,
+    select: str,
+    params: dict[str, object],
+    batch: int,
+) -> PruneReport:
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, not {batch}")
+    queries = nodes = 0
+    while True:
+        ids = [str(r["id"]) for r in store.read(select, {**params, "batch": batch})]
+        if not ids:
+            break
+        removed = store.write("traces_delete", {"ids": ids})
+        queries += len(ids)
+        nodes += int(removed[0]["deleted"]) if removed else 0
+    sessions = 0
+    while True:
+        rows = store.write("traces_delete_empty_sessions", {"batch": batch})
+        deleted = int(rows[0]["deleted"]) if rows else 0
+        if not deleted:
+            break
+        sessions += deleted
+    metrics.TRACES_PRUNED.inc(nodes + sessions)
+    return PruneReport(queries=queries, nodes=nodes, sessions=sessions)

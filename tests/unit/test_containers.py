@@ -1,0 +1,128 @@
+"""Containers without a store: the bounds of ContainerLimits on real archives (member count,
+total size, per-file size), multi-member gzip, HTML-only and hostile-named e-mail attachments,
+AsciiDoc's include lines, and the text sniffing of extension-less files."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from kgrag.ingest.containers.expand import ContainerLimits, parse_all
+from kgrag.ingest.formats.asciidoc import asciidoc_text
+from kgrag.ingest.models import ParsedInputs, SourceItem
+from kgrag.ingest.sniff import looks_like_text
+from kgrag.ingest.sources import expand_inputs
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "containers"
+
+
+def _parse(path: Path, limits: ContainerLimits | None = None) -> ParsedInputs:
+    (item,) = expand_inputs([str(path)]).items
+    return parse_all(item, 10_000_000, limits=limits)
+
+
+def _failures(result: ParsedInputs) -> dict[str, str]:
+    return {Path(r.path).name: r.reason for r in result.refused if r.explicit}
+
+
+def test_too_many_members_refuse_the_whole_archive() -> None:
+    result = _parse(DATA / "good" / "docs.zip", ContainerLimits(max_members=3))
+    assert result.documents == ()
+    assert "over 3 members" in _failures(result)["docs.zip"]
+
+
+def test_an_archive_expanding_past_the_total_is_refused_whole() -> None:
+    result = _parse(DATA / "good" / "manuals.tar.gz", ContainerLimits(max_total_bytes=60))
+    assert result.documents == ()
+    assert "expands to over" in _failures(result)["manuals.tar.gz"]
+
+
+def test_a_member_over_the_per_file_limit_fails_alone(tmp_path: Path) -> None:
+    archive = tmp_path / "mixed.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("big.txt", "word " * 2000)
+        z.writestr("small.txt", "Hoist H-3 is rated for 2 tonnes.\n")
+    result = _parse(archive, ContainerLimits(max_member_bytes=1000))
+    assert "per-file limit" in _failures(result)["mixed.zip!big.txt"]
+    assert [Path(d.source.path).name for d in result.documents] == [
+        "mixed.zip",
+        "mixed.zip!small.txt",
+    ]
+
+
+def test_a_gzip_of_several_members_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "log.txt.gz"
+    path.write_bytes(gzip.compress(b"first part, ") + gzip.compress(b"second part\n"))
+    (doc,) = _parse(path).documents
+    assert doc.pages[0].text == "first part, second part\n"
+    assert str(doc.source.path) == str(path) and doc.parent is None
+
+
+def test_html_only_mail_and_attachment_names_with_folders(tmp_path: Path) -> None:
+    msg = EmailMessage()
+    msg["From"], msg["Subject"] = "ops@example.org", "Pump alarm"
+    msg.set_content("<html><body><p>Pump <b>P-4</b> tripped at 03:00.</p></body></html>", "html")
+    msg.add_attachment(b"Trip log of P-4.\n", "text", "plain", filename="../../etc/trip.txt")
+    path = tmp_path / "alarm.eml"
+    path.write_bytes(msg.as_bytes())
+    message, attachment = _parse(path).documents
+    assert "Pump P-4 tripped at 03:00." in message.pages[0].text
+    assert message.title == "Pump alarm"
+    assert str(attachment.source.path) == f"{path}!trip.txt"
+    assert attachment.parent is not None and attachment.parent.relation == "ATTACHED_TO"
+
+
+def test_asciidoc_include_lines_are_dropped_not_followed() -> None:
+    text, title = asciidoc_text("= Guide\n\ninclude::/etc/passwd[]\n\nBody *text*.\n")
+    assert title == "Guide"
+    assert "passwd" not in text and "Body text." in text
+
+
+@pytest.mark.parametrize(
+    ("head", "text"),
+    [
+        (b"README for psmisc\n=====\n", True),
+        ("naïve café".encode()[:-1], True),  # a character cut by the window
+        (b"\x7fELF\x02\x01\x01\x00\x00", False),
+        ("café au lait".encode("latin-1"), False),
+        (bytes(range(1, 32)) * 4, False),
+        (b"", True),  # empty: text, then skipped as empty by the parser
+    ],
+)
+def test_sniffing_text(head: bytes, text: bool) -> None:
+    assert looks_like_text(head) is text
+
+
+def test_an_extensionless_binary_is_an_unsupported_skip(tmp_path: Path) -> None:
+    (tmp_path / "blob").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "NOTES").write_text("Plain notes.\n")
+    found = expand_inputs([str(tmp_path)])
+    assert [Path(i.path).name for i in found.items] == ["NOTES"]
+    (refused,) = found.rejected
+    assert refused.kind == "unsupported_type" and "not text" in refused.reason
+
+
+def test_members_route_through_the_format_registry(tmp_path: Path) -> None:
+    archive = tmp_path / "docs.zip"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("guide.rst", "Title\n=====\n\nThe valve V-9 is *closed*.\n")
+        z.writestr("book.adoc", "= Book\n\nChapter text.\n")
+    archive.write_bytes(buffer.getvalue())
+    docs = {Path(d.source.path).name: d for d in _parse(archive).documents}
+    assert docs["docs.zip!guide.rst"].source.mime == "text/x-rst"
+    assert docs["docs.zip!guide.rst"].title == "Title"
+    assert "The valve V-9 is closed." in docs["docs.zip!guide.rst"].pages[0].text
+    assert docs["docs.zip!book.adoc"].title == "Book"
+
+
+def test_source_items_of_members_never_name_a_file(tmp_path: Path) -> None:
+    result = _parse(DATA / "bad" / "traversal.zip")
+    for doc in result.documents:
+        assert isinstance(doc.source, SourceItem)
+    assert not (DATA / "escape.txt").exists() and not Path("/etc/cron.d/evil").exists()

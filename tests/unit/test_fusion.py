@@ -1,0 +1,177 @@
+"""Weighted reciprocal-rank fusion, the lexical stage's tokens and BM25, and the rule plan's
+lexical step."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgrag.errors import PlanError
+from kgrag.executor.fusion import fuse
+from kgrag.executor.hits import Hit
+from kgrag.executor.lexical import bm25, tokens
+from kgrag.planner.models import Plan
+from kgrag.planner.rule import (
+    IDENTIFIER_LEXICAL_WEIGHT,
+    LEXICAL_WEIGHT,
+    fulltext_query,
+    names_identifier,
+    rule_plan,
+)
+
+
+def _hits(*ids: str, score: float = 0.5) -> list[Hit]:
+    return [Hit(id=i, kind="chunk", score=score - n / 100) for n, i in enumerate(ids)]
+
+
+def _ids(fused: list[tuple[Hit, float]]) -> list[str]:
+    return [h.id for h, _ in fused]
+
+
+def test_rrf_adds_weighted_reciprocal_ranks() -> None:
+    fused = fuse([_hits("a", "b"), _hits("b", "c")], weights=[1.0, 0.5], rrf_k=60)
+    scores = {h.id: round(v, 6) for h, v in fused}
+    assert scores == {
+        "a": round(1 / 61, 6),
+        "b": round(1 / 62 + 0.5 / 61, 6),
+        "c": round(0.5 / 62, 6),
+    }
+    assert _ids(fused) == ["b", "a", "c"]
+
+
+def test_the_weight_decides_whether_a_lexical_only_first_hit_leads() -> None:
+    dense = _hits("d1", "d2", "d3")
+    lexical = _hits("x", "d3")
+    assert _ids(fuse([dense, lexical], weights=[1.0, 0.5]))[0] == "d3"  # found by both
+    low = _ids(fuse([dense, lexical], weights=[1.0, 0.25]))
+    assert low.index("x") == 3  # the lexical-only first hit comes after every dense one
+    high = _ids(fuse([dense, lexical], weights=[1.0, 3.0]))
+    assert high[:2] == ["d3", "x"]  # ... and before every dense-only one when it leads
+    # weight 0: the dense order, lexical-only hits after it
+    assert _ids(fuse([dense, lexical], weights=[1.0, 0.0])) == ["d1", "d2", "d3", "x"]
+
+
+def test_fusion_keeps_a_hit_once_and_its_first_occurrence() -> None:
+    first = Hit(id="a", kind="chunk", score=0.9, text="from dense")
+    again = Hit(id="a", kind="chunk", score=7.0, text="from lexical")
+    fused = fuse([[first], [again]])
+    assert len(fused) == 1 and fused[0][0].text == "from dense"
+    assert fuse([[first], [again]], method="max")[0][1] == 7.0
+
+
+def test_weights_must_match_the_lists() -> None:
+    with pytest.raises(ValueError, match="2 weights for 3 lists"):
+        fuse([[], [], []], weights=[1.0, 1.0])
+    step = {
+        "step_id": 3,
+        "type": "aggregate",
+        "parameters": {"sources": [1, 2], "weights": [1.0]},
+        "dependencies": [1, 2],
+    }
+    search = {"type": "vector_search", "parameters": {"query": "q"}}
+    with pytest.raises(PlanError, match="1 weights given for 2 sources"):
+        Plan.parse({"plan": [{"step_id": 1, **search}, {"step_id": 2, **search}, step]})
+
+
+def test_tokens_keep_an_identifier_whole_and_split_it() -> None:
+    assert tokens("Call asn1_der_decoding() now") == [
+        "call",
+        "asn1_der_decoding",
+        "asn1",
+        "der",
+        "decoding",
+        "now",
+    ]
+    assert tokens("The X-200 pump") == ["the", "x-200", "x", "200", "pump"]
+
+
+def test_bm25_ranks_the_exact_identifier_above_names_sharing_its_parts() -> None:
+    texts = [
+        "asn1_der_decoding_element fills one element; asn1_der_decoding_element is deprecated",
+        "asn1_der_decoding fills the structure with values of a DER encoding",
+        "asn1_der_decoding2 fills the structure and takes flags",
+    ]
+    ranked = bm25(tokens(fulltext_query("What does asn1_der_decoding do?")), texts)
+    assert ranked[0].index == 1
+    assert ranked[0].score > ranked[1].score
+
+
+def test_bm25_weighs_rare_terms_and_the_title_field() -> None:
+    texts = ["river town river town", "river town kestrin", "river town market"]
+    ranked = bm25(["river", "kestrin"], texts)
+    assert ranked[0].index == 1  # the rare term outweighs two more of the common one
+    # a chunk of the document titled by the query term outranks one that only mentions it
+    texts = ["Vastok painted boats near Kestrin", "She grew up there and taught drawing"]
+    by_title = bm25(["vastok"], texts, titles=["The Quiet Harbour", "Mirela Vastok"])
+    assert by_title[0].index == 1
+    assert bm25(["vastok"], texts)[0].index == 0  # without the title field, the mention wins
+
+
+def test_fulltext_query_keeps_identifiers_and_no_operators() -> None:
+    q = fulltext_query('What does "asn1_der_decoding" do with -x AND der*?')
+    assert q == "asn1_der_decoding | asn1 | der | decoding"
+
+
+def test_names_identifier() -> None:
+    assert names_identifier("What does asn1_der_decoding do?")
+    assert names_identifier("what does getElementById return")
+    assert names_identifier("Who maintains the Zephyr Turbine ZT-9?")
+    assert not names_identifier("Who painted The Quiet Harbour in 1887?")
+    assert not names_identifier("Which 19th-century painter worked in the 1890s?")
+
+
+def test_the_rule_plan_always_has_a_lexical_first_stage_fused_by_weighted_rrf() -> None:
+    for question, weight in (
+        ("Who painted The Quiet Harbour?", LEXICAL_WEIGHT),
+        ("What does asn1_der_decoding do?", IDENTIFIER_LEXICAL_WEIGHT),
+    ):
+        plan = rule_plan(question)
+        lexical = [
+            s
+            for s in plan.plan
+            if s.type == "graph_query" and s.parameters.template == "chunks_fulltext"  # type: ignore[union-attr]
+        ]
+        assert len(lexical) == 1 and lexical[0].condition is None and not lexical[0].dependencies
+        final = plan.plan[-1]
+        assert final.type == "aggregate"
+        p = final.parameters
+        assert p.method == "rrf" and lexical[0].step_id in p.sources  # type: ignore[union-attr]
+        assert p.weights == (1.0, weight)  # type: ignore[union-attr]
+
+
+def test_an_llm_plan_gets_the_lexical_stage_fused_with_its_evidence() -> None:
+    from kgrag.agent.planning import with_lexical
+
+    question = "What does asn1_der_decoding do?"
+    plan = Plan.parse(
+        {
+            "plan": [
+                {"step_id": 1, "type": "vector_search", "parameters": {"query": question}},
+                {
+                    "step_id": 2,
+                    "type": "rerank",
+                    "parameters": {"sources": [1], "query": question},
+                    "dependencies": [1],
+                },
+            ]
+        }
+    )
+    steps = with_lexical(plan, question).plan
+    assert [s.type for s in steps] == ["vector_search", "rerank", "graph_query", "aggregate"]
+    lexical, fused = steps[2].parameters, steps[3].parameters
+    assert lexical.params["query"] == fulltext_query(question)  # type: ignore[union-attr]
+    assert fused.sources == (2, 3) and fused.weights == (1.0, IDENTIFIER_LEXICAL_WEIGHT)  # type: ignore[union-attr]
+    # a plan that already searches the full-text index, or searches no text, is left as it is
+    assert with_lexical(with_lexical(plan, question), question).plan == steps
+    images = Plan.parse(
+        {
+            "plan": [
+                {
+                    "step_id": 1,
+                    "type": "vector_search",
+                    "modality": "image",
+                    "parameters": {"query": question, "index": "image_embedding"},
+                }
+            ]
+        }
+    )
+    assert with_lexical(images, question) == images
