@@ -1,9 +1,9 @@
 """No file is skipped in silence (issue 24, item 4): every file of a folder that is not ingested
 is in the JSON report with its reason (``skips``) and in the end-of-run summary, with counts per
 reason; ``--include`` / ``--exclude`` narrow a folder and say which glob did it. A real folder of
-mixed files: a Markdown note, a text file, a binary of an unsupported type, a DjVu scan (also unsupported), a JSONL
-file that is not named (so not a manifest), a dangling symlink, and, on a second run, unchanged
-files."""
+mixed files: a Markdown note, a text file, a binary of an unsupported type, a DjVu scan (also
+unsupported), a JSONL file that is not named (so not a manifest), a dangling symlink, and, on a
+second run, unchanged files."""
 
 from __future__ import annotations
 
