@@ -181,6 +181,15 @@ def test_an_unchanged_archive_is_skipped_and_a_changed_one_replaces_its_members(
     }
     answer = agent.ask("What colour is valve V-2?")
     assert not any(c.uri and c.uri.endswith("kit.zip!b.txt") for c in answer.citations)
+    # deleting the archive deletes its members
+    (archive_id,) = [
+        r["id"]
+        for r in agent.store.read_freeform(
+            "MATCH (d:Document {uri: $uri}) RETURN d.id AS id", {"uri": str(archive)}
+        )
+    ]
+    agent.delete(archive_id)
+    assert _documents(agent.store, folder) == {}
 
 
 def test_bad_containers_fail_by_name_and_the_rest_lands(
