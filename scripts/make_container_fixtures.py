@@ -18,6 +18,7 @@ import io
 import mailbox
 import shutil
 import tarfile
+import time
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -79,6 +80,7 @@ def _message() -> EmailMessage:
         subtype="markdown",
         filename="spares.md",
     )
+    msg.set_boundary("==kgrag-fixture-boundary==")
     return msg
 
 
@@ -98,7 +100,9 @@ def _mailbox(path: Path) -> None:
         msg["Date"] = f"Mon, 0{n} Apr 2024 07:00:00 +0000"
         msg["Subject"] = subject
         msg.set_content(body)
-        box.add(mailbox.mboxMessage(msg))
+        entry = mailbox.mboxMessage(msg)
+        entry.set_from("MAILER-DAEMON", time.gmtime(MTIME))
+        box.add(entry)
     box.flush()
     box.close()
 

@@ -324,7 +324,12 @@ class Ingestor:
         return report
 
     def delete(self, document_id: str) -> None:
-        self._writer().delete(document_id)
+        """Remove a document and what only it supported; an archive's or a message's members
+        (documents ``CONTAINED_IN`` or ``ATTACHED_TO`` it, at any depth) go with it."""
+        writer = self._writer()
+        for row in self.store.read("document_members", {"id": document_id}):
+            writer.delete(row["id"])
+        writer.delete(document_id)
 
     def _writer(self) -> GraphWriter:
         return GraphWriter(

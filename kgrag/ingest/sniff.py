@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path, PurePath
 
 #: How much of a file is looked at.
 SNIFF_BYTES = 8192
 #: At least this share of the characters looked at must be printable (or tab, newline, ...).
 MIN_PRINTABLE = 0.95
-#: Name endings that are not file types: ``README.Debian``, ``changelog.Debian``,
+#: Name endings that are not file types: ``README.Debian``, ``changelog.Debian.amd64``,
 #: ``README.source`` are text files without an extension, as far as kgrag is concerned.
-NOT_EXTENSIONS = frozenset({"", ".debian", ".source"})
+NOT_EXTENSIONS = frozenset(
+    {"", ".debian", ".source", ".customs", ".upstream", ".amd64", ".arm64", ".i386"}
+)
+#: What a file type's extension looks like: a short lower-case word (``.md``, ``.mp3``); a name
+#: ending otherwise (``.Debian``, ``v2.13-ReleaseNotes``) has no extension.
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 
 _WHITESPACE = frozenset("\t\n\r\f\v")
 
 
 def has_no_extension(name: PurePath) -> bool:
-    """True for ``README``, ``copyright``, ``README.Debian``: names whose suffix says nothing."""
-    return name.suffix.lower() in NOT_EXTENSIONS
+    """True for ``README``, ``copyright``, ``README.Debian``, ``v2.13-ReleaseNotes``: names
+    whose suffix says nothing about the file's type."""
+    suffix = name.suffix
+    return suffix.lower() in NOT_EXTENSIONS or not _EXTENSION.fullmatch(suffix)
 
 
 def looks_like_text(head: bytes) -> bool:

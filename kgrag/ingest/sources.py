@@ -25,7 +25,7 @@ from kgrag.ingest.models import (
     SourceItem,
     UnsupportedInput,
 )
-from kgrag.ingest.sniff import NOT_EXTENSIONS, file_looks_like_text, has_no_extension
+from kgrag.ingest.sniff import file_looks_like_text, has_no_extension
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def supported_extensions() -> str:
 
 
 def unsupported_reason(suffix: str) -> str:
-    if suffix.lower() in ("", *NOT_EXTENSIONS):
+    if has_no_extension(Path("x" + suffix)):
         shown = f"'{suffix}' and no text" if suffix else "(no extension) and not text"
     else:
         shown = f"'{suffix}'"

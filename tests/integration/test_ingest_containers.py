@@ -181,6 +181,15 @@ def test_an_unchanged_archive_is_skipped_and_a_changed_one_replaces_its_members(
     }
     answer = agent.ask("What colour is valve V-2?")
     assert not any(c.uri and c.uri.endswith("kit.zip!b.txt") for c in answer.citations)
+    # deleting the archive deletes its members
+    (archive_id,) = [
+        r["id"]
+        for r in agent.store.read_freeform(
+            "MATCH (d:Document {uri: $uri}) RETURN d.id AS id", {"uri": str(archive)}
+        )
+    ]
+    agent.delete(archive_id)
+    assert _documents(agent.store, folder) == {}
 
 
 def test_bad_containers_fail_by_name_and_the_rest_lands(
@@ -242,3 +251,20 @@ def test_empty_files_and_duplicates_are_skips_naming_why(
     # named alone, an empty file is a skip too, not a failure
     alone = agent.ingest([str(folder / "empty.txt")])
     assert alone.failed == 0 and [s.kind for s in alone.skips] == ["empty"]
+
+
+def test_members_are_readable_by_whom_their_container_is(
+    agent: KnowledgeAgent, tmp_path: Path
+) -> None:
+    archive = tmp_path / "payroll.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("salaries.txt", "The salary of Quirinus Blackwood is 91234 euros.\n")
+    report = agent.ingest([str(archive)], acl=["user:alice"])
+    assert (report.ingested, report.failed) == (2, 0), report.failures
+    question = "What is the salary of Quirinus Blackwood?"
+    bob = agent.ask(question, user="bob")
+    assert "91234" not in bob.answer
+    assert not any(c.uri and "payroll.zip" in c.uri for c in bob.citations)
+    alice = agent.ask(question, user="alice")
+    assert "91234" in alice.answer, alice.answer
+    assert any(c.uri == f"{archive}!salaries.txt" for c in alice.citations)

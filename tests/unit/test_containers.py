@@ -126,3 +126,21 @@ def test_source_items_of_members_never_name_a_file(tmp_path: Path) -> None:
     for doc in result.documents:
         assert isinstance(doc.source, SourceItem)
     assert not (DATA / "escape.txt").exists() and not Path("/etc/cron.d/evil").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "none"),
+    [
+        ("README", True),
+        ("README.Debian", True),
+        ("changelog.Debian.amd64", True),
+        ("v2.13-ReleaseNotes", True),
+        ("notes.txt", False),
+        ("script.sh", False),
+        ("data.xyz", False),
+    ],
+)
+def test_names_without_an_extension(name: str, none: bool) -> None:
+    from kgrag.ingest.sniff import has_no_extension
+
+    assert has_no_extension(Path(name)) is none
