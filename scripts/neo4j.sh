@@ -47,6 +47,12 @@ running_pid() {
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# listening_pid_is PORT PID: PID itself listens on PORT (not another server that took the port
+# first). Without `ss` (iproute2) the check is skipped.
+listening_pid_is() {
+    command -v ss >/dev/null || return 0
+    ss -ltnpH "sport = :$1" 2>/dev/null | grep -q "pid=$2,"
+}
 
 major() { echo "${1%%.*}"; }
 
@@ -141,6 +147,9 @@ start() {
         if port_open "$BOLT_PORT"; then
             die "port $BOLT_PORT is taken by another process; set NEO4J_BOLT_PORT"
         fi
+        if port_open "$HTTP_PORT"; then
+            die "port $HTTP_PORT is taken by another process; set NEO4J_HTTP_PORT"
+        fi
         local java cp
         java=$(find_java)
         cp=$(classpath)
@@ -160,7 +169,9 @@ start() {
         echo "$pid" > "$PID_FILE"
     fi
     local waited=0
-    until port_open "$BOLT_PORT" && curl -fsS "http://127.0.0.1:$HTTP_PORT/" >/dev/null 2>&1; do
+    # ready when this server (its pid, not one that took the port meanwhile) answers on both ports
+    until port_open "$BOLT_PORT" && curl -fsS "http://127.0.0.1:$HTTP_PORT/" >/dev/null 2>&1 \
+        && listening_pid_is "$BOLT_PORT" "$pid"; do
         if ! kill -0 "$pid" 2>/dev/null; then
             tail -20 "$LOG_FILE" >&2 || true
             die "the server exited during start-up (log above, full log: $LOG_FILE)"
