@@ -370,7 +370,7 @@ def _commit() -> str:
 
     where = Path(kgrag.__file__).resolve().parents[1]
     out = subprocess.run(
-        ["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
+        ["git", "-C", str(where), "describe", "--always", "--dirty"],
         capture_output=True,
         text=True,
         check=False,

@@ -24,6 +24,11 @@ from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
 log = logging.getLogger(__name__)
 
+#: Documents per write transaction: write_many splits larger batches. One Neo4j transaction holds
+#: its whole state in the heap; 50 ~1,000-token documents (~54,000 RELATED pairs) overran a 1 GB
+#: heap's transaction memory limit (bench/write_path.py), 10 cost the least CPU per document.
+TRANSACTION_DOCUMENTS = 10
+
 
 def extracted_image_name(document_id: str, n: int | str) -> str:
     """The file name of image ``n`` that ingestion extracted from a document (a PDF figure)."""
@@ -38,8 +43,10 @@ class GraphWriter:
         depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD,
         batch_size: int = 500,
         image_dir: Path | None = None,
+        transaction_documents: int = TRANSACTION_DOCUMENTS,
     ) -> None:
         self.store = store
+        self.transaction_documents = max(1, transaction_documents)
         self.image_dir = image_dir
         """Where ingestion saved the images it extracted from documents (``{doc}_i{n}.png``):
         a deleted or replaced document's files there are removed with it."""
@@ -53,13 +60,19 @@ class GraphWriter:
         self.write_many([bundle])
 
     def write_many(self, bundles: Sequence[DocumentBundle]) -> None:
-        """Write a batch of documents as one transaction where the engine has them (Neo4j: one
-        commit, replayed whole on a deadlock or other transient error): each document is begun,
+        """Write a batch of documents, :data:`TRANSACTION_DOCUMENTS` at a time, each group as
+        one transaction where the engine has them (Neo4j: one commit, replayed whole on a
+        deadlock or other transient error): each document is begun,
         every part of the batch is written in a few ``UNWIND`` statements, then the documents
         are completed. Where there are no multi-statement transactions (FalkorDB) the same
         statements run one by one and a document is ``ingesting`` (invisible to readers) until
         the last; a killed job's leftovers go in :meth:`recover`. Shared entities are MERGEd
         first, in id order, so concurrent writers lock them in the same order."""
+        step = self.transaction_documents
+        for start in range(0, len(bundles), step):
+            self._write_transaction(bundles[start : start + step])
+
+    def _write_transaction(self, bundles: Sequence[DocumentBundle]) -> None:
         if not bundles:
             return
         now = datetime.now(UTC).isoformat()
@@ -355,10 +368,14 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
     }
 
 
-def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, str]]:
-    """Each unordered entity pair once, as ``{a, b}`` with ``a < b``, in order."""
-    unique = {(min(a, b), max(a, b)) for a, b in pairs if a != b}
-    return [{"a": a, "b": b} for a, b in sorted(unique)]
+def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:
+    """Each unordered entity pair once, grouped by its lesser id: rows ``{a, bs}`` with ``a``
+    less than every ``b``, all in id order (so concurrent writers lock in the same order)."""
+    partners: dict[str, set[str]] = {}
+    for a, b in pairs:
+        if a != b:
+            partners.setdefault(min(a, b), set()).add(max(a, b))
+    return [{"a": a, "bs": sorted(partners[a])} for a in sorted(partners)]
 
 
 def _entity_row(entity: EntityRecord) -> dict[str, object]:

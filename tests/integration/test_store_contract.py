@@ -139,7 +139,8 @@ def test_three_hop_variable_length_pattern(store: GraphStore) -> None:
         "mention_upsert", [{"chunk_id": c, "entity_id": e, "count": 1} for c, e in mentions]
     )
     store.write_rows(
-        "related_recompute", [{"a": "a", "b": "b"}, {"a": "b", "b": "c"}, {"a": "c", "b": "d"}]
+        "related_recompute",
+        [{"a": "a", "bs": ["b"]}, {"a": "b", "bs": ["c"]}, {"a": "c", "bs": ["d"]}],
     )
     rows = store.read("templates/entity_paths", {"source": "a", "target": "d", "k": 10, **PUBLIC})
     assert {r["id"] for r in rows} == {"d1:c0", "d1:c1", "d1:c2", "d1:c3"}
