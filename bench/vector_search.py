@@ -225,20 +225,24 @@ def load(store: Any, vectors: np.ndarray, texts: Sequence[str], per_doc: int = 1
     for start in range(0, len(vectors), per_doc):
         doc = f"bench_doc_{start // per_doc}"
         store.write(
-            "document_begin",
+            "documents_begin",
             {
-                "id": doc,
-                "uri": f"bench://{doc}",
-                "sha256": doc,
-                "modality": "text",
-                "mime": "text/plain",
-                "title": doc,
-                "bytes": 0,
-                "acl": [],
-                "tags": [],
-                "ingested_at": "",
-                "language": "en",
-                "summary": "",
+                "rows": [
+                    {
+                        "id": doc,
+                        "uri": f"bench://{doc}",
+                        "sha256": doc,
+                        "modality": "text",
+                        "mime": "text/plain",
+                        "title": doc,
+                        "bytes": 0,
+                        "acl": [],
+                        "tags": [],
+                        "ingested_at": "",
+                        "language": "en",
+                        "summary": "",
+                    }
+                ]
             },
         )
         rows = [
@@ -254,7 +258,10 @@ def load(store: Any, vectors: np.ndarray, texts: Sequence[str], per_doc: int = 1
             for i in range(start, min(start + per_doc, len(vectors)))
         ]
         store.write_rows("chunk_upsert", rows, params={"document_id": doc})
-        store.write("document_complete", {"id": doc, "chunk_count": len(rows), "image_count": 0})
+        store.write(
+            "documents_complete",
+            {"rows": [{"id": doc, "chunk_count": len(rows), "image_count": 0}]},
+        )
 
 
 def exact_topk(base: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, list[float]]:

@@ -179,20 +179,24 @@ def test_leftovers_of_a_killed_job_are_removed_before_the_next_job(engine: Engin
         for n, status in enumerate(("ingesting", "deleting")):
             doc = f"doc_{status}"
             store.write(
-                "document_begin",
+                "documents_begin",
                 {
-                    "id": doc,
-                    "uri": str(tmp_path / f"gone{n}.txt"),
-                    "sha256": str(n) * 64,
-                    "modality": "text",
-                    "mime": "text/plain",
-                    "title": "gone",
-                    "bytes": 10,
-                    "acl": ["*"],
-                    "tags": [],
-                    "ingested_at": "2026-01-01T00:00:00+00:00",
-                    "language": None,
-                    "summary": None,
+                    "rows": [
+                        {
+                            "id": doc,
+                            "uri": str(tmp_path / f"gone{n}.txt"),
+                            "sha256": str(n) * 64,
+                            "modality": "text",
+                            "mime": "text/plain",
+                            "title": "gone",
+                            "bytes": 10,
+                            "acl": ["*"],
+                            "tags": [],
+                            "ingested_at": "2026-01-01T00:00:00+00:00",
+                            "language": None,
+                            "summary": None,
+                        }
+                    ]
                 },
             )
             if status == "deleting":
@@ -239,7 +243,7 @@ from kgrag.config import Settings
 from kgrag.graph import open_settings_store
 store = open_settings_store(Settings())
 with store.ingest_job(lambda: []):
-    store.write("document_begin", json.loads(sys.argv[1]))
+    store.write("documents_begin", {"rows": [json.loads(sys.argv[1])]})
     print("running", flush=True)
     sys.stdin.read()
 """

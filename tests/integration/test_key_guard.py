@@ -126,7 +126,7 @@ def test_store_layer_refuses_every_constrained_value_before_any_query(
             ],
         )
     with pytest.raises(InvalidKeyError, match=r"Document\.id"):
-        store.write("document_begin", {"id": value})
+        store.write("documents_begin", {"rows": [{"id": value}]})
     assert store.server_pid() == pid
     assert _counts(agent) == before  # not even the good row of the refused batch
 

@@ -87,7 +87,9 @@ def test_batched_unwind_writes_every_row(store: GraphStore) -> None:
 
 def test_vector_top_k_equals_exact_top_k(store: GraphStore) -> None:
     _doc(store)
-    store.write("document_complete", {"id": "d1", "chunk_count": 300, "image_count": 0})
+    store.write(
+        "documents_complete", {"rows": [{"id": "d1", "chunk_count": 300, "image_count": 0}]}
+    )
     rows, vecs = _chunks(300, seed=1)
     store.write_rows("chunk_upsert", rows, params={"document_id": "d1"})
     rng = np.random.default_rng(2)
@@ -106,7 +108,7 @@ def test_acl_filters_vector_reads(store: GraphStore) -> None:
     _doc(store, "pub")
     _doc(store, "sec", acl=["alice"])
     for d in ("pub", "sec"):
-        store.write("document_complete", {"id": d, "chunk_count": 5, "image_count": 0})
+        store.write("documents_complete", {"rows": [{"id": d, "chunk_count": 5, "image_count": 0}]})
         rows, _ = _chunks(5, doc_id=d)
         store.write_rows("chunk_upsert", rows, params={"document_id": d})
     q = [1.0] + [0.0] * (DIM - 1)
@@ -120,7 +122,7 @@ def test_acl_filters_vector_reads(store: GraphStore) -> None:
 
 def test_three_hop_variable_length_pattern(store: GraphStore) -> None:
     _doc(store)
-    store.write("document_complete", {"id": "d1", "chunk_count": 1, "image_count": 0})
+    store.write("documents_complete", {"rows": [{"id": "d1", "chunk_count": 1, "image_count": 0}]})
     rows, _ = _chunks(4)
     store.write_rows("chunk_upsert", rows, params={"document_id": "d1"})
     ents = [{"id": e, "name": e.upper(), "type": "OTHER"} for e in "abcd"]
@@ -205,7 +207,9 @@ def test_every_vector_statement_returns_the_exact_neighbours(store: GraphStore) 
     2026.01+ these are the Cypher 25 SEARCH forms, so they run here, not only in the lint)."""
     ensure_space(store, EmbeddingSpace(name="image", model="test-clip", dimensions=DIM))
     _doc(store)
-    store.write("document_complete", {"id": "d1", "chunk_count": 1, "image_count": 120})
+    store.write(
+        "documents_complete", {"rows": [{"id": "d1", "chunk_count": 1, "image_count": 120}]}
+    )
     rng = np.random.default_rng(5)
     img = rng.normal(size=(120, DIM)).astype(np.float32)
     img /= np.linalg.norm(img, axis=1, keepdims=True)

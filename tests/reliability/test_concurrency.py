@@ -200,7 +200,7 @@ def test_a_job_starting_while_another_writes_does_not_remove_its_documents(
 
     def execute(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
         result = original(text, params, read_only=read_only)
-        # after the first document_begin of job A: that document is now 'ingesting'
+        # after the first documents_begin of job A: that document is now 'ingesting'
         writer = threading.current_thread().name.startswith("kgrag-writer")
         if writer and not read_only and not state["paused"] and "'ingesting'" in text:
             state["paused"] = True

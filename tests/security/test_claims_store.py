@@ -60,17 +60,17 @@ def test_a_document_is_readable_only_while_complete_and_only_by_its_principals(
         return [r["id"] for r in rows]
 
     try:
-        store.write(
-            "document_begin",
-            {
+        store.write("documents_begin", {"rows": [{
                 "id": "d1", "uri": "file:///d1.txt", "sha256": "0" * 64, "modality": "text",
                 "mime": "text/plain", "title": "d1", "bytes": 1, "acl": ["user:alice"],
                 "tags": [], "ingested_at": "2026-01-01T00:00:00Z", "language": "en",
                 "summary": None,
-            },
+            }]},
         )  # fmt: skip
         assert listed("*", "user:alice") == [] and listed(admin=True) == []  # being written
-        store.write("document_complete", {"id": "d1", "chunk_count": 0, "image_count": 0})
+        store.write(
+            "documents_complete", {"rows": [{"id": "d1", "chunk_count": 0, "image_count": 0}]}
+        )
         assert listed("*", "user:alice") == ["d1"] and listed(admin=True) == ["d1"]
         assert listed("*", "group:alice", "user:bob") == []  # another reader
         store.write("document_mark_deleting", {"id": "d1"})

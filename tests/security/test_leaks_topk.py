@@ -71,7 +71,9 @@ def _document(store: GraphStore, doc_id: str, acl: list[str], vectors: np.ndarra
     ]
     for start in range(0, len(rows), 250):
         store.write_rows("chunk_upsert", rows[start : start + 250], params={"document_id": doc_id})
-    store.write("document_complete", {"id": doc_id, "chunk_count": len(rows), "image_count": 0})
+    store.write(
+        "documents_complete", {"rows": [{"id": doc_id, "chunk_count": len(rows), "image_count": 0}]}
+    )
 
 
 def test_a_reader_gets_k_readable_hits_whatever_lies_nearer(

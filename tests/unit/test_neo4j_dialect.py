@@ -210,20 +210,24 @@ def test_search_overlay_returns_what_query_nodes_returns(tmp_path: Path) -> None
         legacy = Neo4jStore(store.uri, store._driver, store._database, "5.26.0")
         doc = "dialect-twin"
         store.write(
-            "document_begin",
+            "documents_begin",
             {
-                "id": doc,
-                "uri": f"/tmp/{doc}.txt",
-                "sha256": "x",
-                "modality": "text",
-                "mime": "text/plain",
-                "title": doc,
-                "bytes": 1,
-                "acl": ["alice"],
-                "tags": [],
-                "ingested_at": "2026-01-01T00:00:00Z",
-                "language": None,
-                "summary": None,
+                "rows": [
+                    {
+                        "id": doc,
+                        "uri": f"/tmp/{doc}.txt",
+                        "sha256": "x",
+                        "modality": "text",
+                        "mime": "text/plain",
+                        "title": doc,
+                        "bytes": 1,
+                        "acl": ["alice"],
+                        "tags": [],
+                        "ingested_at": "2026-01-01T00:00:00Z",
+                        "language": None,
+                        "summary": None,
+                    }
+                ]
             },
         )
         rng = np.random.default_rng(7)
@@ -242,7 +246,10 @@ def test_search_overlay_returns_what_query_nodes_returns(tmp_path: Path) -> None
             for i in range(len(vecs))
         ]
         store.write_rows("chunk_upsert", rows, params={"document_id": doc})
-        store.write("document_complete", {"id": doc, "chunk_count": len(rows), "image_count": 0})
+        store.write(
+            "documents_complete",
+            {"rows": [{"id": doc, "chunk_count": len(rows), "image_count": 0}]},
+        )
         params: dict[str, Any] = {"vector": vecs[3].tolist(), "k": 5, "admin": False}
         new = store.read("vector_chunks", {**params, "principals": ["alice"]})
         old = legacy.read("vector_chunks", {**params, "principals": ["alice"]})
