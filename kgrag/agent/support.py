@@ -12,7 +12,11 @@ Features (each a share in [0, 1]):
   names nothing);
 - ``names`` / ``terms`` / ``score``: the same over the passages the answer cites.
 
-Names and terms are compared without accents ("Aschenbrodel" finds "Aschenbrödel"). The test
+Names and terms are compared without accents ("Aschenbrodel" finds "Aschenbrödel"); a question
+heard from an attached recording is judged by its terms (speech recognition may mishear a name);
+an image counts as support only when found as showing what the question asks about (the CLIP
+depicts filter, a named entity's image, an attached image's likes), not for sitting near the
+evidence passages (kgrag.agent.run, kgrag.agent.loop.depicting). The test
 runs on extractive answers and, with an LLM configured, on the evidence before the model is asked
 (kgrag.agent.run), so a model is never handed evidence the offline rule would abstain on.
 
