@@ -268,3 +268,42 @@ def test_members_are_readable_by_whom_their_container_is(
     alice = agent.ask(question, user="alice")
     assert "91234" in alice.answer, alice.answer
     assert any(c.uri == f"{archive}!salaries.txt" for c in alice.citations)
+
+
+OUTLOOK = DATA.parent / "outlook"
+
+
+def test_an_outlook_message_is_read_like_an_eml_and_a_damaged_one_fails_by_name(
+    agent: KnowledgeAgent, tmp_path: Path
+) -> None:
+    """A real Outlook .msg (tests/data/outlook/SOURCE.md): its headers, body and the message
+    attached to it land as an .eml would; a truncated copy and a text file named .msg fail by
+    name, and the good message is still ingested."""
+    folder = tmp_path / "outlook"
+    folder.mkdir()
+    real = (OUTLOOK / "outer.msg").read_bytes()
+    (folder / "outer.msg").write_bytes(real)
+    (folder / "truncated.msg").write_bytes(real[:20_000])
+    (folder / "plain.msg").write_text("Subject: not Outlook\n\nA text file saved as .msg.\n")
+    report = agent.ingest([str(folder)])
+    reasons = {f.path.removeprefix(str(folder) + "/"): f.reason for f in report.failures}
+    assert set(reasons) == {"truncated.msg", "plain.msg"}, reasons
+    assert reasons["truncated.msg"].startswith("not a readable Outlook .msg file (truncated")
+    assert reasons["plain.msg"].startswith("not an Outlook .msg file")
+    docs = _documents(agent.store, folder)
+    assert docs == {
+        "outer.msg": "outer subject (Tue, 15 Nov 2016 23:29:05 +0000)",
+        "outer.msg!test.eml": "test (Tue, 15 Nov 2016 23:28:26 +0000)",
+    }
+    assert _links(agent.store, folder) == {("outer.msg!test.eml", "ATTACHED_TO", "outer.msg")}
+    row = agent.store.read_freeform(
+        "MATCH (d:Document {uri: $uri}) RETURN d.tags AS tags, d.mime AS mime",
+        {"uri": f"{folder}/outer.msg"},
+    )[0]
+    assert {"to:outer@foo.bar", "date:2016-11-15"} <= set(row["tags"])
+    assert row["mime"] == "application/vnd.ms-outlook"
+    text = agent.store.read_freeform(
+        "MATCH (c:Chunk)-[:PART_OF]->(d:Document {uri: $uri}) RETURN c.text AS text",
+        {"uri": f"{folder}/outer.msg"},
+    )
+    assert any("Outer body" in r["text"] for r in text), text

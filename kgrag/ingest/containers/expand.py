@@ -22,6 +22,7 @@ from kgrag.ingest.containers.archives import (
 from kgrag.ingest.containers.kinds import container_kind
 from kgrag.ingest.containers.limits import Budget, ContainerLimits, ContainerRefused
 from kgrag.ingest.containers.mail import MailMessage, html_to_text, read_message, split_mbox
+from kgrag.ingest.containers.outlook import msg_to_rfc822
 from kgrag.ingest.models import (
     Modality,
     ParentLink,
@@ -145,6 +146,8 @@ class _Expansion:
                 self._gzip(item, data, name, depth, parent)
             elif kind == "eml":
                 self._message(item, read_message(data), data, depth, parent)
+            elif kind == "msg":  # Outlook: rewritten as RFC 822, then read as an .eml
+                self._message(item, read_message(msg_to_rfc822(data)), data, depth, parent)
             elif kind == "mbox":
                 self._mailbox(item, data, name.name, depth, parent)
             else:

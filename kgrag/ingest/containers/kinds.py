@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Literal
 
-ContainerKind = Literal["zip", "tar", "tgz", "gzip", "eml", "mbox"]
+ContainerKind = Literal["zip", "tar", "tgz", "gzip", "eml", "mbox", "msg"]
 
 #: suffix -> (modality, MIME type) of the container's own document
 CONTAINER_TYPES: dict[str, tuple[Literal["text"], str]] = {
@@ -15,6 +15,7 @@ CONTAINER_TYPES: dict[str, tuple[Literal["text"], str]] = {
     ".gz": ("text", "application/gzip"),
     ".eml": ("text", "message/rfc822"),
     ".mbox": ("text", "application/mbox"),
+    ".msg": ("text", "application/vnd.ms-outlook"),
 }
 
 
@@ -30,5 +31,6 @@ def container_kind(name: PurePath) -> ContainerKind | None:
         ".tgz": "tgz",
         ".eml": "eml",
         ".mbox": "mbox",
+        ".msg": "msg",
     }
     return kinds.get(suffix)
