@@ -43,7 +43,7 @@ def _documented_unfiltered_reads() -> set[str]:
     for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
-        names |= set(re.findall(r"`([a-z_]+)`", line.split("|")[1]))
+        names |= set(re.findall(r"`([a-z0-9_]+)`", line.split("|")[1]))
     return names
 
 
