@@ -148,9 +148,19 @@ def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) 
 def _lexical(query: str, k: int, params: dict[str, Any], rec: _Recorder, step_id: int) -> list[Hit]:
     """The lexical stage: the full-text index's readable candidates (a pool of up to
     ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
-    rows = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
+    found = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
+    terms = tokens(query.replace("|", " "))
+    wanted = set(terms)
+    # the pool is the candidates holding a query term as one of our tokens: an engine's wider
+    # match (FalkorDB's prefix search, an analyzer's stemming) neither scores nor changes the
+    # statistics, so both engines rank the same pool the same way
+    rows = [
+        r
+        for r in found
+        if wanted.intersection(tokens(f"{r.get('text') or ''} {r.get('title') or ''}"))
+    ]
     ranked = bm25(
-        tokens(query.replace("|", " ")),
+        terms,
         [str(r.get("text") or "") for r in rows],
         [r.get("title") for r in rows],
     )
