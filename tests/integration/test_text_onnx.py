@@ -4,6 +4,7 @@ MuSiQue passages, a working path with torch unimportable, and the backend settin
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -128,3 +129,18 @@ def test_corrupt_onnx_file_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_bytes(b"not an onnx model")
     with pytest.raises(ModelError, match=f"could not load the ONNX text model {bad}"):
         OnnxTextEmbedder(bad).embed(["hello"])
+
+
+def test_bad_backend_value_is_a_config_error_on_the_cli(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kgrag", "ask", "hello"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "KGRAG_TEXT_BACKEND": "tensorflow", "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr  # a configuration error
+    assert "KGRAG_TEXT_BACKEND='tensorflow'" in done.stderr
+    assert "'auto', 'torch' or 'onnx'" in done.stderr
