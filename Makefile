@@ -6,10 +6,14 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-batch bench-writes clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-batch bench-writes bench-embed clean neo4j neo4j-stop
+
+# The ONNX export of the bundled MiniLM (KGRAG_TEXT_BACKEND=auto uses it; needs torch, once).
+ONNX_TEXT_MODEL := kgrag-data/models/all-MiniLM-L6-v2.onnx
 
 setup:
 	@bash scripts/setup.sh
+	@[ -f $(ONNX_TEXT_MODEL) ] || $(BIN)/python -m kgrag.modalities.text_onnx $(dir $(ONNX_TEXT_MODEL))
 
 demo: setup
 	$(BIN)/kgrag demo
@@ -60,6 +64,11 @@ bench-batch: setup
 bench-writes: setup
 	@eval "$$(NEO4J_HEAP=1g bash scripts/neo4j.sh start)" && \
 		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" $(BIN)/python bench/write_path.py
+
+# Text embedding throughput, torch vs ONNX Runtime (and int8: report only) on 500 MuSiQue
+# passages (bench/embedding.py -> bench/results/embedding.json; not in CI).
+bench-embed: setup
+	$(BIN)/python bench/embedding.py
 
 clean:
 	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.tree import Tree
 
 from kgrag.config import Settings
-from kgrag.errors import KgragError
+from kgrag.errors import ConfigError, KgragError
 from kgrag.executor.hits import OPERATOR
 
 EXIT_CODES_EPILOG = (
@@ -1074,8 +1074,26 @@ def main() -> None:
             sys.exit(getattr(e, "exit_code", 2))
         if _state["debug"]:
             raise
+        settings_problem = _settings_problem(e)
+        if settings_problem:
+            _print_error(settings_problem)
+            sys.exit(ConfigError.exit_code)
         _print_error(f"{type(e).__name__}: {e} (run with --debug for details)")
         sys.exit(1)
+
+
+def _settings_problem(e: Exception) -> str | None:
+    """A bad ``KGRAG_*`` value as one line naming the variable, or ``None`` for other errors."""
+    from pydantic import ValidationError
+
+    if not isinstance(e, ValidationError) or e.title != Settings.__name__:
+        return None
+    problems = [
+        f"KGRAG_{'_'.join(str(part) for part in err['loc']).upper()}={err.get('input')!r}: "
+        f"{err['msg']}"
+        for err in e.errors()
+    ]
+    return "invalid configuration: " + "; ".join(problems)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,12 @@ class Settings(BaseSettings):
     text_model: str | None = Field(
         None, description="local model path/name or OpenAI embedding model"
     )
+    text_backend: Literal["auto", "torch", "onnx"] = Field(
+        "auto",
+        description="local text model runtime: torch (sentence-transformers), onnx (ONNX Runtime, "
+        "no torch; exported to <data_dir>/models on first use where torch is installed), or auto: "
+        "onnx when onnxruntime is installed and the exported file exists, else torch",
+    )
     image_model: str = Field(
         "kgrag-tiny-clip", description="open_clip model name, or kgrag-tiny-clip"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from kgrag.config import Settings
@@ -20,10 +21,38 @@ def text_embedder(settings: Settings) -> TextEmbedder:
         )
     from kgrag.modalities.text import SentenceTransformerEmbedder, default_text_embedder
 
+    backend = _text_backend(settings)
+    if backend == "onnx":
+        from kgrag.modalities.text_onnx import onnx_text_embedder
+
+        return onnx_text_embedder(onnx_model_path(settings))
     if settings.text_model:
         path = Path(settings.text_model)
         return SentenceTransformerEmbedder(path if path.exists() else settings.text_model)
     return default_text_embedder()
+
+
+def onnx_model_path(settings: Settings) -> Path:
+    """Where the exported all-MiniLM-L6-v2 ONNX file lives: ``<data_dir>/models``."""
+    from kgrag.modalities.text_onnx import ONNX_FILE_NAME
+
+    return settings.data_dir / "models" / ONNX_FILE_NAME
+
+
+def _text_backend(settings: Settings) -> str:
+    """``torch`` or ``onnx`` for the local text model (``auto`` resolved)."""
+    backend = settings.text_backend
+    if backend == "onnx" and settings.text_model:
+        raise ConfigError(
+            "KGRAG_TEXT_BACKEND=onnx runs only the bundled all-MiniLM-L6-v2; unset "
+            f"KGRAG_TEXT_MODEL ({settings.text_model!r}) or set KGRAG_TEXT_BACKEND=torch"
+        )
+    if backend != "auto":
+        return backend
+    if settings.text_model:
+        return "torch"
+    found = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tokenizers"))
+    return "onnx" if found and onnx_model_path(settings).is_file() else "torch"
 
 
 def image_embedder(settings: Settings) -> ImageEmbedder:
