@@ -8,12 +8,8 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-batch bench-writes bench-embed clean neo4j neo4j-stop
 
-# The ONNX export of the bundled MiniLM (KGRAG_TEXT_BACKEND=auto uses it; needs torch, once).
-ONNX_TEXT_MODEL := kgrag-data/models/all-MiniLM-L6-v2.onnx
-
 setup:
 	@bash scripts/setup.sh
-	@[ -f $(ONNX_TEXT_MODEL) ] || $(BIN)/python -m kgrag.modalities.text_onnx $(dir $(ONNX_TEXT_MODEL))
 
 demo: setup
 	$(BIN)/kgrag demo

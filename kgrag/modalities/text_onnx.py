@@ -8,7 +8,8 @@ unit-length vectors. Tokenisation uses the ``tokenizers`` package on the bundled
 batch), as sentence-transformers does.
 
 The file is made once from the bundled weights by :func:`export_minilm_onnx`, which needs torch
-and transformers (the ``text`` extra) and the ``onnx`` package; ``make setup`` runs it. A
+and transformers (the ``text`` extra) and the ``onnx`` package (``KGRAG_TEXT_BACKEND=onnx``
+exports it on first use when torch is there). A
 torch-less install (the ``text-onnx`` extra) reads a file exported elsewhere:
 ``python -m kgrag.modalities.text_onnx DIR`` on a machine with the ``text`` extra, then copy
 ``DIR`` (the ``.onnx`` file, ``tokenizer.json`` and ``sentence_bert_config.json``, written beside
@@ -211,7 +212,7 @@ class OnnxTextEmbedder:
                 raise ModelError(
                     f"the ONNX text model {self._path} does not exist and torch is not installed "
                     "to export it: run `python -m kgrag.modalities.text_onnx "
-                    f"{self._path.parent}` where the 'text' extra is installed (make setup does) "
+                    f"{self._path.parent}` where the 'text' extra is installed "
                     "and copy that folder's files here, or set KGRAG_TEXT_BACKEND=torch"
                 )
             export_minilm_onnx(self._path)
