@@ -392,7 +392,7 @@ class KnowledgeAgent:
             run = self._run(
                 question, session_id, user, groups, admin, emit, None, attachments, asked_by
             )
-            return run.run()
+            return _measured(run)
 
         return await aio.run_cancellable(work, cancel)
 
@@ -418,7 +418,7 @@ class KnowledgeAgent:
             run = self._run(
                 question, session_id, user, groups, admin, emit, None, attachments, asked_by
             )
-            return run.run
+            return lambda: _measured(run)
 
         async for event in aio.stream_events(start, token):
             yield event
