@@ -7,6 +7,7 @@ at once with a clear error and Retry-After, never queued; and a store that stops
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -74,6 +75,10 @@ class BlockingAgent:
             iterations=1,
             mode="extractive",
         )
+
+    async def aask(self, question: str, **kwargs: Any) -> Answer:
+        """As the real agent's: the run works in a worker thread while the request awaits it."""
+        return await asyncio.to_thread(self.ask, question, **kwargs)
 
     def ingest(self, paths: Sequence[str], acl: Sequence[str], **_: Any) -> IngestReport:
         # registered as an ingestion job in the store (Neo4j: an IngestJob node) while it waits
