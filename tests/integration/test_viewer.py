@@ -185,7 +185,7 @@ def test_screenshot_shows_the_graph(traced: tuple[Engine, str, Path]) -> None:
             "--no-sandbox",
             "--disable-gpu",
             "--hide-scrollbars",
-            "--window-size=1400,900",
+            "--window-size=1400,1600",  # a rule plan with a lexical stage is 6 steps deep
             "--virtual-time-budget=3000",
             f"--screenshot={png}",
             page.as_uri(),
@@ -195,8 +195,8 @@ def test_screenshot_shows_the_graph(traced: tuple[Engine, str, Path]) -> None:
         check=True,
     )
     image = Image.open(png).convert("RGB")
-    assert image.size == (1400, 900)
-    graph = image.crop((0, 100, 900, 900))  # left of the details panel, below the header
+    assert image.size == (1400, 1600)
+    graph = image.crop((0, 100, 900, 1600))  # left of the details panel, below the header
     colours = graph.getcolors(maxcolors=1 << 20) or []
     background = max(colours)[1]
     drawn = sum(n for n, c in colours if c != background)
