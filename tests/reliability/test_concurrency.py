@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +208,21 @@ def test_a_job_starting_while_another_writes_does_not_remove_its_documents(
             resume.wait(timeout=120)
         return result
 
+    original_transaction = fresh_store._execute_transaction
+
+    def execute_transaction(statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        # Neo4j runs a batch's writes as one transaction: pause once the one that began the
+        # document has committed (FalkorDB's runs statement by statement, through execute)
+        original_transaction(statements)
+        writer = threading.current_thread().name.startswith("kgrag-writer")
+        began = any("'ingesting'" in text for text, _ in statements)
+        if writer and began and not state["paused"]:
+            state["paused"] = True
+            paused.set()
+            resume.wait(timeout=120)
+
     fresh_store._execute = execute  # type: ignore[method-assign]
+    fresh_store._execute_transaction = execute_transaction  # type: ignore[method-assign]
     reports: list[IngestReport] = []
 
     def job_a() -> None:
