@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kgrag.agent.answer import Answer, Citation, Decision
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, has_own_terms
-from kgrag.agent.entities import EntityResolver
+from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
 from kgrag.agent.events import AnswerEvent, CompleteEvent, RewriteEvent, StepEvent
 from kgrag.agent.groundedness import (
@@ -35,7 +35,7 @@ from kgrag.agent.synthesis import (
     renumber,
     source_label,
 )
-from kgrag.agent.text import strip_citations, terms
+from kgrag.agent.text import strip_citations
 from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
 from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.handlers import ExecutionEnv, StepOutcome
@@ -50,6 +50,7 @@ from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis, analyse, named_spans, resolve_mentions
 from kgrag.planner.intent import intent_classifier_for
 from kgrag.planner.models import Plan, Step
+from kgrag.text import terms
 from kgrag.tools import ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class QuestionRun:
         self.query_id = "q_" + uuid.uuid4().hex[:16]
         self.meter = CostMeter(config.limits.llm_budget_usd, config.limits.llm_max_tokens)
         self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
-        self.resolver = EntityResolver(config.store, access)
+        self.resolver = GraphEntityLookup(config.store, access)
         self.started = time.perf_counter()
         self.evidence: tuple[Hit, ...] = ()
         """The evidence the answer was built from, best first (``KnowledgeAgent.search``): the
