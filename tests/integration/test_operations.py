@@ -34,10 +34,10 @@ from kgrag.logs import JsonFormatter
 from kgrag.modalities.text import default_text_embedder
 from kgrag.retention import prune_traces
 from kgrag.server.app import create_app
+from kgrag.server.launch import free_port
 from tests.integration.test_server_limits import running
 from tests.support.credentials import bearer, new_key
 from tests.support.engines import Engine
-from tests.support.serve import free_port
 
 #: Trace labels; everything else (documents, chunks, entities...) is evidence or bookkeeping.
 TRACE_LABELS = {"Query", "Plan", "Step", "Answer", "Session"}
