@@ -21,7 +21,7 @@ from kgrag.agent.text import markers_in, sentences, strip_citations, terms
 from kgrag.modalities.base import TextEmbedder
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def check(
     cited_text: Mapping[int, str],
     embedder: TextEmbedder,
     *,
-    llm: LLMClient | None = None,
+    llm: LLM | None = None,
 ) -> GroundednessReport:
     """Check every claim sentence of ``answer`` against ``cited_text`` (marker -> text)."""
     claims = claim_sentences(answer)
@@ -153,7 +153,7 @@ class _LlmChecks(BaseModel):
 
 
 def _llm_verdicts(
-    llm: LLMClient, claims: Sequence[str], cited_text: Mapping[int, str]
+    llm: LLM, claims: Sequence[str], cited_text: Mapping[int, str]
 ) -> list[bool] | None:
     from kgrag.llm import BudgetExceededError, ChatMessage, LLMError
 

@@ -24,7 +24,7 @@ from kgrag.ingest.records import ChunkRecord, ImageRecord
 from kgrag.modalities.base import TextEmbedder
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 __all__ = ["Summariser", "extractive_summary", "split_sentences"]
 
@@ -106,7 +106,7 @@ class Summariser:
     def __init__(
         self,
         embedder: TextEmbedder | None,
-        llm: LLMClient | None = None,
+        llm: LLM | None = None,
         *,
         max_chars: int = MAX_CHARS,
     ) -> None:
