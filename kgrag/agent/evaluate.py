@@ -19,7 +19,7 @@ from kgrag.planner.analysis import ResolvedEntity
 from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ FILTER: the evidence is noisy; next_query names what to keep. Never repeat an ea
 class LlmJudge:
     """The chat model judges; the offline coverage is kept as the reported score."""
 
-    def __init__(self, client: LLMClient, *, max_evidence_chars: int = 600) -> None:
+    def __init__(self, client: LLM, *, max_evidence_chars: int = 600) -> None:
         self.client = client
         self.max_evidence_chars = max_evidence_chars
 

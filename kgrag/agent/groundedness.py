@@ -22,7 +22,7 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def check(
     cited_text: Mapping[int, str],
     embedder: TextEmbedder,
     *,
-    llm: LLMClient | None = None,
+    llm: LLM | None = None,
 ) -> GroundednessReport:
     """Check every claim sentence of ``answer`` against ``cited_text`` (marker -> text)."""
     claims = claim_sentences(answer)
@@ -154,7 +154,7 @@ class _LlmChecks(BaseModel):
 
 
 def _llm_verdicts(
-    llm: LLMClient, claims: Sequence[str], cited_text: Mapping[int, str]
+    llm: LLM, claims: Sequence[str], cited_text: Mapping[int, str]
 ) -> list[bool] | None:
     from kgrag.llm import BudgetExceededError, ChatMessage, LLMError
 

@@ -33,7 +33,7 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import ChatResult, LLMClient
+    from kgrag.llm import LLM, ChatResult
 
 log = logging.getLogger(__name__)
 
@@ -315,7 +315,7 @@ def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: 
 
 
 def llm_answer(
-    client: LLMClient,
+    client: LLM,
     question: str,
     evidence: Sequence[Hit],
     images: Sequence[Hit],

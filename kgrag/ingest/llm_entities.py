@@ -26,7 +26,7 @@ from kgrag.ingest.entities import EntityType, MentionMerger, RuleEntityExtractor
 
 if TYPE_CHECKING:
     from kgrag.ingest.entities.tokens import Tokens
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class LlmEntityExtractor(RuleEntityExtractor):
 
     def __init__(
         self,
-        client: LLMClient,
+        client: LLM,
         resolver: MentionMerger | None = None,
         *,
         max_run_tokens: int = 10,

@@ -25,7 +25,7 @@ from kgrag.modalities.base import TextEmbedder
 from kgrag.text.sentences import simple_sentences
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 __all__ = ["Summariser", "extractive_summary"]
 
@@ -100,7 +100,7 @@ class Summariser:
     def __init__(
         self,
         embedder: TextEmbedder | None,
-        llm: LLMClient | None = None,
+        llm: LLM | None = None,
         *,
         max_chars: int = MAX_CHARS,
     ) -> None:

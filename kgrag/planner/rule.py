@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from kgrag.executor.fusion import RRF_K
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
+from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
 
@@ -115,29 +115,8 @@ def rule_plan(
     CLIP text-to-image hit needs to count as showing what the question says; by default the
     threshold calibrated for DEPICTS links (an image shows an entity's name), so a question
     whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess."""
-    steps: list[dict[str, Any]] = []
-
-    def add(
-        kind: str,
-        params: dict[str, Any],
-        deps: Sequence[int] = (),
-        why: str = "",
-        condition: str | None = None,
-        modality: str = "text",
-    ) -> int:
-        sid = len(steps) + 1
-        steps.append(
-            {
-                "step_id": sid,
-                "type": kind,
-                "modality": modality,
-                "parameters": params,
-                "dependencies": list(deps),
-                "condition": condition,
-                "trace": {"source": "rule-based", "explanation": why},
-            }
-        )
-        return sid
+    builder = PlanBuilder()
+    add = builder.add
 
     vec = add(
         "vector_search",
@@ -261,4 +240,4 @@ def rule_plan(
             why="fused image evidence; an image only one source found is dropped when the best "
             "was found by two",
         )
-    return Plan.parse({"plan": steps, "traceability": True})
+    return builder.plan()
