@@ -26,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 KGRAG = str(Path(sys.executable).with_name("kgrag"))
@@ -105,11 +107,10 @@ def wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float) -> No
 
 
 def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile, rounded to 0.1 ms; 0.0 for no values."""
     if not values:
         return 0.0
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return round(ordered[k], 1)
+    return round(float(np.percentile(values, q, method="nearest")), 1)
 
 
 def run_load(
