@@ -25,7 +25,7 @@ from kgrag import metrics
 from kgrag.agent import aio
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, check_attachments
-from kgrag.agent.entities import EntityResolver
+from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
@@ -238,7 +238,7 @@ class KnowledgeAgent:
     ) -> list[ResolvedEntity]:
         """Resolve mentions against the graph, keeping entities ``access`` may read about
         (default: public documents only)."""
-        return EntityResolver(self.store, access or AccessContext()).resolve(surfaces)
+        return GraphEntityLookup(self.store, access or AccessContext()).resolve(surfaces)
 
     def plan(
         self, question: str, access: AccessContext | None = None
@@ -246,7 +246,7 @@ class KnowledgeAgent:
         """The rule plan of a question (the offline default) and its analysis."""
         analysis = analyse(
             question,
-            EntityResolver(self.store, access or AccessContext()),
+            GraphEntityLookup(self.store, access or AccessContext()),
             intent_classifier_for(self._query_embedder),
         )
         plan = rule_plan(

@@ -28,11 +28,11 @@ from kgrag.agent.synthesis import (
     renumber,
     source_label,
 )
-from kgrag.agent.text import terms
 from kgrag.executor.document_handlers import answer_text
 from kgrag.executor.hits import Hit
 from kgrag.llm import LLM, BudgetExceededError, LLMError
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text import terms
 
 log = logging.getLogger(__name__)
 

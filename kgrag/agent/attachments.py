@@ -25,7 +25,7 @@ from kgrag.ingest.sources import FILE_TYPES
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms
 
 #: The question asked when only files are given.
 DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"

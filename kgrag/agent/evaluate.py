@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgrag.agent.text import sentences, stem, term_set, terms
 from kgrag.executor.hits import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
 
 if TYPE_CHECKING:
     from kgrag.llm import LLM
@@ -59,7 +58,7 @@ class Judge(Protocol):
     ) -> Judgement: ...
 
 
-def coverage(
+def evidence_coverage(
     question: str, entities: Sequence[ResolvedEntity], evidence: Sequence[Hit]
 ) -> tuple[float, list[str], list[ResolvedEntity]]:
     """(coverage in [0, 1], the question's stemmed terms missing from the evidence, the resolved
@@ -94,7 +93,7 @@ class OfflineJudge:
         evidence: Sequence[Hit],
         previous_queries: Sequence[str],
     ) -> Judgement:
-        cov, missing_terms, missing_entities = coverage(
+        cov, missing_terms, missing_entities = evidence_coverage(
             question, named(question, entities), evidence
         )
         surfaces = _surfaces(question)
@@ -163,7 +162,7 @@ def _bridge_terms(question: str, evidence: Sequence[Hit], limit: int = 3) -> lis
     wanted = set(terms(question))
     best: tuple[int, str] | None = None
     for hit in evidence[:JUDGED_HITS]:
-        for sentence in sentences(hit.text or ""):
+        for sentence in sentence_texts(hit.text or ""):
             overlap = len(wanted & set(terms(sentence)))
             if overlap and (best is None or overlap > best[0]):
                 best = (overlap, sentence)
@@ -208,7 +207,7 @@ class LlmJudge:
     ) -> Judgement:
         from kgrag.llm import ChatMessage
 
-        cov, _, missing = coverage(question, entities, evidence)
+        cov, _, missing = evidence_coverage(question, entities, evidence)
         listing = "\n".join(
             f"[{i}] {(h.text or h.title or h.id)[: self.max_evidence_chars]}"
             for i, h in enumerate(evidence[:JUDGED_HITS], start=1)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from kgrag.agent.answer import Answer, Citation, Decision
 from kgrag.agent.answering import Composer, Synthesis
 from kgrag.agent.attachments import has_own_terms
-from kgrag.agent.entities import EntityResolver
+from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.evaluate import Judge, LlmJudge, OfflineJudge
 from kgrag.agent.events import AnswerEvent, CompleteEvent, RewriteEvent, StepEvent
 from kgrag.agent.limits import QueryLimits
@@ -98,7 +98,7 @@ class QuestionRun:
         self.query_id = "q_" + uuid.uuid4().hex[:16]
         self.meter = CostMeter(config.limits.llm_budget_usd, config.limits.llm_max_tokens)
         self.llm = config.llm.with_meter(self.meter) if config.llm is not None else None
-        self.resolver = EntityResolver(config.store, access)
+        self.resolver = GraphEntityLookup(config.store, access)
         self.recorder = TraceRecorder(
             config.store,
             self.resolver,

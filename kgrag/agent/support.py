@@ -37,9 +37,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.agent.text import stem, terms
 from kgrag.executor.hits import Hit
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms, stem, terms
 
 #: Below this score the agent abstains (chosen on folds; see the module doc).
 SUPPORT_THRESHOLD = 0.75

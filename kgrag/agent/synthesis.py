@@ -28,10 +28,10 @@ import numpy as np
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
-from kgrag.agent.text import sentences, terms
 from kgrag.executor.hits import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
     from kgrag.llm import LLM, ChatResult
@@ -156,7 +156,7 @@ def select_sentences(
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(evidence[:SENTENCE_HITS]):
-        for position, sentence in enumerate(sentences(hit.text or "")):
+        for position, sentence in enumerate(sentence_texts(hit.text or "")):
             if sentence not in seen:
                 seen.add(sentence)
                 candidates.append(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kgrag.agent.answer import Answer
-from kgrag.agent.entities import EntityResolver
+from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.events import AnswerEvent, EvaluationEvent, PlanEvent
 from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.memory import Resolution, citation_hit
@@ -69,7 +69,7 @@ class TraceRecorder:
     def __init__(
         self,
         store: GraphStore,
-        resolver: EntityResolver,
+        resolver: GraphEntityLookup,
         *,
         question: str,
         access: AccessContext,
