@@ -113,6 +113,10 @@ class KnowledgeAgent:
         self._image_lock = threading.Lock()
         self.settings: Settings | None = None
         """The settings :meth:`open` read (a Ray job's actors load the models they name)."""
+        self.event_subscribers: list[Callable[[object], None]] = []
+        """Called with every event of every question (:mod:`kgrag.agent.events`)."""
+        self.ingest_subscribers: list[Callable[[IngestReport], None]] = []
+        """Called with the report of every ingestion job :meth:`ingest` ran."""
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
@@ -136,6 +140,10 @@ class KnowledgeAgent:
                 rerank_rules=parts.rerank_rules,
             )
             agent.settings = s
+            if s.otel_spans:
+                from kgrag.ops.otel import subscribe
+
+                subscribe(agent)
             return agent
         except Exception:
             store.close()
@@ -192,9 +200,12 @@ class KnowledgeAgent:
         ``ray=True`` parses and runs the models on Ray (``pip install 'kgrag[ray]'``): the cluster
         of ``RAY_ADDRESS``, or a local Ray sized to this machine; ``ray="ADDRESS"`` joins that
         cluster (:mod:`kgrag.ingest.ray_job`). The graph is the one the serial job makes."""
-        return self.ingestor(progress, ray=ray).ingest_paths(
+        report = self.ingestor(progress, ray=ray).ingest_paths(
             paths, acl, actor=actor, may_change_acl=may_change_acl
         )
+        for subscriber in self.ingest_subscribers:
+            subscriber(report)
+        return report
 
     async def aingest(
         self,
@@ -493,6 +504,8 @@ class KnowledgeAgent:
         def emit_measured(event: object) -> None:
             if isinstance(event, StepEvent):
                 metrics.observe_step(event.type, event.status, event.duration_ms)
+            for subscriber in self.event_subscribers:
+                subscriber(event)
             emit(event)
 
         return QuestionRun(
