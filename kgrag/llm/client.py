@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from kgrag.errors import ConfigError
 from kgrag.llm.errors import LLMError
 from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
-from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage
+from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage, price_table
 
 if TYPE_CHECKING:
     from kgrag.config import Settings
@@ -117,6 +117,7 @@ class LLMClient(OpenAIEndpoint):
             settings.llm_model,
             base_url=settings.openai_base_url,
             api_key=key,
+            prices=price_table(settings.llm_prices),
             meter=meter
             if meter is not None
             else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),
