@@ -1,1 +1,3 @@
-"""Running kgrag as a service: optional integrations with operators' tools."""
+"""Running kgrag as a service: optional integrations with operators' tools (``kgrag.ops.otel``)."""
+
+__all__: list[str] = []
