@@ -72,7 +72,7 @@ class ServerState:
         return self.agent.ingest(
             paths,
             acl,
-            lambda _event: self.jobs.check_interrupted(),
+            progress=lambda _event: self.jobs.check_interrupted(),
             actor=by.id,
             may_change_acl=by.can(Role.ADMIN),
         )
