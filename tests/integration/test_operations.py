@@ -247,6 +247,28 @@ def test_pruning_returns_the_store_to_its_counts_and_keeps_the_evidence(ops: Ops
     assert _evidence(store) == evidence
 
 
+def test_a_pruned_question_is_left_nowhere_in_the_embedded_store_files(ops: Ops) -> None:
+    """The prune rewrites the append-only log (it held every write since its last rewrite),
+    and FalkorDB's own log of recent queries (a stream in the snapshot, with their parameters)
+    is not kept, so the question's words are in no file of the store once its trace is gone."""
+    if ops.engine.is_neo4j:
+        pytest.skip("the embedded store's files; Neo4j reuses the records it freed")
+    store = ops.store
+    prune_traces(store, older_than_days=0)
+    question = "Did Ada Lovelace ever meet a quokka named Zebediah?"
+    _ask(ops, question, "dave")
+    files = [ops.engine.folder / "kg.db", *(ops.engine.folder / "appendonlydir").iterdir()]
+
+    def holding() -> list[str]:
+        store.snapshot()  # type: ignore[attr-defined]
+        return [f.name for f in files if f.is_file() and b"Zebediah" in f.read_bytes()]
+
+    assert holding(), "the question was never written: the test shows nothing"
+    assert prune_traces(store, older_than_days=0).queries == 1
+    files = [ops.engine.folder / "kg.db", *(ops.engine.folder / "appendonlydir").iterdir()]
+    assert holding() == []
+
+
 def test_forgetting_a_user_erases_their_questions_and_nothing_of_others(ops: Ops) -> None:
     store = ops.store
     prune_traces(store, older_than_days=0)
