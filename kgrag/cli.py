@@ -17,8 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.tree import Tree
 
 from kgrag.config import Settings
+from kgrag.core import OPERATOR
 from kgrag.errors import ConfigError, KgragError
-from kgrag.executor.hits import OPERATOR
 
 EXIT_CODES_EPILOG = (
     "Exit codes: 0 ok, 1 unexpected error, 2 usage error or some inputs failed, 3 configuration, "

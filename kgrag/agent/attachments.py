@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.errors import IngestError
-from kgrag.executor.attachment_handlers import Attachment
+from kgrag.executor.attachments import Attachment
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import FILE_TYPES

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent.synthesis import table_place
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.agent.text import sentences, stem, term_set, terms
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.planner.rule import key_terms
 

@@ -36,10 +36,10 @@ from kgrag.agent.synthesis import (
     source_label,
 )
 from kgrag.agent.text import strip_citations, terms
-from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
+from kgrag.core import AccessContext, Hit
+from kgrag.executor.attachments import Attachment, AttachmentInputs
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.document_handlers import answer_text
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter

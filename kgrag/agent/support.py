@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent.text import stem, terms
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.planner.rule import key_terms
 
 #: Below this score the agent abstains (chosen on folds; see the module doc).

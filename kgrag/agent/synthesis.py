@@ -29,7 +29,7 @@ import numpy as np
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
 from kgrag.agent.text import sentences, terms
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.modalities.base import TextEmbedder
 
 if TYPE_CHECKING:

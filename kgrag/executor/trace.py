@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.core import AccessContext, Hit
+from kgrag.executor.base import StepOutcome
 from kgrag.graph.store import GraphStore
 from kgrag.planner.models import Plan
 

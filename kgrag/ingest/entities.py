@@ -56,7 +56,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from kgrag.acl import PUBLIC
+from kgrag.core import PUBLIC
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from kgrag.planner.intent import (
     IntentPrediction,
     default_intent_classifier,
 )
-from kgrag.planner.models import Modality
+from kgrag.planner.params import Modality
 
 __all__ = [
     "DocumentType",

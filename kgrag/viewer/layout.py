@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from kgrag.core import Frozen
 
 NodeKind = Literal["query", "plan", "step", "evidence", "answer"]
 
@@ -21,11 +21,7 @@ MARGIN = 24
 SIDE_LANE = 60  # room on the right for the Query -> Answer edge
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ViewNode(_Frozen):
+class ViewNode(Frozen):
     id: str
     kind: NodeKind
     label: str
@@ -37,14 +33,14 @@ class ViewNode(_Frozen):
     ref: str | None = None  # step_id for steps, evidence id for evidence
 
 
-class ViewEdge(_Frozen):
+class ViewEdge(Frozen):
     source: str
     target: str
     type: str
     label: str | None = None
 
 
-class TraceLayout(_Frozen):
+class TraceLayout(Frozen):
     nodes: tuple[ViewNode, ...]
     edges: tuple[ViewEdge, ...]
     width: float

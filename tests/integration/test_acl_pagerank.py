@@ -20,9 +20,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.errors import ModelError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
 from kgrag.modalities.base import TextEmbedder

@@ -18,7 +18,7 @@ from kgrag.agent.answer import Answer
 from kgrag.agent.audit import build_audit
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory

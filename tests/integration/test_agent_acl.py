@@ -23,9 +23,9 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
 from kgrag.cli import app
 from kgrag.config import Settings
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import KgragError, QueryRefusedError
-from kgrag.executor.hits import OPERATOR, AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory

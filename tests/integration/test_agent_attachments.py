@@ -29,9 +29,9 @@ from kgrag.agent.attachments import AttachmentError
 from kgrag.agent.events import PlanEvent, StepEvent
 from kgrag.cli import app
 from kgrag.config import Settings
+from kgrag.core import OPERATOR
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.shapes import draw_shape
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestOptions

@@ -21,7 +21,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient

@@ -29,6 +29,7 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
 from kgrag.agent.support import ABSTENTION
 from kgrag.config import Settings
+from kgrag.core import OPERATOR
 from kgrag.demo import corpus as demo_corpus
 from kgrag.demo import run as demo_run
 from kgrag.demo.corpus import SpeechSynthesisError, make_corpus, missing_keywords
@@ -42,7 +43,6 @@ from kgrag.demo.run import (
     empty_store,
     run_demo,
 )
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph import open_store
 from tests.support.engines import FALKORDB, NEO4J, Engine, neo4j_server

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.core import OPERATOR, AccessContext, Hit
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.document_handlers import answer_text
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext, Hit
 from kgrag.executor.metadata_rerank import load_rule_book
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.errors import PlanError, QueryRefusedError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
 from kgrag.graph import cypher

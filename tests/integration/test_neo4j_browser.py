@@ -24,9 +24,9 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.core import OPERATOR
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.run import BROWSER_CYPHER, CHAIN_QUESTION, neo4j_browser_url
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from tests.support.engines import NEO4J, engine_for, neo4j_server
 

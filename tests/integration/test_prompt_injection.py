@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient

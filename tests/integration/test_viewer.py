@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)

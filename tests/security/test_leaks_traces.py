@@ -13,7 +13,7 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.modalities import factory
 from tests.security.principals import ADA, ANONYMOUS, group_acl, user_acl

@@ -19,8 +19,8 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import DEFAULT_LLM_MAX_TOKENS_PER_QUERY, Settings
+from kgrag.core import OPERATOR
 from kgrag.errors import IngestError, MediaTooLongError
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.llm import LLMClient
 from kgrag.modalities import factory
