@@ -152,6 +152,11 @@ class Settings(BaseSettings):
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )
+    otel_spans: bool = Field(
+        False,
+        description="OpenTelemetry spans of answers, their steps and ingestion jobs, to the "
+        "process's tracer provider (pip install 'kgrag[otel]'; kgrag.ops.otel)",
+    )
     log_format: Literal["text", "json"] = Field(
         "text",
         description="HTTP API: log lines as text, or as one JSON object a line with request "

@@ -13,10 +13,8 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.agent.synthesis import table_place
-from kgrag.core import AccessContext
+from kgrag.core import AccessContext, Frozen
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 
@@ -37,11 +35,7 @@ _EXIT_REASONS = {
 }
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AuditEvidence(_Frozen):
+class AuditEvidence(Frozen):
     """One item a step returned."""
 
     id: str
@@ -51,7 +45,7 @@ class AuditEvidence(_Frozen):
     excerpt: str | None
 
 
-class AuditStep(_Frozen):
+class AuditStep(Frozen):
     step_id: int
     type: str
     modality: str | None
@@ -71,7 +65,7 @@ class AuditStep(_Frozen):
     """How many items this step returned that the reader cannot read now (not shown)."""
 
 
-class AuditSource(_Frozen):
+class AuditSource(Frozen):
     """A source the answer cites, with where it comes from and what it says."""
 
     marker: int
@@ -91,7 +85,7 @@ class AuditSource(_Frozen):
     readable: bool = True
 
 
-class Verification(_Frozen):
+class Verification(Frozen):
     """Groundedness and the audit's own check that every citation is evidence a step returned."""
 
     status: VerificationStatus
@@ -104,7 +98,7 @@ class Verification(_Frozen):
     assessment: str
 
 
-class AuditReport(_Frozen):
+class AuditReport(Frozen):
     query_id: str
     question: str
     user: str | None

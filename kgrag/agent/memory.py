@@ -25,7 +25,7 @@ from kgrag.core import AccessContext, Hit
 from kgrag.graph.store import GraphStore
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class SessionMemory:
         store: GraphStore,
         access: AccessContext,
         *,
-        llm: LLMClient | None = None,
+        llm: LLM | None = None,
         history_turns: int = 3,
     ) -> None:
         self.store = store
@@ -334,7 +334,7 @@ def reformat_answer(
     citations: Sequence[Citation],
     kind: Format,
     *,
-    llm: LLMClient | None = None,
+    llm: LLM | None = None,
 ) -> tuple[str, list[Citation], float]:
     """The previous answer in another format, same citations; returns (text, citations, cost)."""
     if llm is not None:

@@ -16,9 +16,9 @@ Names and terms are compared without accents ("Aschenbrodel" finds "Aschenbröde
 heard from an attached recording is judged by its terms (speech recognition may mishear a name);
 an image counts as support only when found as showing what the question asks about (the CLIP
 depicts filter, a named entity's image, an attached image's likes), not for sitting near the
-evidence passages (kgrag.agent.run, kgrag.agent.loop.depicting). The test
+evidence passages (kgrag.agent.answering, kgrag.agent.loop.depicting). The test
 runs on extractive answers and, with an LLM configured, on the evidence before the model is asked
-(kgrag.agent.run), so a model is never handed evidence the offline rule would abstain on.
+(kgrag.agent.answering), so a model is never handed evidence the offline rule would abstain on.
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (``evidence_terms >=
 NAMELESS_THRESHOLD`` for a question that names nothing). Feature and threshold were chosen on
@@ -37,9 +37,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.agent.text import stem, terms
 from kgrag.core import Hit
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms, stem, terms
 
 #: Below this score the agent abstains (chosen on folds; see the module doc).
 SUPPORT_THRESHOLD = 0.75

@@ -28,12 +28,12 @@ import numpy as np
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
-from kgrag.agent.text import sentences, terms
 from kgrag.core import Hit
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import ChatResult, LLMClient
+    from kgrag.llm import LLM, ChatResult
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def select_sentences(
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(evidence[:SENTENCE_HITS]):
-        for position, sentence in enumerate(sentences(hit.text or "")):
+        for position, sentence in enumerate(sentence_texts(hit.text or "")):
             if sentence not in seen:
                 seen.add(sentence)
                 candidates.append(
@@ -315,7 +315,7 @@ def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: 
 
 
 def llm_answer(
-    client: LLMClient,
+    client: LLM,
     question: str,
     evidence: Sequence[Hit],
     images: Sequence[Hit],

@@ -2,7 +2,7 @@
 chunks through structured output; everything after that is the offline extractor's.
 
 The model only proposes mentions (surface form, type, and the chunk it occurs in, plus acronym
-definitions). Resolution and de-duplication (:class:`~kgrag.ingest.entities.EntityResolver`),
+definitions). Resolution and de-duplication (:class:`~kgrag.ingest.entities.MentionMerger`),
 ``MENTIONS`` counts and ``RELATED`` weights are computed exactly as for the rule extractor, so the
 two extractors produce the same kind of graph and ids that agree across documents.
 
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.errors import KgragError
-from kgrag.ingest.entities import EntityResolver, EntityType, RuleEntityExtractor
+from kgrag.ingest.entities import EntityType, MentionMerger, RuleEntityExtractor
 
 if TYPE_CHECKING:
-    from kgrag.ingest.entities import _Tokens
-    from kgrag.llm import LLMClient
+    from kgrag.ingest.entities.tokens import Tokens
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ class LlmEntityExtractor(RuleEntityExtractor):
 
     def __init__(
         self,
-        client: LLMClient,
-        resolver: EntityResolver | None = None,
+        client: LLM,
+        resolver: MentionMerger | None = None,
         *,
         max_run_tokens: int = 10,
     ) -> None:
@@ -82,7 +82,7 @@ class LlmEntityExtractor(RuleEntityExtractor):
         """Documents whose mentions came from the rules because the model's call failed."""
 
     def _document_mentions(
-        self, texts: Sequence[str], tokenised: Sequence[_Tokens]
+        self, texts: Sequence[str], tokenised: Sequence[Tokens]
     ) -> tuple[list[tuple[str, EntityType]], list[int], list[tuple[str, str]]]:
         try:
             answer = self._ask(texts)

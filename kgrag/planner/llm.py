@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgrag.errors import KgragError, PlanError
 from kgrag.graph import cypher
-from kgrag.llm import ChatMessage, LLMClient, Usage
+from kgrag.llm import LLM, ChatMessage, Usage
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.llm_bounds import bound_llm_plan
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan, VectorSearchStep, plan_json_schema
@@ -184,7 +184,7 @@ def plan_messages(
 def llm_plan(
     question: str,
     analysis: QueryAnalysis,
-    client: LLMClient,
+    client: LLM,
     *,
     rule_fallback: Callable[[], Plan],
     tools: Mapping[str, str] | None = None,
@@ -245,7 +245,7 @@ def llm_plan(
 def plan_question(
     question: str,
     analysis: QueryAnalysis,
-    client: LLMClient | None,
+    client: LLM | None,
     *,
     rule_fallback: Callable[[], Plan],
     tools: Mapping[str, str] | None = None,

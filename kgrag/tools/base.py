@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from kgrag.core import AccessContext, Hit
 from kgrag.errors import QueryRefusedError
 from kgrag.graph.store import GraphStore
-from kgrag.llm import LLMClient
+from kgrag.llm import LLM
 
 __all__ = ["Tool", "ToolContext", "ToolFunction"]
 
@@ -27,7 +27,7 @@ class ToolContext:
 
     store: GraphStore
     access: AccessContext
-    llm: LLMClient | None = None
+    llm: LLM | None = None
 
 
 ToolFunction = Callable[[Any, ToolContext], list[Hit]]
