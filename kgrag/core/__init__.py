@@ -1,5 +1,6 @@
 """The types every layer shares, and nothing else: a frozen-model base, who is asking
-(:class:`AccessContext`) and what a step returned (:class:`Hit`).
+(:class:`AccessContext`), what a step returned (:class:`Hit`) and the stored story of an answer
+(:class:`Trace`).
 
 This package imports nothing of kgrag but :mod:`kgrag.errors` (tests/unit/test_import_graph.py
 holds it to that), so the store, the executor, the agent, the CLI and the server can all use it
@@ -17,6 +18,16 @@ from kgrag.core.access import (
 )
 from kgrag.core.frozen import Frozen
 from kgrag.core.hits import Hit, HitKind
+from kgrag.core.trace import (
+    Decision,
+    ReturnedItem,
+    Trace,
+    TraceAnswer,
+    TraceCitation,
+    TracePlan,
+    TraceQuery,
+    TraceStep,
+)
 
 __all__ = [
     "GROUP",
@@ -24,9 +35,17 @@ __all__ = [
     "PUBLIC",
     "USER",
     "AccessContext",
+    "Decision",
     "Frozen",
     "Hit",
     "HitKind",
+    "ReturnedItem",
+    "Trace",
+    "TraceAnswer",
+    "TraceCitation",
+    "TracePlan",
+    "TraceQuery",
+    "TraceStep",
     "group_principal",
     "user_principal",
 ]

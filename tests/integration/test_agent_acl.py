@@ -119,7 +119,7 @@ def _assert_nothing_private(store: GraphStore, answer: Answer, private: set[str]
             assert set(row["mentioned_in"]) - private, row  # type: ignore[arg-type]
         else:
             assert row["doc"] not in private, row
-    trace = json.dumps(read_trace(store, answer.query_id, OPERATOR))
+    trace = json.dumps(read_trace(store, answer.query_id, OPERATOR).to_json())
     assert not any(d in trace for d in private)
     assert not any(s in trace for s in SECRETS)
 

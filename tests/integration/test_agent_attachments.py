@@ -87,7 +87,7 @@ def _docs(store: GraphStore) -> dict[str, str]:
 
 
 def _steps(store: GraphStore, query_id: str) -> list[dict[str, Any]]:
-    return list(read_trace(store, query_id, OPERATOR)["steps"])
+    return list(read_trace(store, query_id, OPERATOR).to_json()["steps"])
 
 
 def _drawing(folder: Path, colour: str, shape: str, seed: int) -> Path:

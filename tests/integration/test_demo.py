@@ -159,7 +159,7 @@ def test_every_answer_cites_sources_and_has_a_stored_trace(demo: DemoRun) -> Non
     with open_store(result.store, **demo.engine.credentials()) as store:
         for question, answer in result.answers:
             assert answer.citations, question.text
-            trace = read_trace(store, answer.query_id, OPERATOR)
+            trace = read_trace(store, answer.query_id, OPERATOR).to_json()
             assert trace["query"]["id"] == answer.query_id
             assert trace["steps"] and trace["answer"]["citations"]
             # every answer prints the three ways to open its trace

@@ -65,7 +65,7 @@ def test_neo4j_browser_draws_the_trace_of_the_demos_first_answer(tmp_path: Path)
         assert report.failed == 0 and report.ingested == len(corpus)
         answer = agent.ask(CHAIN_QUESTION.text)
         assert answer.citations
-        trace = read_trace(agent.store, answer.query_id, OPERATOR)
+        trace = read_trace(agent.store, answer.query_id, OPERATOR).to_json()
         browser_url = neo4j_browser_url(agent.store)
     stored_steps = sorted(s["type"] for s in trace["steps"])
 

@@ -143,7 +143,7 @@ def trace_digest(store: Any, query_id: str) -> list[dict[str, Any]]:
                 )
             ],
         }
-        for s in read_trace(store, query_id, OPERATOR)["steps"]
+        for s in read_trace(store, query_id, OPERATOR).to_json()["steps"]
     ]
 
 
