@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import (
     CollectorRegistry,
@@ -25,10 +25,6 @@ from prometheus_client import (
     write_to_textfile,
 )
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-
-if TYPE_CHECKING:
-    from kgrag.agent.answer import Answer
-    from kgrag.ingest.pipeline import IngestReport
 
 __all__ = ["CONTENT_TYPE_LATEST", "REGISTRY", "exposition", "write_textfile"]
 
@@ -128,7 +124,29 @@ TRACES_PRUNED = Counter(
 )
 
 
-def observe_answer(answer: Answer, seconds: float) -> None:
+class _Answered(Protocol):
+    """What is counted of an answer (``kgrag.Answer``)."""
+
+    @property
+    def planner(self) -> str: ...
+    @property
+    def exit_reason(self) -> str: ...
+
+
+class _Ingested(Protocol):
+    """What is counted of a finished ingestion job (``kgrag.IngestReport``)."""
+
+    @property
+    def ingested(self) -> int: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def stage_seconds(self) -> Mapping[str, float]: ...
+
+
+def observe_answer(answer: _Answered, seconds: float) -> None:
     """Count one answered question (and its abstention)."""
     ASK_SECONDS.labels(planner=answer.planner, exit_reason=answer.exit_reason).observe(seconds)
     if answer.exit_reason == "not_found":
@@ -143,7 +161,7 @@ def observe_step(step_type: str, status: str, duration_ms: float) -> None:
     STEP_SECONDS.labels(type=step_type, status=status).observe(max(duration_ms, 0.0) / 1000.0)
 
 
-def observe_ingest(report: IngestReport) -> None:
+def observe_ingest(report: _Ingested) -> None:
     """Count one finished ingestion job (its passages are counted as they are written)."""
     INGEST_JOBS.inc()
     INGEST_FILES.labels(outcome="ingested").inc(report.ingested)

@@ -14,7 +14,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 
 

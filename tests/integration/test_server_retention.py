@@ -10,7 +10,7 @@ import time
 from fastapi.testclient import TestClient
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
