@@ -157,6 +157,13 @@ class Settings(BaseSettings):
     max_queued_jobs: int = Field(
         64, gt=0, description="HTTP API: ingestion jobs waiting; more get 429"
     )
+    shutdown_timeout_s: float = Field(
+        30.0,
+        ge=0,
+        description="HTTP API: on SIGTERM, seconds the answers in flight get to finish (new "
+        "questions and jobs get 503, the running ingestion job stops resumable) before the "
+        "server stops",
+    )
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )
