@@ -82,9 +82,9 @@ def _transcribe_windows(
     return Transcript(language=language or "unknown", duration_s=offset_s, segments=tuple(segments))
 
 
-def _require(module: str, package: str) -> None:
+def _require(module: str, package: str, extra: str = "audio") -> None:
     if importlib.util.find_spec(module) is None:
-        raise DependencyMissingError(package, "audio")
+        raise DependencyMissingError(package, extra)
 
 
 def _positive_limit(max_media_seconds: float) -> float:
@@ -200,7 +200,7 @@ class OpenAIWhisperTranscriber:
         cache_dir: Path | None = None,
         max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS,
     ) -> None:
-        _require("whisper", "openai-whisper")
+        _require("whisper", "openai-whisper", "whisper-torch")
         self.max_media_seconds = _positive_limit(max_media_seconds)
         if beam_size < 1:
             raise ConfigError(f"beam_size must be >= 1, got {beam_size}")
