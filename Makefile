@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-batch bench-writes bench-embed clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -56,9 +56,18 @@ bench: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	$(BIN)/python bench/run.py
 
-# Store growth per question and after `kgrag traces prune` (embedded store; not in CI).
+# Store growth per question and after `kgrag traces prune`, and ask latency while it prunes
+# (embedded store; bench/trace_retention.py --engine neo4j for Neo4j; not in CI).
 bench-retention: setup
 	cd bench && ../$(BIN)/python trace_retention.py
+
+# Mixed POST /ask on a real `kgrag serve` for SOAK_SECONDS with an ingest job and prunes beside
+# it: requests/s, p50/p95/p99, errors, RSS and store size over time (bench/results/soak.json,
+# docs/bench/soak.png; not in CI).
+SOAK_SECONDS ?= 600
+bench-soak: setup
+	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
+	cd bench && ../$(BIN)/python soak.py --seconds $(SOAK_SECONDS)
 
 # Serial ingestion against the same job on a local Ray (bench/batch.py): not part of `make bench`.
 bench-batch: setup

@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,6 +23,8 @@ from typing import Any
 
 import httpx
 from common import CACHE, ROOT, latency_summary, machine, write_result
+
+from kgrag.server.launch import ServerStartError, serve_subprocess
 
 QUESTIONS = [
     "Who maintains the Pressure Valve PV-7?",
@@ -56,62 +55,42 @@ def demo_store(folder: Path) -> str:
     return uri
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _load(
+    base: str, requests: int, concurrency: int, max_seconds: float
+) -> tuple[list[tuple[int, float]], float]:
+    """``requests`` POST /ask after a warm-up, ``concurrency`` at a time: (status, ms) of each
+    sent one and the seconds they took."""
+    with httpx.Client(base_url=base, timeout=120) as client:
+        for q in QUESTIONS:  # warm-up: models loaded, caches as in steady state
+            client.post("/ask", json={"question": q}).raise_for_status()
+
+        stop_at = time.monotonic() + max_seconds
+
+        def one(n: int) -> tuple[int, float]:
+            if time.monotonic() > stop_at:
+                return 0, 0.0
+            t0 = time.perf_counter()
+            r = client.post("/ask", json={"question": QUESTIONS[n % len(QUESTIONS)]})
+            return r.status_code, (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            results = list(pool.map(one, range(requests)))
+        return results, time.perf_counter() - t0
 
 
 def measure(
     uri: str, folder: Path, tree: Path, requests: int, concurrency: int, max_seconds: float
 ) -> dict[str, Any]:
-    port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
     env["KGRAG_DATA_DIR"] = str(folder / "data")
     for name in ("KGRAG_API_KEYS_FILE", "KGRAG_LLM_MODEL", "KGRAG_STORE"):
         env.pop(name, None)
-    log = folder / "server.log"
-    cmd = [sys.executable, "-m", "kgrag.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with log.open("w") as out:
-        proc = subprocess.Popen([*cmd, "--store", uri], env=env, stdout=out, stderr=out)
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit("kgrag serve exited: " + log.read_text()[-2000:])
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("kgrag serve did not start in 300 s")
-            time.sleep(0.3)
-        with httpx.Client(base_url=base, timeout=120) as client:
-            for q in QUESTIONS:  # warm-up: models loaded, caches as in steady state
-                client.post("/ask", json={"question": q}).raise_for_status()
-
-            stop_at = time.monotonic() + max_seconds
-
-            def one(n: int) -> tuple[int, float]:
-                if time.monotonic() > stop_at:
-                    return 0, 0.0
-                t0 = time.perf_counter()
-                r = client.post("/ask", json={"question": QUESTIONS[n % len(QUESTIONS)]})
-                return r.status_code, (time.perf_counter() - t0) * 1000
-
-            t0 = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=concurrency) as pool:
-                results = list(pool.map(one, range(requests)))
-            elapsed = time.perf_counter() - t0
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        with serve_subprocess(uri, env, folder / "server.log", start_timeout_s=300) as up:
+            results, elapsed = _load(up.base, requests, concurrency, max_seconds)
+    except ServerStartError as e:
+        raise SystemExit(str(e)) from e
     sent = [(status, ms) for status, ms in results if status]
     ok = [ms for status, ms in sent if status == 200]
     return {

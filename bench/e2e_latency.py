@@ -66,7 +66,7 @@ class PhaseTimers:
     def __init__(self) -> None:
         self.targets: dict[str, list[tuple[Any, str]]] = {
             "execute": _places("kgrag.executor.scheduler", "Executor", ["run"]),
-            "synthesis": _places("kgrag.agent.run", "QuestionRun", ["_synthesise"]),
+            "synthesis": _places("kgrag.agent.answering", "Composer", ["compose"]),
             "trace": _places("kgrag.executor.trace", "TraceWriter", None),
         }
         self.seconds = dict.fromkeys(self.targets, 0.0)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,10 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from kgrag.server.launch import Served, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -59,12 +62,6 @@ def write_corpus(folder: Path, start: int, count: int) -> None:
         (folder / f"report_{i:03d}.txt").write_text("\n".join(lines), encoding="utf-8")
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _env() -> dict[str, str]:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     env["TRANSFORMERS_OFFLINE"] = "1"
@@ -89,27 +86,11 @@ def _post(url: str, body: dict[str, Any], timeout: float) -> tuple[int, float]:
     return status, (time.perf_counter() - t0) * 1000
 
 
-def wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"kgrag serve exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=2) as r:  # noqa: S310
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"kgrag serve did not answer /healthz within {timeout} s")
-
-
 def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile, rounded to 0.1 ms; 0.0 for no values."""
     if not values:
         return 0.0
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return round(ordered[k], 1)
+    return round(float(np.percentile(values, q, method="nearest")), 1)
 
 
 def run_load(
@@ -184,7 +165,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
         ingest: subprocess.Popen[bytes] | None = None
         try:
-            wait_healthy(base, server, timeout=180)
+            wait_healthy(Served(server, base, None), 180)
             _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=120)  # warm the models
             if not args.no_ingest_during_load:
                 ingest = subprocess.Popen(

@@ -1,112 +1,208 @@
-"""How much the traces of answers grow the embedded store, and what a prune gives back.
+"""Trace retention measured on both engines (issue 22 item 3): how much the traces of many answers
+grow a demo store, what ``kgrag traces prune`` (and the store's compaction) gives back, and the
+``ask`` latency while a prune runs.
 
-The demo's documents are ingested into a fresh embedded store; then ``--asks`` questions are
-asked (the trace_overhead questions in turn, one session in four), and the store is measured
-before the asks, after them and after ``kgrag traces prune --older-than 0`` (plus an AOF rewrite,
-the compaction Redis also runs by itself): nodes, relationships, the snapshot (RDB) size and the
-append-only file's size, and FalkorDB's own capped log of finished queries (the
-``telemetry{kgrag}`` stream, in the snapshot too). Figures: bytes a question adds, and how close
-the pruned store is to its size before the asks.
+The demo store (``kgrag demo``'s corpus: text, PDF, images, recording) is built; its own demo
+answers are pruned and the store compacted, which is the size "before". Then up to ``--asks``
+questions are asked (the demo's questions in turn, one in four in a session), stopping early at
+``--max-ask-seconds``; the store is measured; a prune of everything asked so far runs in a
+thread while the main thread keeps asking (latency "during prune"), after ``--probe`` asks
+without a prune (latency "idle"); a prune compacts the store when done
+(:func:`kgrag.retention.compact`), and the size is measured again; then ``--second`` more
+asks and a prune show whether the space a prune freed is reused. Sizes: the embedded store's
+snapshot (RDB) and append-only files; Neo4j's store files and transaction logs
+(``--neo4j-data``: the server's data folder).
 
-    python bench/trace_retention.py [--asks 300] [--store-dir bench/.cache/trace_retention]
+    python bench/trace_retention.py --engine falkordb-lite [--asks 10000] [--max-ask-seconds 1800]
+    python bench/trace_retention.py --engine neo4j --neo4j-data .neo4j/5.26.0/data
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from common import CACHE, quiet_models, write_result
-from trace_overhead import QUESTIONS, _corpus
+from common import CACHE, ENGINES, FALKORDB, latency_summary, quiet_models, write_result
 
 log = logging.getLogger("bench.trace_retention")
 
+QUESTIONS = [
+    "Who maintains the Pressure Valve PV-7?",
+    "Who maintains the Feed Pump FP-2?",
+    "Who approves every shutdown?",
+    "What happened to the Feed Pump FP-2 on 3 March?",
+    "Who replaced the seal of the Feed Pump FP-2?",
+    "What did the meeting agree to replace?",
+    "What does the manual say about the relief pressure?",
+    "Who maintains the part that the meeting agreed to replace?",
+]
 
-def _measure(store: Any, folder: Path) -> dict[str, int]:
-    """Counts and on-disk sizes of the embedded ``store`` (after a fresh snapshot)."""
-    snapshot = store.snapshot()
-    aof = sum(f.stat().st_size for f in (folder / "appendonlydir").glob("kg.db.aof.*"))
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.is_dir() else 0
+
+
+def _measure(store: Any, engine: str, folder: Path) -> dict[str, int]:
+    """Counts and on-disk sizes (a fresh snapshot first on the embedded store)."""
     nodes = sum(int(r["n"]) for r in store.read("stats_labels"))
     rels = sum(int(r["n"]) for r in store.read("stats_relationships"))
-    # FalkorDB's own log of finished queries (GRAPH.INFO), a capped stream beside the graph
-    client = store._connection.connection
-    telemetry = "telemetry{kgrag}"
-    return {
-        "nodes": nodes,
-        "relationships": rels,
-        "rdb_bytes": snapshot.stat().st_size,
-        "aof_bytes": aof,
-        "telemetry_entries": int(client.xlen(telemetry)) if client.exists(telemetry) else 0,
-        "telemetry_bytes": int(client.memory_usage(telemetry) or 0),
-    }
+    out = {"nodes": nodes, "relationships": rels}
+    if engine == FALKORDB:
+        snapshot = store.snapshot()
+        aof = sum(f.stat().st_size for f in (folder / "appendonlydir").glob("kg.db.aof.*"))
+        client = store._connection.connection
+        telemetry = "telemetry{kgrag}"
+        out |= {
+            "rdb_bytes": snapshot.stat().st_size,
+            "aof_bytes": aof,
+            "disk_bytes": snapshot.stat().st_size + aof,
+            "used_memory": int(client.info("memory")["used_memory"]),
+            "telemetry_entries": int(client.xlen(telemetry)) if client.exists(telemetry) else 0,
+        }
+    else:
+        store_files = _folder_bytes(folder / "databases" / "neo4j")
+        tx_logs = _folder_bytes(folder / "transactions" / "neo4j")
+        out |= {
+            "store_bytes": store_files,
+            "tx_log_bytes": tx_logs,
+            "disk_bytes": store_files + tx_logs,
+        }
+    return out
 
 
-def _rewrite_aof(store: Any) -> None:
-    client = store._connection.connection
-    client.execute_command("BGREWRITEAOF")
-    while int(client.info("persistence")["aof_rewrite_in_progress"]) or int(
-        client.info("persistence")["aof_rewrite_scheduled"]
-    ):
-        time.sleep(0.1)
+def _ask(agent: Any, n: int) -> float:
+    session = f"s{n // 4}" if n % 4 else None
+    started = time.perf_counter()
+    agent.ask(QUESTIONS[n % len(QUESTIONS)], session_id=session, user=f"u{n % 7}")
+    return (time.perf_counter() - started) * 1000
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--asks", type=int, default=300, help="questions to ask")
-    parser.add_argument("--store-dir", type=Path, default=CACHE / "trace_retention")
+    parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
+    parser.add_argument("--asks", type=int, default=10_000, help="questions to ask at most")
+    parser.add_argument("--max-ask-seconds", type=float, default=1800.0)
+    parser.add_argument("--probe", type=int, default=40, help="asks timed without a prune")
+    parser.add_argument(
+        "--second", type=int, default=1000, help="asks (then a prune) after the first prune"
+    )
+    parser.add_argument("--workdir", type=Path, default=CACHE / "trace_retention")
+    parser.add_argument("--neo4j-data", type=Path, help="the Neo4j server's data folder")
     args = parser.parse_args(argv)
     quiet_models()
     logging.basicConfig(level=logging.WARNING)
 
+    from rich.console import Console
+
     from kgrag.agent.agent import KnowledgeAgent
     from kgrag.config import Settings
-    from kgrag.retention import prune_traces
+    from kgrag.demo.run import run_demo
+    from kgrag.retention import compact, prune_traces
 
-    shutil.rmtree(args.store_dir, ignore_errors=True)
-    paths = _corpus(args.store_dir / "corpus")
-    folder = (args.store_dir / "store").resolve()
-    settings = Settings(store=f"falkordb-lite:///{folder}/kg.db", data_dir=folder)
+    workdir = args.workdir / args.engine
+    shutil.rmtree(workdir, ignore_errors=True)
+    if args.engine == FALKORDB:
+        settings = None
+        folder = (workdir / "store").resolve()
+    else:
+        if args.neo4j_data is None:
+            raise SystemExit("--neo4j-data is needed on Neo4j (the server's data folder)")
+        settings = Settings(store=os.environ["KGRAG_BENCH_NEO4J_URI"])
+        folder = args.neo4j_data.resolve()
+    started = time.perf_counter()
+    demo = run_demo(workdir, Console(quiet=True), settings)
+    build_s = time.perf_counter() - started
+    settings = settings or Settings(store=demo.store, data_dir=folder)
     with KnowledgeAgent.open(settings) as agent:
-        if agent.ingest(paths).failed:
-            raise SystemExit("ingestion failed")
         store = agent.store
-        _rewrite_aof(store)
-        before = _measure(store, folder)
+        prune_traces(store, older_than_days=0)
+        compact(store)
+        before = _measure(store, args.engine, folder)
+        print(f"before: {before}", flush=True)
+        latencies: list[float] = []
         started = time.perf_counter()
-        for n in range(args.asks):
-            session = f"s{n // 4}" if n % 4 == 0 else None
-            agent.ask(QUESTIONS[n % len(QUESTIONS)], session_id=session, user="bench")
+        while len(latencies) < args.asks and time.perf_counter() - started < args.max_ask_seconds:
+            latencies.append(_ask(agent, len(latencies)))
+            if len(latencies) % 500 == 0:
+                print(f"{len(latencies)} asks, {time.perf_counter() - started:.0f} s", flush=True)
+        asks = len(latencies)
         ask_s = time.perf_counter() - started
-        grown = _measure(store, folder)
-        started = time.perf_counter()
-        report = prune_traces(store, older_than_days=0)
-        prune_s = time.perf_counter() - started
-        pruned = _measure(store, folder)
-        _rewrite_aof(store)
-        compacted = _measure(store, folder)
-    per_question = {
-        k: round((grown[k] - before[k]) / args.asks, 1) for k in ("rdb_bytes", "aof_bytes")
-    }
+        grown = _measure(store, args.engine, folder)
+        print(f"after {asks} asks: {grown}", flush=True)
+        idle = [_ask(agent, asks + i) for i in range(args.probe)]
+        reports: list[Any] = []
+        prune_s: list[float] = []
+
+        def prune() -> None:
+            t = time.perf_counter()
+            reports.append(prune_traces(store, older_than_days=0))
+            prune_s.append(time.perf_counter() - t)
+
+        pruner = threading.Thread(target=prune)
+        during: list[float] = []
+        pruner.start()
+        while pruner.is_alive():
+            during.append(_ask(agent, asks + args.probe + len(during)))
+        pruner.join()
+        pruned = _measure(store, args.engine, folder)
+        # the questions asked while the prune ran are newer than its cut-off: a second prune
+        leftover = prune_traces(store, older_than_days=0)
+        t = time.perf_counter()
+        compact(store)  # prune_traces compacted already; timed alone here
+        compact_s = time.perf_counter() - t
+        compacted = _measure(store, args.engine, folder)
+        print(f"after prune: {compacted}", flush=True)
+        # a second round: do the asks after a prune reuse what the prune freed?
+        base = asks + args.probe + len(during)
+        for i in range(args.second):
+            _ask(agent, base + i)
+        prune_traces(store, older_than_days=0)
+        second = _measure(store, args.engine, folder)
     payload = {
-        "asks": args.asks,
+        "engine": args.engine,
+        "asks": asks,
+        "asks_requested": args.asks,
+        "demo_build_seconds": round(build_s, 1),
         "ask_seconds": round(ask_s, 1),
-        "prune_seconds": round(prune_s, 2),
-        "pruned": report.model_dump(),
+        "ask_latency_ms": latency_summary(latencies),
+        "ask_latency_idle_ms": latency_summary(idle),
+        "ask_latency_during_prune_ms": latency_summary(during),
+        "asks_during_prune": len(during),
+        "prune_seconds": round(prune_s[0], 2),
+        "pruned": reports[0].model_dump(),
+        "pruned_leftover": leftover.model_dump(),
+        "compact_seconds": round(compact_s, 2),
         "before": before,
         "after_asks": grown,
         "after_prune": pruned,
-        "after_prune_and_aof_rewrite": compacted,
-        "bytes_per_question": per_question,
-        "rdb_after_prune_vs_before": round(compacted["rdb_bytes"] / before["rdb_bytes"], 4),
+        "after_prune_and_compaction": compacted,
+        "bytes_per_question": round((grown["disk_bytes"] - before["disk_bytes"]) / max(asks, 1)),
+        "disk_after_vs_before": round(compacted["disk_bytes"] / before["disk_bytes"], 4),
+        "second_round_asks": args.second,
+        "after_second_round_and_prune": second,
     }
-    out = write_result("trace_retention", payload)
-    for name in ("before", "after_asks", "after_prune", "after_prune_and_aof_rewrite"):
-        print(f"{name:>28}: {payload[name]}")
-    print(f"bytes per question: {per_question}; prune of {report.queries} in {prune_s:.2f} s")
+    name = "trace_retention" if args.engine == FALKORDB else "trace_retention_neo4j"
+    out = write_result(name, payload)
+    for key in (
+        "before",
+        "after_asks",
+        "after_prune",
+        "after_prune_and_compaction",
+        "after_second_round_and_prune",
+    ):
+        print(f"{key:>27}: {payload[key]}")
+    print(
+        f"{asks} asks in {ask_s:.0f} s; prune of {reports[0].queries} in {prune_s[0]:.1f} s; "
+        f"latency idle {payload['ask_latency_idle_ms']} during prune "
+        f"{payload['ask_latency_during_prune_ms']}; disk after/before "
+        f"{payload['disk_after_vs_before']}"
+    )
     print(f"written {out}")
     return 0
 

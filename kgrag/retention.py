@@ -6,12 +6,14 @@ those of questions asked before a time, keeping the newest ones if asked; :func:
 removes every question one user asked (an erasure request). Both delete in batches of queries (each
 batch one atomic statement), so a large prune never holds one huge transaction, and both leave the
 evidence alone: documents, chunks, segments, images, tables and entities are never touched.
+When they removed anything, the store is compacted afterwards (:func:`compact`).
 A session is removed once it has no question left.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
@@ -74,6 +76,16 @@ def prune_traces(
     return report.model_copy(update={"before": before})
 
 
+def compact(store: GraphStore) -> None:
+    """Give back the space of what a prune or an erasure removed, where the engine can: the
+    embedded store rewrites its append-only log (else the log keeps every deleted trace until
+    Redis rewrites it by itself, once it has doubled); Neo4j needs nothing (its store files keep
+    their size and their freed records are reused; it prunes its own transaction logs)."""
+    started = time.perf_counter()
+    store.compact()
+    log.info("compacted %s in %.2f s", store.uri, time.perf_counter() - started)
+
+
 def forget_user(store: GraphStore, user: str, *, batch: int = DEFAULT_BATCH) -> PruneReport:
     """Remove every question asked as ``user`` with its trace and answer, and the sessions
     left empty (the user's conversation memory). Other users' questions stay, even in a session
@@ -113,4 +125,6 @@ def _remove(
             break
         sessions += deleted
     metrics.TRACES_PRUNED.inc(nodes + sessions)
+    if queries or sessions:
+        compact(store)
     return PruneReport(queries=queries, nodes=nodes, sessions=sessions)

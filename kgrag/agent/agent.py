@@ -18,31 +18,31 @@ import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from kgrag import metrics
 from kgrag.agent import aio
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, check_attachments
-from kgrag.agent.entities import EntityResolver
+from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
+from kgrag.agent.providers import Provider, agent_parts
+from kgrag.agent.request import QuestionRequest
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
 from kgrag.cancel import check as check_cancel
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.hits import AccessContext
-from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
+from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.graph import open_settings_store
 from kgrag.graph.keys import check_key
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import EntityExtractor, RuleEntityExtractor
-from kgrag.ingest.llm_entities import LlmEntityExtractor
 from kgrag.ingest.pipeline import (
     IngestOptions,
     Ingestor,
@@ -51,7 +51,7 @@ from kgrag.ingest.pipeline import (
     Runner,
 )
 from kgrag.ingest.summaries import Summariser
-from kgrag.modalities import factory
+from kgrag.llm import LLM
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 from kgrag.modalities.cache import CachedTextEmbedder
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity, analyse
@@ -60,23 +60,15 @@ from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
 from kgrag.tools import ToolRegistry, default_registry
 
-if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
-
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_ATTACHMENT_QUESTION", "KnowledgeAgent", "StepCallback"]
-
-
-def _rule_book(s: Settings) -> RuleBook | None:
-    if s.rerank_rules is None:
-        if s.rerank_ruleset is not None:
-            raise ConfigError(
-                f"rerank_ruleset is {s.rerank_ruleset!r} but no rule file is configured; set "
-                "KGRAG_RERANK_RULES to the TOML file that defines it (docs/reranking.md)"
-            )
-        return None
-    return load_rule_book(s.rerank_rules, default=s.rerank_ruleset)
+__all__ = [
+    "DEFAULT_ATTACHMENT_QUESTION",
+    "KnowledgeAgent",
+    "Provider",
+    "QuestionRequest",
+    "StepCallback",
+]
 
 
 class KnowledgeAgent:
@@ -87,22 +79,27 @@ class KnowledgeAgent:
         store: GraphStore,
         text_embedder: TextEmbedder,
         *,
-        image_embedder: Callable[[], ImageEmbedder] | None = None,
-        transcriber: Callable[[], Transcriber] | None = None,
+        image_embedder: Provider[ImageEmbedder] | None = None,
+        transcriber: Provider[Transcriber] | None = None,
+        entity_extractor: Provider[EntityExtractor] = RuleEntityExtractor,
+        llm: LLM | None = None,
         ingest_options: IngestOptions | None = None,
-        llm: LLMClient | None = None,
         limits: QueryLimits | None = None,
         tools: ToolRegistry | None = None,
         discussed_factor: float = 0.5,
         rerank_rules: RuleBook | None = None,
-        entity_extractor: Literal["rule", "llm"] = "rule",
     ) -> None:
+        """The agent on ``store`` with its models. The image embedder, the transcriber and the
+        entity extractor are :class:`~kgrag.agent.providers.Provider`\\ s, called when first
+        needed; ``llm`` is any :class:`~kgrag.llm.LLM` (none: offline planning, judging and
+        answers). :meth:`open` builds all of them from :class:`~kgrag.config.Settings`."""
         self.store = store
         self.text_embedder = text_embedder
         # questions embed the same texts (the question, evidence sentences) many times
         self._query_embedder = CachedTextEmbedder(text_embedder)
         self._image_factory = image_embedder
         self._transcriber_factory = transcriber
+        self._entity_extractor = entity_extractor
         self.ingest_options = ingest_options or IngestOptions()
         self.llm = llm
         self.limits = limits or QueryLimits()
@@ -111,42 +108,42 @@ class KnowledgeAgent:
             raise ValueError("discussed_factor must be in (0, 1]")
         self.discussed_factor = discussed_factor
         self.rerank_rules = rerank_rules
-        self.entity_extractor = entity_extractor
         ensure_space(store, EmbeddingSpace.of("text", text_embedder))
         self._image: ImageEmbedder | None = None
         self._image_lock = threading.Lock()
         self.settings: Settings | None = None
         """The settings :meth:`open` read (a Ray job's actors load the models they name)."""
+        self.event_subscribers: list[Callable[[object], None]] = []
+        """Called with every event of every question (:mod:`kgrag.agent.events`)."""
+        self.ingest_subscribers: list[Callable[[IngestReport], None]] = []
+        """Called with the report of every ingestion job :meth:`ingest` ran."""
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> KnowledgeAgent:
-        """Open the store, models and (when configured) the LLM named by ``settings``."""
-        from kgrag.llm import LLMClient
-
+        """The agent ``settings`` describe (default: the environment's): its store, models,
+        LLM (when configured) and limits (:func:`~kgrag.agent.providers.agent_parts`). The one
+        way to build an agent from settings."""
         s = settings or Settings()
         store = open_settings_store(s)
         try:
+            parts = agent_parts(s)
             agent = cls(
                 store,
-                factory.text_embedder(s),
-                image_embedder=cache(lambda: factory.image_embedder(s)),
-                transcriber=cache(lambda: factory.transcriber(s)),
-                ingest_options=IngestOptions(
-                    max_file_bytes=s.max_file_bytes,
-                    max_media_seconds=s.max_media_seconds,
-                    chunk_overlap_tokens=s.chunk_overlap_tokens,
-                    workers=s.workers,
-                    image_dir=s.data_dir / "images",
-                    depicts_threshold=s.depicts_threshold,
-                    batch_chunks=s.batch_size,
-                ),
-                llm=LLMClient.from_settings(s),
-                limits=QueryLimits.from_settings(s),
-                discussed_factor=s.discussed_source_factor,
-                rerank_rules=_rule_book(s),
-                entity_extractor=s.entity_extractor,
+                parts.text_embedder,
+                image_embedder=parts.image_embedder,
+                transcriber=parts.transcriber,
+                entity_extractor=parts.entity_extractor,
+                llm=parts.llm,
+                ingest_options=parts.ingest_options,
+                limits=parts.limits,
+                discussed_factor=parts.discussed_factor,
+                rerank_rules=parts.rerank_rules,
             )
             agent.settings = s
+            if s.otel_spans:
+                from kgrag.ops.otel import subscribe
+
+                subscribe(agent)
             return agent
         except Exception:
             store.close()
@@ -183,17 +180,6 @@ class KnowledgeAgent:
         address = ray if isinstance(ray, str) else None
         return RayRunner(Models.from_settings(self.settings), self.ingest_options, address=address)
 
-    def _entity_extractor(self) -> EntityExtractor:
-        if self.entity_extractor == "llm":
-            if self.llm is None:
-                raise ConfigError(
-                    "entity_extractor is 'llm' but no chat model is configured; set "
-                    "KGRAG_LLM_MODEL (and KGRAG_OPENAI_BASE_URL, KGRAG_OPENAI_API_KEY) "
-                    "or use 'rule'"
-                )
-            return LlmEntityExtractor(self.llm)
-        return RuleEntityExtractor()
-
     def ingest(
         self,
         paths: Sequence[str],
@@ -214,9 +200,12 @@ class KnowledgeAgent:
         ``ray=True`` parses and runs the models on Ray (``pip install 'kgrag[ray]'``): the cluster
         of ``RAY_ADDRESS``, or a local Ray sized to this machine; ``ray="ADDRESS"`` joins that
         cluster (:mod:`kgrag.ingest.ray_job`). The graph is the one the serial job makes."""
-        return self.ingestor(progress, ray=ray).ingest_paths(
+        report = self.ingestor(progress, ray=ray).ingest_paths(
             paths, acl, actor=actor, may_change_acl=may_change_acl
         )
+        for subscriber in self.ingest_subscribers:
+            subscriber(report)
+        return report
 
     async def aingest(
         self,
@@ -260,7 +249,7 @@ class KnowledgeAgent:
     ) -> list[ResolvedEntity]:
         """Resolve mentions against the graph, keeping entities ``access`` may read about
         (default: public documents only)."""
-        return EntityResolver(self.store, access or AccessContext()).resolve(surfaces)
+        return GraphEntityLookup(self.store, access or AccessContext()).resolve(surfaces)
 
     def plan(
         self, question: str, access: AccessContext | None = None
@@ -268,7 +257,7 @@ class KnowledgeAgent:
         """The rule plan of a question (the offline default) and its analysis."""
         analysis = analyse(
             question,
-            EntityResolver(self.store, access or AccessContext()),
+            GraphEntityLookup(self.store, access or AccessContext()),
             intent_classifier_for(self._query_embedder),
         )
         plan = rule_plan(
@@ -310,10 +299,10 @@ class KnowledgeAgent:
             if on_event is not None:
                 on_event(event)  # type: ignore[arg-type]
 
-        run = self._run(
-            question, session_id, user, groups, admin, emit, on_step, attachments, asked_by
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
         )
-        return _measured(run)
+        return _measured(self._run(request, emit, on_step))
 
     def stream(
         self,
@@ -340,9 +329,10 @@ class KnowledgeAgent:
             events.put(event)
             check_cancel(cancel)
 
-        run = self._run(
-            question, session_id, user, groups, admin, emit, None, attachments, asked_by
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
         )
+        run = self._run(request, emit)
         done = object()
 
         def work() -> None:
@@ -388,11 +378,12 @@ class KnowledgeAgent:
                 on_event(event)  # type: ignore[arg-type]
             cancel.check()
 
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
+        )
+
         def work() -> Answer:
-            run = self._run(
-                question, session_id, user, groups, admin, emit, None, attachments, asked_by
-            )
-            return _measured(run)
+            return _measured(self._run(request, emit))
 
         return await aio.run_cancellable(work, cancel)
 
@@ -414,10 +405,12 @@ class KnowledgeAgent:
         the events before it."""
         token = CancelToken(cancel)
 
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
+        )
+
         def start(emit: Callable[[object], None]) -> Callable[[], Answer]:
-            run = self._run(
-                question, session_id, user, groups, admin, emit, None, attachments, asked_by
-            )
+            run = self._run(request, emit)
             return lambda: _measured(run)
 
         async for event in aio.stream_events(start, token):
@@ -438,9 +431,10 @@ class KnowledgeAgent:
         """The evidence for ``question`` without its answer: the same run as :meth:`ask` (the
         same plans, ACL filter and stored trace; ``query_id`` opens it), returning the ranked
         hits it retrieved, at most ``limit``, instead of the answer built from them."""
-        return self._search(
-            question, session_id, user, groups, admin, asked_by, attachments, limit, lambda _: None
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
         )
+        return self._search(request, limit, lambda _: None)
 
     async def asearch(
         self,
@@ -456,38 +450,19 @@ class KnowledgeAgent:
     ) -> Evidence:
         """:meth:`search` for asyncio code, cancelled as :meth:`aask` is."""
         cancel = CancelToken()
+        request = QuestionRequest(
+            question, session_id, user, tuple(groups), admin, asked_by, tuple(attachments)
+        )
         return await aio.run_cancellable(
-            lambda: self._search(
-                question,
-                session_id,
-                user,
-                groups,
-                admin,
-                asked_by,
-                attachments,
-                limit,
-                lambda _: cancel.check(),
-            ),
-            cancel,
+            lambda: self._search(request, limit, lambda _: cancel.check()), cancel
         )
 
     def _search(
-        self,
-        question: str,
-        session_id: str | None,
-        user: str | None,
-        groups: Sequence[str],
-        admin: bool,
-        asked_by: str | None,
-        attachments: Sequence[Path],
-        limit: int,
-        emit: Callable[[object], None],
+        self, request: QuestionRequest, limit: int, emit: Callable[[object], None]
     ) -> Evidence:
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        run = self._run(
-            question, session_id, user, groups, admin, emit, None, attachments, asked_by
-        )
+        run = self._run(request, emit)
         answer = run.run()
         return Evidence(
             query_id=answer.query_id,
@@ -498,23 +473,19 @@ class KnowledgeAgent:
 
     def _run(
         self,
-        question: str,
-        session_id: str | None,
-        user: str | None,
-        groups: Sequence[str],
-        admin: bool,
+        request: QuestionRequest,
         emit: Callable[[object], None],
-        on_step: StepCallback | None,
-        attachments: Sequence[Path] = (),
-        asked_by: str | None = None,
+        on_step: StepCallback | None = None,
     ) -> QuestionRun:
-        if session_id is not None:  # it becomes a Session node's id: refused here, not by a crash
-            check_key("session id", session_id)
+        if request.session_id is not None:
+            # it becomes a Session node's id: refused here, not by a crash
+            check_key("session id", request.session_id)
         checked = check_attachments(
-            attachments,
+            request.attachments,
             self.ingest_options.max_file_bytes,
             max_media_seconds=self.ingest_options.max_media_seconds,
         )
+        question = request.question
         if checked and not question.strip():
             question = DEFAULT_ATTACHMENT_QUESTION
         config = AgentConfig(
@@ -533,14 +504,16 @@ class KnowledgeAgent:
         def emit_measured(event: object) -> None:
             if isinstance(event, StepEvent):
                 metrics.observe_step(event.type, event.status, event.duration_ms)
+            for subscriber in self.event_subscribers:
+                subscriber(event)
             emit(event)
 
         return QuestionRun(
             config,
             question,
-            session_id=session_id,
-            access=AccessContext(user=user, groups=tuple(groups), admin=admin),
-            asked_by=asked_by,
+            session_id=request.session_id,
+            access=request.access,
+            asked_by=request.asked_by,
             emit=emit_measured,
             on_step=on_step,
             attachments=checked,

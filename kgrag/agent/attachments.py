@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from kgrag.errors import IngestError
 from kgrag.executor.attachment_handlers import Attachment
@@ -24,8 +23,9 @@ from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import FILE_TYPES
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
+from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms
 
 #: The question asked when only files are given.
 DEFAULT_ATTACHMENT_QUESTION = "What does the attached file ask or show?"
@@ -98,29 +98,8 @@ def attachment_plan(
     question: str, attachments: Sequence[Attachment], *, k: int = 10, images_k: int = 5
 ) -> Plan:
     """The plan of a question with attachments (see the module docstring)."""
-    steps: list[dict[str, Any]] = []
-
-    def add(
-        kind: str,
-        params: dict[str, Any],
-        deps: Sequence[int] = (),
-        why: str = "",
-        modality: str = "text",
-        condition: str | None = None,
-    ) -> int:
-        sid = len(steps) + 1
-        steps.append(
-            {
-                "step_id": sid,
-                "type": kind,
-                "modality": modality,
-                "parameters": params,
-                "dependencies": list(deps),
-                "condition": condition,
-                "trace": {"source": "rule-based", "explanation": why},
-            }
-        )
-        return sid
+    builder = PlanBuilder()
+    add = builder.add
 
     text_lists: list[int] = []
     image_lists: list[int] = []
@@ -199,4 +178,4 @@ def attachment_plan(
             modality="image",
             condition=" or ".join(f"step_{s}.status == 'ok'" for s in image_lists),
         )
-    return Plan.parse({"plan": steps, "traceability": True})
+    return builder.plan()

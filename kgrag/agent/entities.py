@@ -12,12 +12,12 @@ from kgrag.ingest.entities import normalise_name
 from kgrag.planner.analysis import ResolvedEntity
 
 
-class EntityResolver:
+class GraphEntityLookup:
     """Exact normalised names first, then the entity full-text index (accepted only when every
     word of the mention is in the name); finally only entities mentioned or depicted by a
     document the caller may read are kept, so nothing of a private document leaks into a plan.
 
-    A resolver serves one question (one caller): it remembers what it looked up (names, full-text
+    A lookup serves one question (one caller): it remembers what it looked up (names, full-text
     matches, readability), since the question, the judge's refined queries and the answer's
     sentences name the same entities again and again."""
 

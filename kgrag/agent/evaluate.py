@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgrag.agent.text import sentences, stem, term_set, terms
 from kgrag.executor.hits import Hit
+from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
-from kgrag.planner.rule import key_terms
+from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class Judge(Protocol):
     ) -> Judgement: ...
 
 
-def coverage(
+def evidence_coverage(
     question: str, entities: Sequence[ResolvedEntity], evidence: Sequence[Hit]
 ) -> tuple[float, list[str], list[ResolvedEntity]]:
     """(coverage in [0, 1], the question's stemmed terms missing from the evidence, the resolved
@@ -93,7 +93,7 @@ class OfflineJudge:
         evidence: Sequence[Hit],
         previous_queries: Sequence[str],
     ) -> Judgement:
-        cov, missing_terms, missing_entities = coverage(
+        cov, missing_terms, missing_entities = evidence_coverage(
             question, named(question, entities), evidence
         )
         surfaces = _surfaces(question)
@@ -162,7 +162,7 @@ def _bridge_terms(question: str, evidence: Sequence[Hit], limit: int = 3) -> lis
     wanted = set(terms(question))
     best: tuple[int, str] | None = None
     for hit in evidence[:JUDGED_HITS]:
-        for sentence in sentences(hit.text or ""):
+        for sentence in sentence_texts(hit.text or ""):
             overlap = len(wanted & set(terms(sentence)))
             if overlap and (best is None or overlap > best[0]):
                 best = (overlap, sentence)
@@ -188,18 +188,13 @@ class _LlmVerdict(BaseModel):
     next_query: str | None = None
 
 
-_JUDGE_PROMPT = """You judge whether retrieved evidence is enough to answer a question.
-Answer with JSON: {"decision": "SATISFIED" | "REFINE" | "EXPAND" | "FILTER", "reason": "...",
-"next_query": "..." or null}.
-SATISFIED: the evidence answers the question. REFINE: search again with a better query.
-EXPAND: follow entities the evidence names to find missing facts (give the query naming them).
-FILTER: the evidence is noisy; next_query names what to keep. Never repeat an earlier query."""
+_JUDGE_PROMPT = render_prompt("kgrag.agent", "judge_system")
 
 
 class LlmJudge:
     """The chat model judges; the offline coverage is kept as the reported score."""
 
-    def __init__(self, client: LLMClient, *, max_evidence_chars: int = 600) -> None:
+    def __init__(self, client: LLM, *, max_evidence_chars: int = 600) -> None:
         self.client = client
         self.max_evidence_chars = max_evidence_chars
 
@@ -212,7 +207,7 @@ class LlmJudge:
     ) -> Judgement:
         from kgrag.llm import ChatMessage
 
-        cov, _, missing = coverage(question, entities, evidence)
+        cov, _, missing = evidence_coverage(question, entities, evidence)
         listing = "\n".join(
             f"[{i}] {(h.text or h.title or h.id)[: self.max_evidence_chars]}"
             for i, h in enumerate(evidence[:JUDGED_HITS], start=1)

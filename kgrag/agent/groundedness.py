@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.agent.text import markers_in, sentences, strip_citations, terms
+from kgrag.agent.text import markers_in, strip_citations
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ def claim_sentences(answer: str) -> list[str]:
 
 def _split_keep_markers(line: str) -> list[str]:
     """Sentences of a line, each keeping the markers that follow its full stop."""
-    found = sentences(line, min_chars=1)
+    found = sentence_texts(line, min_chars=1)
     merged: list[str] = []
     for s in found:
         if merged and re.fullmatch(r"(\s*\[\d+\])+\s*\.?", s):
@@ -86,7 +88,7 @@ def check(
     cited_text: Mapping[int, str],
     embedder: TextEmbedder,
     *,
-    llm: LLMClient | None = None,
+    llm: LLM | None = None,
 ) -> GroundednessReport:
     """Check every claim sentence of ``answer`` against ``cited_text`` (marker -> text)."""
     claims = claim_sentences(answer)
@@ -124,7 +126,7 @@ def _offline(sentence: str, cited_text: Mapping[int, str], embedder: TextEmbedde
     if _quotes(claim, sources):  # a verbatim quotation is its own best match: nothing to embed
         semantic = 1.0
     else:
-        pieces = [p for t in sources for p in sentences(t, min_chars=1)] or sources
+        pieces = [p for t in sources for p in sentence_texts(t, min_chars=1)] or sources
         vectors = np.asarray(embedder.embed([claim, *pieces]))
         semantic = float(np.max(vectors[1:] @ vectors[0]))
     supported = (lexical >= MIN_LEXICAL and semantic >= MIN_SEMANTIC) or lexical >= 0.9
@@ -153,16 +155,14 @@ class _LlmChecks(BaseModel):
 
 
 def _llm_verdicts(
-    llm: LLMClient, claims: Sequence[str], cited_text: Mapping[int, str]
+    llm: LLM, claims: Sequence[str], cited_text: Mapping[int, str]
 ) -> list[bool] | None:
     from kgrag.llm import BudgetExceededError, ChatMessage, LLMError
 
     evidence = "\n".join(f"[{m}] {t[:1200]}" for m, t in sorted(cited_text.items()))
     listing = "\n".join(f"{i}. {s}" for i, s in enumerate(claims, start=1))
-    prompt = (
-        "For each numbered sentence, say whether the evidence it cites supports it. Answer "
-        'with JSON {"supported": [true|false, ...]}, one entry per sentence, in order.\n\n'
-        f"Evidence:\n{evidence}\n\nSentences:\n{listing}"
+    prompt = render_prompt(
+        "kgrag.agent", "groundedness_check", evidence=evidence, sentences=listing
     )
     try:
         result, _ = llm.chat_json([ChatMessage(role="user", content=prompt)], _LlmChecks)

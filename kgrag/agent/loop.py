@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from kgrag.agent.evaluate import Judge, Judgement, OfflineJudge
 from kgrag.agent.events import EvaluationEvent, PlanEvent
 from kgrag.agent.planning import AgentPlanner
-from kgrag.agent.text import terms
 from kgrag.errors import KgragError
 from kgrag.executor.handlers import StepOutcome
 from kgrag.executor.hits import Hit
@@ -24,6 +23,7 @@ from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
 from kgrag.planner.llm import PlanResult
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan, Step
+from kgrag.text import terms
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from kgrag.planner.models import MAX_PLAN_STEPS, Plan
 from kgrag.planner.rule import fulltext_query, lexical_weight, rule_plan
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 _STEP_REF = re.compile(r"\bstep_(\d+)\b")
 
@@ -49,7 +49,7 @@ class AgentPlanner:
 
     def __init__(
         self,
-        client: LLMClient | None,
+        client: LLM | None,
         *,
         tools: Mapping[str, str] | None = None,
         images: bool = False,

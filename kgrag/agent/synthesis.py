@@ -28,12 +28,13 @@ import numpy as np
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
-from kgrag.agent.text import sentences, terms
 from kgrag.executor.hits import Hit
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text import sentence_texts, terms
 
 if TYPE_CHECKING:
-    from kgrag.llm import ChatResult, LLMClient
+    from kgrag.llm import LLM, ChatResult
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ def select_sentences(
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(evidence[:SENTENCE_HITS]):
-        for position, sentence in enumerate(sentences(hit.text or "")):
+        for position, sentence in enumerate(sentence_texts(hit.text or "")):
             if sentence not in seen:
                 seen.add(sentence)
                 candidates.append(
@@ -297,12 +298,7 @@ def extractive_answer(
 
 # ------------------------------------------------------------------------------------- LLM
 
-_SYSTEM = """You answer questions using ONLY the numbered evidence given to you.
-Cite the evidence after every sentence with its number in square brackets, e.g. [2] or [1][3].
-Never cite a number that is not in the evidence list. If the evidence does not answer the
-question, reply with exactly NOT_FOUND and nothing else: never answer from your own knowledge.
-To show an image from the evidence, cite its number.
-Answer in plain prose (or the format the user asks for); do not add a list of sources."""
+_SYSTEM = render_prompt("kgrag.agent", "answer_system")
 
 
 def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: int) -> str:
@@ -315,7 +311,7 @@ def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: 
 
 
 def llm_answer(
-    client: LLMClient,
+    client: LLM,
     question: str,
     evidence: Sequence[Hit],
     images: Sequence[Hit],

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kgrag.executor.hits import Hit
 from kgrag.ingest.entities import normalise_name
-from kgrag.planner.document_plans import document_terms
 from kgrag.planner.models import (
     CompareStep,
     DocumentSummaryStep,
@@ -23,11 +22,12 @@ from kgrag.planner.models import (
     MetadataSearchStep,
     Step,
 )
+from kgrag.text import document_terms
 
 if TYPE_CHECKING:
     from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 
-__all__ = ["DOCUMENT_HANDLERS", "answer_text", "coverage", "metadata_score"]
+__all__ = ["DOCUMENT_HANDLERS", "answer_text", "metadata_coverage", "metadata_score"]
 
 #: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
 OVERFETCH = 4
@@ -53,7 +53,7 @@ def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
     return round(raw / (8.0 * max(1, n_terms)), 6)
 
 
-def coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
+def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
     """The share of ``terms`` found anywhere in a document's metadata."""
     fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
     fields += list(row.get("entities") or ())
@@ -78,7 +78,7 @@ def _about(
     rows = rec.read(
         "documents_about", {"terms": terms, "entity_ids": list(entity_ids), "k": k * OVERFETCH}
     )
-    rows = [r for r in rows if coverage(r, terms) >= min_coverage]
+    rows = [r for r in rows if metadata_coverage(r, terms) >= min_coverage]
     scored = [(metadata_score(r, len(terms)), r) for r in rows]
     scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
     return scored[:k]

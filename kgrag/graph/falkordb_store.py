@@ -132,7 +132,22 @@ class FalkorDBStore(GraphStore):
         store = cls(f"falkordb-lite://{path}", db.select_graph(graph_name), db, server=db)
         store._db_path = path
         store._release = weakref.finalize(store, _release_embedded, path, use, db, lock_timeout)
+        store._no_query_log(graph_name)
         return store
+
+    def _no_query_log(self, graph_name: str) -> None:
+        """Keep none of the embedded server's log of finished queries (a stream
+        ``telemetry{graph}`` of the last ``MAX_INFO_QUERIES`` (1,000) queries with their
+        parameters, kept in the snapshot; ``CMD_INFO no`` set at run time does not stop it,
+        a cap of 0 does), and drop what an older version logged. kgrag never reads it; it held
+        question texts after their traces were pruned or erased, and 0.5-1.2 MB of snapshot
+        that no prune gave back (bench/trace_retention.py)."""
+        client = self._connection.connection
+        try:
+            client.execute_command("GRAPH.CONFIG", "SET", "MAX_INFO_QUERIES", 0)
+            client.delete(f"telemetry{{{graph_name}}}")
+        except Exception as e:
+            raise self._wrap(e, "GRAPH.CONFIG SET MAX_INFO_QUERIES 0") from e
 
     @classmethod
     def open_remote(cls, host: str, port: int, graph_name: str = "kgrag") -> FalkorDBStore:
@@ -337,6 +352,36 @@ class FalkorDBStore(GraphStore):
         except Exception as e:
             raise self._wrap(e, "BGSAVE") from e
         return Path(folder) / name
+
+    def compact(self, timeout_s: float = 600.0) -> None:
+        """Rewrite the append-only file (``BGREWRITEAOF``: a forked child writes the data as it
+        is now as the file's new base, while the server keeps serving) and wait for it. The log
+        of every write since the last rewrite, deleted traces included, is then gone; Redis
+        also rewrites by itself, but only once the file has doubled since the last rewrite."""
+        client = self._connection.connection
+        try:
+            done = int(client.info("persistence").get("aof_rewrites", 0))
+            client.execute_command("BGREWRITEAOF")
+            deadline = time.monotonic() + timeout_s
+            while True:
+                info = client.info("persistence")
+                running = int(info["aof_rewrite_in_progress"]) or int(info["aof_rewrite_scheduled"])
+                if not running and int(info.get("aof_rewrites", done + 1)) > done:
+                    break
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"the log rewrite of {self.uri} did not end in {timeout_s:g} s"
+                    )
+                time.sleep(0.05)
+            if info.get("aof_last_bgrewrite_status") != "ok":
+                raise StoreError(
+                    f"the embedded FalkorDB could not rewrite its log in {self._db_path}: "
+                    f"{disk_trouble(self._db_path) if self._db_path else 'see its log'}"
+                )
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self._wrap(e, "BGREWRITEAOF") from e
 
     def server_pid(self) -> int | None:
         """The embedded server's process id (for tests that kill it), or None if remote."""

@@ -419,6 +419,12 @@ class Neo4jStore(GraphStore):
     def server_version(self) -> str:
         return f"Neo4j {self._version}"
 
+    def compact(self) -> None:
+        """Nothing to do: Neo4j reuses the records of deleted nodes and relationships (its store
+        files keep their size), and prunes its transaction logs at its own checkpoints by the
+        server's ``db.tx_log.rotation.retention_policy`` (Community has no ``db.checkpoint()``
+        procedure to call)."""
+
     def close(self) -> None:
         self._driver.close()
 

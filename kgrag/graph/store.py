@@ -253,6 +253,11 @@ class GraphStore(ABC):
     def server_version(self) -> str: ...
 
     @abstractmethod
+    def compact(self) -> None:
+        """Give the space of deleted data back where the engine can: after a prune of traces
+        (:func:`kgrag.retention.compact`). Returns when done."""
+
+    @abstractmethod
     def close(self) -> None: ...
 
     def __enter__(self) -> GraphStore:

@@ -1,7 +1,7 @@
 """Sentence-aware chunking of page text, sized in the embedder's tokens.
 
-Sentences are found with a regular expression plus a few rules (abbreviations such as "e.g." or
-"Dr.", initials and decimals do not end a sentence; a blank line always does). Sentences are packed
+Sentences are found by :func:`kgrag.text.sentences.sentence_spans` (abbreviations such as "e.g."
+or "Dr.", initials and decimals do not end a sentence; a blank line always does). They are packed
 into chunks of at most ``max_tokens``; consecutive chunks of a page share whole trailing sentences
 up to ``overlap_tokens``. A chunk never spans two pages, and a sentence longer than ``max_tokens``
 is cut between words (a single over-long "word" between characters). ``count_tokens`` is called
@@ -15,99 +15,17 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from kgrag.ingest.models import ParsedPage, TextChunk
+from kgrag.text.sentences import sentence_spans
 
-__all__ = ["chunk_text", "split_sentences"]
+__all__ = ["chunk_text"]
 
-#: lower-case words that, followed by ".", never end a sentence (titles, Latin, months)
-ABBREVIATIONS = frozenset(
-    {
-        *("mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr", "st", "mt", "ft", "rev", "hon"),
-        *("gen", "col", "lt", "sgt", "capt", "cmdr", "adm", "gov", "pres", "vs", "cf", "eg"),
-        *("ie", "viz", "al", "approx", "dept", "inc", "ltd", "corp", "bros", "assn", "univ"),
-        *("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"),
-        *("ave", "blvd", "rd"),
-    }
-)
-#: abbreviations that do not end a sentence when a number follows: "Fig. 3", "No. 5", "p. 12"
-NUMBERED_ABBREVIATIONS = frozenset(
-    {"no", "nos", "vol", "vols", "p", "pp", "fig", "figs", "eq", "eqs", "ch", "sec", "art"}
-    | {"ref", "refs", "ca", "op", "tab", "ex"}
-)
-
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
-# terminal punctuation and any closing quotes/brackets, followed by whitespace; CJK full stops
-# end a sentence without a following space
-_CANDIDATE = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[。！？]+[」』”’）]*")
 _WORD = re.compile(r"\S+")
-_OPENERS = "\"'“‘«([{"
 
 
 class _Unit(NamedTuple):
     start: int
     end: int
     tokens: int
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the sentences of ``text``, whitespace trimmed, in order."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for brk in _PARAGRAPH_BREAK.finditer(text):
-        _paragraph_sentences(text, start, brk.start(), spans)
-        start = brk.end()
-    _paragraph_sentences(text, start, len(text), spans)
-    return spans
-
-
-def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    sentence_start = start
-    for m in _CANDIDATE.finditer(text, start, end):
-        if _is_boundary(text, m.start(), m.end(), end, m.group()):
-            _emit(text, sentence_start, m.end(), out)
-            sentence_start = m.end()
-    _emit(text, sentence_start, end, out)
-
-
-def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int, punct: str) -> bool:
-    if punct[0] in "。！？":
-        return True
-    n = punct_end
-    while n < limit and text[n].isspace():
-        n += 1
-    if n >= limit:
-        return True
-    if text[n].islower():  # "e.g. the", "Yahoo! is", "wait... then"
-        return False
-    if "!" in punct or "?" in punct or "…" in punct or punct.startswith(".."):
-        return True
-    # a single period: look at the word in front of it
-    w = punct_start
-    while w > 0 and not text[w - 1].isspace():
-        w -= 1
-    word = text[w:punct_start].lstrip(_OPENERS)
-    if not word:
-        return True
-    lower = word.lower()
-    if lower in ABBREVIATIONS:
-        return False
-    if lower in NUMBERED_ABBREVIATIONS and text[n].isdigit():
-        return False
-    if len(word) == 1 and word.isalpha() and word.isupper():  # an initial: "J. R. Tolkien"
-        return False
-    if "." in word:  # "e.g", "i.e", "U.S", "Ph.D"
-        parts = word.split(".")
-        if all(p.isalpha() and len(p) <= 3 for p in parts if p):
-            return False
-    return True
-
-
-def _emit(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start < end:
-        out.append((start, end))
 
 
 def chunk_text(
@@ -134,7 +52,7 @@ def chunk_text(
     for page in pages:
         text = page.text
         units: list[_Unit] = []
-        for start, end in split_sentences(text):
+        for start, end in sentence_spans(text):
             tokens = count_tokens(text[start:end])
             if tokens <= max_tokens:
                 units.append(_Unit(start, end, tokens))

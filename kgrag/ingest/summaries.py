@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrag.ingest.records import ChunkRecord, ImageRecord
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text.sentences import simple_sentences
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
-__all__ = ["Summariser", "extractive_summary", "split_sentences"]
+__all__ = ["Summariser", "extractive_summary"]
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +43,7 @@ MAX_EMBEDDED_SENTENCES = 96
 MAX_SENTENCE_CHARS = 300
 """Longer sentences are no candidates in a long document (and are cut to this to be embedded)."""
 LLM_INPUT_CHARS = 6000
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _SPACE = re.compile(r"\s+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (a full stop, ! or ? followed by space and a capital or digit)."""
-    text = _SPACE.sub(" ", text).strip()
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()] if text else []
 
 
 def _bounded(text: str, max_chars: int) -> str:
@@ -106,7 +101,7 @@ class Summariser:
     def __init__(
         self,
         embedder: TextEmbedder | None,
-        llm: LLMClient | None = None,
+        llm: LLM | None = None,
         *,
         max_chars: int = MAX_CHARS,
     ) -> None:
@@ -129,7 +124,7 @@ class Summariser:
             summary = self._llm_summary(title, modality, text)
             if summary:
                 return summary
-        summary = extractive_summary(split_sentences(text), self.embedder, self.max_chars)
+        summary = extractive_summary(simple_sentences(text), self.embedder, self.max_chars)
         if summary and modality == "audio":
             return _bounded(f"Recording: {summary}", self.max_chars)
         return summary
@@ -151,10 +146,8 @@ class Summariser:
         messages = [
             ChatMessage(
                 role="system",
-                content=(
-                    f"Summarise the {kind} the user gives in at most three sentences "
-                    f"({self.max_chars} characters): what it is and its main points. "
-                    "Plain text, no preamble, only facts stated in it."
+                content=render_prompt(
+                    "kgrag.ingest", "summary_system", kind=kind, max_chars=self.max_chars
                 ),
             ),
             ChatMessage(role="user", content=f"Title: {title}\n\n{text[:LLM_INPUT_CHARS]}"),

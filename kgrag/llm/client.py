@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from kgrag.errors import ConfigError, DependencyMissingError
+from kgrag.errors import ConfigError
 from kgrag.llm.errors import LLMError
-from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage
+from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
+from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage, price_table
 
 if TYPE_CHECKING:
     from kgrag.config import Settings
@@ -49,7 +50,7 @@ class ChatResult(BaseModel):
     model: str
 
 
-class LLMClient:
+class LLMClient(OpenAIEndpoint):
     """A chat model behind the OpenAI chat completions API.
 
     Args:
@@ -62,6 +63,8 @@ class LLMClient:
         timeout_s: timeout of one HTTP request.
         max_retries: retries of 408/409/429/5xx answers and lost connections.
     """
+
+    error = LLMError
 
     def __init__(
         self,
@@ -80,26 +83,27 @@ class LLMClient:
             raise ConfigError(f"max_retries must be 0 or more, got {max_retries}")
         if timeout_s <= 0:
             raise ConfigError(f"timeout_s must be positive, got {timeout_s}")
-        try:
-            import openai
-        except ImportError as e:
-            raise DependencyMissingError("openai", extra="openai") from e
-        key: str | None = api_key or None
-        if key is None and base_url is not None:
-            key = "not-needed"  # local OpenAI-compatible servers accept any key
         self.model = model
         self.prices = prices if prices is not None else DEFAULT_PRICES
         self.meter = meter if meter is not None else CostMeter()
-        self._max_retries = max_retries
-        try:
-            self._client: Any = openai.OpenAI(
-                api_key=key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
-            )
-        except openai.OpenAIError as e:
-            raise ConfigError(
-                f"could not configure the OpenAI client for {model!r}: {e}; set "
-                "KGRAG_OPENAI_API_KEY (or OPENAI_API_KEY) or KGRAG_OPENAI_BASE_URL"
-            ) from e
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=max_retries,
+            subject=f" for {model!r}",
+            setup_hint="; set KGRAG_OPENAI_API_KEY (or OPENAI_API_KEY) or KGRAG_OPENAI_BASE_URL",
+        )
+
+    @property
+    def hints(self) -> ErrorHints:
+        return ErrorHints(
+            key="check KGRAG_OPENAI_API_KEY",
+            retry="try again later",
+            request="check the model name and the request",
+            timeout=f"after {self._max_retries} retries; raise KGRAG_LLM_TIMEOUT_S",
+            connect="check KGRAG_OPENAI_BASE_URL and that the server runs",
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings, meter: CostMeter | None = None) -> LLMClient | None:
@@ -113,6 +117,7 @@ class LLMClient:
             settings.llm_model,
             base_url=settings.openai_base_url,
             api_key=key,
+            prices=price_table(settings.llm_prices),
             meter=meter
             if meter is not None
             else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),
@@ -126,10 +131,6 @@ class LLMClient:
         clone.__dict__.update(self.__dict__)
         clone.meter = meter
         return clone
-
-    @property
-    def endpoint(self) -> str:
-        return str(self._client.base_url).rstrip("/")
 
     # ------------------------------------------------------------------------------- calls
 
@@ -150,8 +151,6 @@ class LLMClient:
             BudgetExceededError: the meter is over budget (nothing is sent).
             LLMError: HTTP error after retries, timeout, refusal, empty or non-JSON answer.
         """
-        import openai
-
         self.meter.check()
         if not messages:
             raise LLMError("chat() needs at least one message")
@@ -168,34 +167,7 @@ class LLMClient:
                 "json_schema": {"name": schema_name, "schema": json_schema, "strict": strict},
             }
         what = f"chat completion with {self.model!r} at {self.endpoint}"
-        try:
-            response = self._client.chat.completions.create(**kwargs)
-        except openai.AuthenticationError as e:
-            raise LLMError(
-                f"{what} failed: the API key was refused (HTTP {e.status_code}: "
-                f"{_api_message(e)}); check KGRAG_OPENAI_API_KEY"
-            ) from e
-        except openai.APIStatusError as e:
-            retryable = e.status_code in (408, 409, 429) or e.status_code >= 500
-            hint = (
-                f"still failing after {self._max_retries} retries; try again later"
-                if retryable
-                else "check the model name and the request"
-            )
-            raise LLMError(
-                f"{what} failed with HTTP {e.status_code}: {_api_message(e)}; {hint}"
-            ) from e
-        except openai.APITimeoutError as e:
-            raise LLMError(
-                f"{what} timed out after {self._max_retries} retries; raise KGRAG_LLM_TIMEOUT_S"
-            ) from e
-        except openai.APIConnectionError as e:
-            raise LLMError(
-                f"{what} failed: could not connect ({e}); check KGRAG_OPENAI_BASE_URL "
-                "and that the server runs"
-            ) from e
-        except openai.OpenAIError as e:
-            raise LLMError(f"{what} failed: {e}") from e
+        response = self._request(what, lambda: self._client.chat.completions.create(**kwargs))
 
         answered_model = str(getattr(response, "model", None) or self.model)
         raw_usage = getattr(response, "usage", None)
@@ -269,12 +241,3 @@ class LLMClient:
 
     def __repr__(self) -> str:
         return f"LLMClient({self.model!r}, base_url={self.endpoint!r})"
-
-
-def _api_message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return str(getattr(e, "message", e))

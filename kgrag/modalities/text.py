@@ -28,6 +28,7 @@ import numpy as np
 
 from kgrag import metrics
 from kgrag.errors import ConfigError, DependencyMissingError, ModelError
+from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -250,7 +251,7 @@ def default_text_embedder() -> SentenceTransformerEmbedder:
 # ------------------------------------------------------------------------------------- OpenAI
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(OpenAIEndpoint):
     """Embeddings from OpenAI or any OpenAI-compatible endpoint.
 
     Args:
@@ -292,10 +293,20 @@ class OpenAIEmbedder:
             raise ConfigError(f"dimensions must be positive, got {dimensions}")
         if max_retries < 0:
             raise ConfigError(f"max_retries must be 0 or more, got {max_retries}")
-        try:
-            import openai
-        except ImportError as e:
-            raise DependencyMissingError("openai", "openai") from e
+        self._model = model
+        self._base_url = base_url
+        self._batch_size = batch_size
+        self._max_tokens = max_tokens
+        self._dimensions = dimensions
+        self._send_dimensions = dimensions is not None and model.startswith("text-embedding-3")
+        self._encoding: Any = None
+        self._encoding_checked = False
+        self._lock = threading.Lock()
+        super().__init__(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
+
+    def _api_key(self, api_key: str | None, base_url: str | None) -> str | None:
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if base_url is None:
@@ -304,26 +315,17 @@ class OpenAIEmbedder:
                     "(or use the offline default embedder)"
                 )
             key = "not-needed"
-        self._model = model
-        self._base_url = base_url
-        self._batch_size = batch_size
-        self._max_tokens = max_tokens
-        self._max_retries = max_retries
-        self._dimensions = dimensions
-        self._send_dimensions = dimensions is not None and model.startswith("text-embedding-3")
-        self._encoding: Any = None
-        self._encoding_checked = False
-        self._lock = threading.Lock()
-        try:
-            self._client = openai.OpenAI(
-                api_key=key, base_url=base_url, max_retries=max_retries, timeout=timeout
-            )
-        except openai.OpenAIError as e:
-            raise ConfigError(f"could not configure the OpenAI client: {e}") from e
+        return key
 
     @property
-    def endpoint(self) -> str:
-        return str(self._client.base_url).rstrip("/")
+    def hints(self) -> ErrorHints:
+        return ErrorHints(
+            key="check OPENAI_API_KEY / api_key",
+            retry="try again later or lower batch_size",
+            request="check the model name, dimensions and the input texts",
+            timeout="after retries; raise timeout or lower batch_size",
+            connect="check base_url and that the server runs",
+        )
 
     # -- the TextEmbedder protocol
 
@@ -368,8 +370,6 @@ class OpenAIEmbedder:
     # -- internals
 
     def _embed_batch(self, batch: list[str], start: int, total: int) -> list[list[float]]:
-        import openai
-
         kwargs: dict[str, Any] = {"model": self._model, "input": batch}
         if self._send_dimensions:
             kwargs["dimensions"] = self._dimensions
@@ -378,33 +378,7 @@ class OpenAIEmbedder:
             f"at {self.endpoint}"
         )
         logger.debug("embeddings request: %d texts with %s", len(batch), self._model)
-        try:
-            response = self._client.embeddings.create(**kwargs)
-        except openai.AuthenticationError as e:
-            raise ModelError(
-                f"{what} failed: the API key was refused (HTTP {e.status_code}: "
-                f"{_api_message(e)}); check OPENAI_API_KEY / api_key"
-            ) from e
-        except openai.APIStatusError as e:
-            hint = (
-                f"still failing after {self._max_retries} retries; try again later or lower "
-                "batch_size"
-                if e.status_code in (408, 409, 429) or e.status_code >= 500
-                else "check the model name, dimensions and the input texts"
-            )
-            raise ModelError(
-                f"{what} failed with HTTP {e.status_code}: {_api_message(e)}; {hint}"
-            ) from e
-        except openai.APITimeoutError as e:
-            raise ModelError(
-                f"{what} timed out after retries; raise timeout or lower batch_size"
-            ) from e
-        except openai.APIConnectionError as e:
-            raise ModelError(
-                f"{what} failed: could not connect ({e}); check base_url and that the server runs"
-            ) from e
-        except openai.OpenAIError as e:
-            raise ModelError(f"{what} failed: {e}") from e
+        response = self._request(what, lambda: self._client.embeddings.create(**kwargs))
 
         data = sorted(response.data, key=lambda d: d.index)
         if len(data) != len(batch):
@@ -436,15 +410,6 @@ class OpenAIEmbedder:
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder({self._model!r}, base_url={self._base_url!r})"
-
-
-def _api_message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-    return str(getattr(e, "message", e))
 
 
 def _load_tiktoken(model: str) -> Any:

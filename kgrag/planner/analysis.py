@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
@@ -30,6 +29,16 @@ from kgrag.planner.intent import (
     default_intent_classifier,
 )
 from kgrag.planner.models import Modality
+from kgrag.text.stopwords import FUNCTION_WORDS
+from kgrag.text.tokens import (
+    QuestionToken,
+    content_words,
+    is_content_word,
+    normalise_question,
+    question_sentence_starts,
+    tokenise_question,
+)
+from kgrag.text.words import word_set
 
 __all__ = [
     "DocumentType",
@@ -109,70 +118,43 @@ class QueryAnalysis(_Frozen):
 # --------------------------------------------------------------------------- vocabulary
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_STOP_WORDS = _words("""
-    a about above after again against all also am an and any are aren't as at be because been
-    before being below between both but by can could did didn't do does doesn't doing don't down
-    during each either else ever every few for from further had has have having he her here hers
-    herself him himself his how however i if in into is isn't it its itself just least less let
-    like many may me might more most much must my myself neither no nor not now of off often on
-    once only or other others otherwise our ours ourselves out over own per perhaps please quite
-    rather really same shall she should so some such than that the their theirs them themselves
-    then there these they this those though through thus to too under until up upon us very via
-    was wasn't we were weren't what whatever when whenever where whereas wherever whether which
-    while who whoever whom whose why will with within without would yet you your yours yourself
-    yourselves one ones get got gets tell show find give list enumerate name named know want need
-    can't cannot thing things something anything kind sort type lot lots etc e.g i.e
-    summarise summarize summary overview compare comparison difference differences versus vs
-    documents document files file docs mention mentions mentioned mentioning say says said
-    """)
-
-FUNCTION_WORDS = _STOP_WORDS
-"""Words that frame a question rather than name its topic (the intent classifier's frames)."""
-
-_COMMON_WORDS = _words(
+_COMMON_WORDS = word_set(
     """reports report documents document files file pdfs pdf recordings recording images image
     pictures picture photos photo notes emails meetings meeting slides transcripts find search
     look explain describe summarise summarize compare tell give list show get"""
 )
 """Words that are capitalised at the start of a sentence or as a file type, but are no names."""
-_CONNECTORS = _words(
+_CONNECTORS = word_set(
     "of the and de del della der den van von la le du di da y for with on & al bin ibn"
 )
 """Lowercase words that may sit inside a capitalised name ("Journal of Physics")."""
 _SPLIT_CONNECTORS = frozenset({"and", "with", "&"})
 _REL_PRONOUNS = frozenset({"that", "which", "who", "whom", "whose", "where"})
 _TIME_NOUNS = frozenset({"year", "day", "time", "date", "month", "period", "era", "moment", "week"})
-_PREPOSITIONS = _words(
+_PREPOSITIONS = word_set(
     "in at on of from for by with to during under into onto over about after before"
 )
-_DETERMINERS = _words(
+_DETERMINERS = word_set(
     "the a an this that these those each every any its their his her our my your another other some"
 )
-_NOT_RELATIVE_AFTER = _words(
+_NOT_RELATIVE_AFTER = word_set(
     """say says said know knows knew think thinks thought mean means meant claim claims claimed
     show shows showed state states stated true sure so such believe believes note notes noted
     mention mentions mentioned indicate indicates indicated confirm confirms confirmed is was
     are were"""
 )
-_CONTRACTIONS = _words("what who where when why how that it there here let he she which")
-_COPULAS = _words("is was are were")
+_COPULAS = word_set("is was are were")
 _ARTICLES = frozenset({"the", "a", "an"})
-_WH_WORDS = _words("who what where when which whom whose how")
-_ABBREVIATIONS = _words("mr mrs ms dr st jr sr vs etc e.g i.e u.s prof gen col lt mt ft")
+_WH_WORDS = word_set("who what where when which whom whose how")
 
 # ----------------------------------------------------------------------------- patterns
 
-_WORD = re.compile(r"\w+(?:[-'.]\w+)*")
 _QUOTED = re.compile(r"\"([^\"]{1,120})\"|(?<!\w)'([^']{1,120})'(?!\w)")
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 
 _ABOUT_DOC = re.compile(r"^what(?:'s| is| are| was)\s+(.{1,120}?)\s+(?:about|on)\s*[?.!]*$")
 """A "what is X about" question: X is the document to summarise."""
-_SUMMARY_FRAME = _words(
+_SUMMARY_FRAME = word_set(
     """what what's whats is are was the a an me us please can could would you tell give
     summarise summarize summary overview gist recap about briefly brief short shortly in
     nutshell main key points of for cover covers covered does do say says overall broadly
@@ -212,38 +194,19 @@ _OF_RELATION = re.compile(
     r"(?:type|kind|sort)\b)"
 )
 _STRANDED = re.compile(r"\b(?:of|from|in|for|with|to|at|on)\s*[?.!]*\s*$")
-_PARTICIPLES = _words(
+_PARTICIPLES = word_set(
     """named called located based known founded made produced written directed published owned
     played born formed created designed built developed maintained operated managed run released
     composed performed sung recorded situated headquartered installed used"""
 )
-_ING_PARTICIPLES = _words(
+_ING_PARTICIPLES = word_set(
     """containing including featuring starring having playing owning using allowing producing
     making connecting linking covering serving hosting holding running operating managing
     supplying manufacturing building writing directing"""
 )
-_AUXILIARIES = _words("is was are were did does do has have had")
-_PASSIVE_AUX = _words("is was are were be been being get got gets")
-_PARTICIPLE_FOLLOWERS = _words("by in at after as from for under on to with near into")
-
-
-@dataclass(frozen=True)
-class _Token:
-    text: str
-    start: int
-    end: int
-    possessive: bool
-
-    @property
-    def lower(self) -> str:
-        return self.text.lower()
-
-    @property
-    def capitalised(self) -> bool:
-        first = self.text[0]
-        return first.isupper() or (
-            any(c.isdigit() for c in self.text) and any(c.isalpha() for c in self.text)
-        )
+_AUXILIARIES = word_set("is was are were did does do has have had")
+_PASSIVE_AUX = word_set("is was are were be been being get got gets")
+_PARTICIPLE_FOLLOWERS = word_set("by in at after as from for under on to with near into")
 
 
 # ----------------------------------------------------------------------------------- API
@@ -269,15 +232,15 @@ def analyse(
     spans, quoted spans, tokens with digits, then key-term n-grams of 1-3 words) and returns the
     graph entities they match; each result's ``surface`` should be the candidate it came from.
     ``intents`` classifies the question (default: over the bundled all-MiniLM-L6-v2)."""
-    text = _normalise(question)
+    text = normalise_question(question)
     if not text:
         raise PlanError("the question is empty; there is nothing to plan")
     lowered = text.lower()
-    tokens = _tokenise(text)
+    tokens = tokenise_question(text)
     cues: list[str] = []
 
     named = _named_spans(text, tokens)
-    terms = _key_terms(tokens)
+    terms = content_words(tokens)
     candidates = _candidates(text, tokens, named)
 
     entities: tuple[ResolvedEntity, ...] = ()
@@ -343,8 +306,8 @@ def named_document_types(text: str) -> tuple[DocumentType, ...]:
 
 def named_spans(text: str) -> tuple[str, ...]:
     """The spans of ``text`` that look like names: quoted, capitalised, or holding digits."""
-    normalised = _normalise(text)
-    return _named_spans(normalised, _tokenise(normalised))
+    normalised = normalise_question(text)
+    return _named_spans(normalised, tokenise_question(normalised))
 
 
 def resolve_mentions(
@@ -359,55 +322,15 @@ def mention_candidates(question: str) -> tuple[str, ...]:
     """The spans of ``question`` worth looking up as entities, most name-like first: quoted and
     capitalised spans and tokens with digits, then key-term n-grams (3, 2, then 1 words). Case is
     kept; repeats (ignoring case) are dropped; at most :data:`MAX_CANDIDATES`."""
-    text = _normalise(question)
-    tokens = _tokenise(text)
+    text = normalise_question(question)
+    tokens = tokenise_question(text)
     return _candidates(text, tokens, _named_spans(text, tokens))
 
 
 # ------------------------------------------------------------------------------- helpers
 
 
-def _normalise(question: str) -> str:
-    text = question.replace("\u2019", "'").replace("\u2018", "'")
-    text = text.replace("\u201c", '"').replace("\u201d", '"').replace("``", '"').replace("''", '"')
-    return " ".join(text.split())
-
-
-def _tokenise(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    for match in _WORD.finditer(text):
-        word, start, end = match.group(0), match.start(), match.end()
-        possessive = False
-        if word.lower().endswith("'s") and len(word) > 2:
-            base = word[:-2]
-            if base.lower() not in _CONTRACTIONS:
-                possessive = True
-            word, end = base, end - 2
-        elif (
-            word.endswith("s")
-            and text[end : end + 1] == "'"
-            and not text[end + 1 : end + 2].isalpha()
-        ):
-            possessive = True
-        word = word.rstrip(".")
-        if word:
-            tokens.append(_Token(word, start, start + len(word), possessive))
-    return tokens
-
-
-def _sentence_starts(text: str, tokens: Sequence[_Token]) -> set[int]:
-    """Indexes of tokens that begin a sentence."""
-    starts = {0} if tokens else set()
-    for i in range(1, len(tokens)):
-        gap = text[tokens[i - 1].end : tokens[i].start]
-        if any(c in gap for c in "?!") or (
-            "." in gap and tokens[i - 1].lower.rstrip(".") not in _ABBREVIATIONS
-        ):
-            starts.add(i)
-    return starts
-
-
-def _named_spans(text: str, tokens: Sequence[_Token]) -> tuple[str, ...]:
+def _named_spans(text: str, tokens: Sequence[QuestionToken]) -> tuple[str, ...]:
     """Quoted spans, capitalised spans (with connectors inside), tokens holding digits."""
     spans: list[str] = []
     for match in _QUOTED.finditer(text):
@@ -415,11 +338,11 @@ def _named_spans(text: str, tokens: Sequence[_Token]) -> tuple[str, ...]:
         if quoted:
             spans.append(quoted)
 
-    starts = _sentence_starts(text, tokens)
+    starts = question_sentence_starts(text, tokens)
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        sentence_initial_stop = i in starts and token.lower in _STOP_WORDS
+        sentence_initial_stop = i in starts and token.lower in FUNCTION_WORDS
         if not token.capitalised or sentence_initial_stop or token.lower in {"i"}:
             i += 1
             continue
@@ -439,11 +362,11 @@ def _named_spans(text: str, tokens: Sequence[_Token]) -> tuple[str, ...]:
         span_tokens = tokens[i : j + 1]
         span = text[span_tokens[0].start : span_tokens[-1].end]
         lone = len(span_tokens) == 1 and not token.text.isupper()
-        if not (lone and (token.lower in _STOP_WORDS or token.lower in _COMMON_WORDS)):
+        if not (lone and (token.lower in FUNCTION_WORDS or token.lower in _COMMON_WORDS)):
             spans.append(span)
             if span_tokens[0].lower in {"the", "a", "an"} and len(span_tokens) > 1:
                 spans.append(text[span_tokens[1].start : span_tokens[-1].end])
-            pieces: list[list[_Token]] = [[]]
+            pieces: list[list[QuestionToken]] = [[]]
             for t in span_tokens:
                 if t.lower in _SPLIT_CONNECTORS:
                     pieces.append([])
@@ -463,34 +386,26 @@ def _named_spans(text: str, tokens: Sequence[_Token]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-def _candidates(text: str, tokens: Sequence[_Token], named: Sequence[str]) -> tuple[str, ...]:
+def _candidates(
+    text: str, tokens: Sequence[QuestionToken], named: Sequence[str]
+) -> tuple[str, ...]:
     ordered: dict[str, str] = {}
     for span in [*named, *_ngrams(text, tokens)]:
         ordered.setdefault(span.lower(), span)
     return tuple(ordered.values())[:MAX_CANDIDATES]
 
 
-def _is_content(token: _Token) -> bool:
-    return token.lower not in _STOP_WORDS and not (
-        len(token.text) == 1 and not token.text.isdigit()
-    )
-
-
-def _key_terms(tokens: Sequence[_Token]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(t.lower for t in tokens if _is_content(t)))
-
-
-def _ngrams(text: str, tokens: Sequence[_Token]) -> list[str]:
+def _ngrams(text: str, tokens: Sequence[QuestionToken]) -> list[str]:
     """Key-term n-grams (3, 2, 1 words) within runs of adjacent content words."""
-    runs: list[list[_Token]] = []
-    current: list[_Token] = []
+    runs: list[list[QuestionToken]] = []
+    current: list[QuestionToken] = []
     for token in tokens:
         contiguous = (
             bool(current)
             and not current[-1].possessive
             and (text[current[-1].end : token.start].strip() in ("", "-"))
         )
-        if _is_content(token):
+        if is_content_word(token):
             if not contiguous:
                 if current:
                     runs.append(current)
@@ -522,7 +437,7 @@ def _dedupe_entities(found: Sequence[ResolvedEntity]) -> tuple[ResolvedEntity, .
 def _complexity_cues(
     text: str,
     lowered: str,
-    tokens: Sequence[_Token],
+    tokens: Sequence[QuestionToken],
     named: Sequence[str],
     entities: Sequence[ResolvedEntity],
 ) -> list[str]:
@@ -548,7 +463,7 @@ def _complexity_cues(
     elif ofs >= 2:
         cues.append("complex: chained 'of' relations")
 
-    if len(_sentence_starts(text, tokens)) >= 2:
+    if len(question_sentence_starts(text, tokens)) >= 2:
         cues.append("complex: several sentences")
 
     distinct = _distinct_named(named, entities)
@@ -557,7 +472,7 @@ def _complexity_cues(
     return cues
 
 
-def _relative_clause(tokens: Sequence[_Token]) -> str | None:
+def _relative_clause(tokens: Sequence[QuestionToken]) -> str | None:
     """A relative pronoun after a noun phrase ("the country where", "the county in which")."""
     for i, token in enumerate(tokens):
         word = token.lower
@@ -580,7 +495,7 @@ def _relative_clause(tokens: Sequence[_Token]) -> str | None:
     return None
 
 
-def _reduced_relative(tokens: Sequence[_Token]) -> str | None:
+def _reduced_relative(tokens: Sequence[QuestionToken]) -> str | None:
     """A participle after a noun phrase ("the country containing X", "the book named after X",
     "the pump located in hall 3"), but not a passive main clause ("when was the tower built")."""
     for i, token in enumerate(tokens):
@@ -602,7 +517,7 @@ def _reduced_relative(tokens: Sequence[_Token]) -> str | None:
     return None
 
 
-def _embedded_clause(tokens: Sequence[_Token]) -> bool:
+def _embedded_clause(tokens: Sequence[QuestionToken]) -> bool:
     """A wh-question with a second finite verb ("What year did the company X is part of
     dissolve?"): a clause inside the question."""
     words = [t.lower for t in tokens]
@@ -611,7 +526,7 @@ def _embedded_clause(tokens: Sequence[_Token]) -> bool:
     return sum(1 for w in words if w in _AUXILIARIES) >= 2
 
 
-def _simple_possessive(tokens: Sequence[_Token]) -> bool:
+def _simple_possessive(tokens: Sequence[QuestionToken]) -> bool:
     """ "Who is Corey Taylor's wife?": the possessive phrase is all the question asks for."""
     words = [t.lower for t in tokens]
     if len(words) < 3 or words[0] not in _WH_WORDS or words[1] not in _COPULAS:
@@ -622,7 +537,7 @@ def _simple_possessive(tokens: Sequence[_Token]) -> bool:
         return False
     rest = tokens[index + 1 :]
     return 0 < len(rest) <= 4 and all(
-        t.lower == "of" or t.lower not in _STOP_WORDS or t.lower in {"name", "kind", "type"}
+        t.lower == "of" or t.lower not in FUNCTION_WORDS or t.lower in {"name", "kind", "type"}
         for t in rest
     )
 

@@ -14,32 +14,21 @@ from typing import get_args
 
 from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
 from kgrag.planner.models import DocumentModality, Plan
+from kgrag.text.tokens import document_terms
+from kgrag.text.words import word_set
 
-__all__ = ["document_plan", "document_terms"]
+__all__ = ["document_plan"]
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_TERM = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
-_STOP = _words(
-    """a an the of and or for to in on at by with about from any all every which what who whom
-    whose do does did have has had is are was were be been me us you i we they it its this that
-    these those there here please can could would should show list give tell find get name
-    documents document docs files file sources source summary summarise summarize overview
-    compare comparison versus vs between difference differences"""
-)
 
 _TAGGED = re.compile(
     r"\btagged\s+(?:as\s+|with\s+)?[\"']?([\w:.-]+)[\"']?|\bwith (?:the )?tag\s+[\"']?([\w:.-]+)"
 )
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning|mentioning|on the topic of|on)\s+(.+)$")
-_TYPE_NOUNS = _words(
+_TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
     text note markdown txt tagged tag"""
 )
-_LISTING_NOISE = _words(
+_LISTING_NOISE = word_set(
     """have has got stored there kept available held ingested indexed related relating
     mention mentioning concern concerning regarding topic know report paper article memo"""
 )
@@ -122,16 +111,3 @@ def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] 
         "parameters": params,
         "trace": f"readable documents by metadata ({shown})",
     }
-
-
-def document_terms(text: str) -> tuple[str, ...]:
-    """Lowercased content words of ``text``, a plural ``s`` dropped (``pumps`` -> ``pump``), so
-    that a term matches inside titles, tags, summaries and entity names; question order kept."""
-    out: list[str] = []
-    for word in _TERM.findall(text.lower()):
-        if word in _STOP or len(word) < 2:
-            continue
-        if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        out.append(word)
-    return tuple(dict.fromkeys(out))

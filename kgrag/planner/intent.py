@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict
 from kgrag.errors import ConfigError
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import DEFAULT_SENTENCE_MODEL, SentenceTransformerEmbedder
+from kgrag.text.stopwords import FUNCTION_WORDS
 
 __all__ = [
     "Intent",
@@ -300,18 +301,15 @@ _FRAME_EXTRA = frozenset(_FRAME_EXTRA_TEXT.split())
 _FRAME_TOKEN = re.compile(r"[\w'-]+|\?")
 
 
-@lru_cache(maxsize=1)
-def _frame_words() -> frozenset[str]:
-    from kgrag.planner.analysis import FUNCTION_WORDS  # analysis imports this module
-
-    return FUNCTION_WORDS | _FRAME_EXTRA
+_FRAME_WORDS = FUNCTION_WORDS | _FRAME_EXTRA
+"""The words that frame a question: function words and the answer-kind words."""
 
 
 def frame(question: str) -> str:
     """The question with each run of topic words replaced by "something" ("what is the
     maintenance roster about?" -> "what is the something about ?"): the intent's wording without
     its topic, which otherwise dominates the sentence embedding."""
-    words = _frame_words()
+    words = _FRAME_WORDS
     out: list[str] = []
     for word in _FRAME_TOKEN.findall(question.lower()):
         if word in words or word == "?":

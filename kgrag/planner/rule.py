@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from kgrag.executor.fusion import RRF_K
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
+from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
+from kgrag.text.stopwords import QUESTION_STOP_WORDS
 
 #: The lexical ranking's weight in the reciprocal-rank fusion with the dense one (the dense
 #: ranking weighs 1), for a question that names no code or identifier. Chosen on 3 of 5 folds of
@@ -77,20 +78,8 @@ def lexical_weight(question: str) -> float:
     return IDENTIFIER_LEXICAL_WEIGHT if names_identifier(question) else LEXICAL_WEIGHT
 
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _IDENT = re.compile(r"[a-z0-9]+(?:[_.'-][a-z0-9]+)*")
 _PART = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """
-a an the of in on at to for from by with and or not is are was were be been who whom whose
-what which when where why how does do did this that these those it its as into about than
-then there their they he she his her you your we our me my show tell give picture image
-photo drawing recording meeting said say
-"""
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-def key_terms(question: str) -> list[str]:
-    return [w for w in _WORD.findall(question.lower()) if w not in _STOP and len(w) > 2]
 
 
 #: Terms of a full-text query at most (an identifier and its parts count one each).
@@ -106,7 +95,9 @@ def fulltext_query(question: str) -> str:
     for word in _IDENT.findall(question.lower()):
         parts = _PART.findall(word)
         wanted = ([word] if "_" in word else []) + parts
-        terms.extend(t for t in wanted if t not in _STOP and (len(t) > 2 or t.isdigit()))
+        terms.extend(
+            t for t in wanted if t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit())
+        )
     unique = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
     return " | ".join(unique) if unique else "_"
 
@@ -124,29 +115,8 @@ def rule_plan(
     CLIP text-to-image hit needs to count as showing what the question says; by default the
     threshold calibrated for DEPICTS links (an image shows an entity's name), so a question
     whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess."""
-    steps: list[dict[str, Any]] = []
-
-    def add(
-        kind: str,
-        params: dict[str, Any],
-        deps: Sequence[int] = (),
-        why: str = "",
-        condition: str | None = None,
-        modality: str = "text",
-    ) -> int:
-        sid = len(steps) + 1
-        steps.append(
-            {
-                "step_id": sid,
-                "type": kind,
-                "modality": modality,
-                "parameters": params,
-                "dependencies": list(deps),
-                "condition": condition,
-                "trace": {"source": "rule-based", "explanation": why},
-            }
-        )
-        return sid
+    builder = PlanBuilder()
+    add = builder.add
 
     vec = add(
         "vector_search",
@@ -270,4 +240,4 @@ def rule_plan(
             why="fused image evidence; an image only one source found is dropped when the best "
             "was found by two",
         )
-    return Plan.parse({"plan": steps, "traceability": True})
+    return builder.plan()

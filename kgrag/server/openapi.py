@@ -3,7 +3,7 @@ with its error body and headers, the bearer credential (an API key or a JWT; dec
 authentication is configured), and the links
 between operations (a job to poll, the trace of an answer) that clients and fuzzers follow.
 
-The statuses each route declares are listed next to the route in :mod:`kgrag.server.app` with
+The statuses each route declares are listed next to the route in :mod:`kgrag.server.routes` with
 :func:`errors`; what every route shares (the token, the concurrency bound, an unexpected
 error, the Host and cross-site checks) is added here by :func:`document`, so no route can
 forget it."""
@@ -48,7 +48,8 @@ ERRORS: dict[int, str] = {
     501: "`dependency_missing`: an optional extra is not installed",
     502: "`model`: the language model or a model service failed",
     503: "`server_busy` (too many requests at once), `store_unavailable` (the store is being "
-    "reopened) or `store_error`",
+    "reopened), `store_error`, or `shutting_down` (the server drains after SIGTERM: no new "
+    "questions or jobs)",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {

@@ -15,7 +15,7 @@ from kgrag.executor.hits import AccessContext, Hit
 from kgrag.graph.store import GraphStore
 
 if TYPE_CHECKING:
-    from kgrag.llm import LLMClient
+    from kgrag.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ class ToolContext:
 
     store: GraphStore
     access: AccessContext
-    llm: LLMClient | None = None
+    llm: LLM | None = None
 
 
 ToolFunction = Callable[[Any, ToolContext], list[Hit]]

@@ -39,8 +39,8 @@ import pytest
 import schemathesis  # the test dependency group pins it: the generated requests depend on it
 
 from kgrag.auth.principal import Role
+from kgrag.server.launch import serve_subprocess
 from tests.support.credentials import new_key
-from tests.support.serve import serve
 
 #: The bearer credential every request carries: the API key, or (without authentication, where
 #: it is not checked) a placeholder, which a multipart upload needs all the same: the proof it
@@ -125,7 +125,9 @@ def server(
         _, token = new_key(keys_file, "fuzzer", Role.ADMIN, Role.IMPERSONATE)
         env["KGRAG_API_KEYS_FILE"] = str(keys_file)
     log_path = tmp / "server.log"
-    with serve(f"falkordb-lite:///{tmp}/kg.db", env, log_path, ["--ingest-root", str(root)]) as up:
+    with serve_subprocess(
+        f"falkordb-lite:///{tmp}/kg.db", env, log_path, ["--ingest-root", str(root)]
+    ) as up:
         srv = Server(up.base, tmp, log_path, token, mode)
         with srv.client() as c:
             job = c.post("/ingest", json={"paths": ["."]}).json()

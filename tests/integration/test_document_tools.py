@@ -29,13 +29,14 @@ from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import RuleEntityExtractor
 from kgrag.ingest.pipeline import IngestOptions, Ingestor
 from kgrag.ingest.records import ChunkRecord
-from kgrag.ingest.summaries import MAX_CHARS, Summariser, split_sentences
+from kgrag.ingest.summaries import MAX_CHARS, Summariser
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import analyse
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.models import Plan
+from kgrag.text import simple_sentences
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
@@ -188,7 +189,7 @@ def test_summaries_are_stored_on_every_document_and_bounded(store: GraphStore) -
     assert docs["Maintenance roster"]["summary"].startswith("Maintenance roster of the Northfield")
     # a longer one: its central sentences, each taken from the text, the off-topic one left out
     manual = docs["Feed pump service manual"]["summary"]
-    sentences = split_sentences(manual.removesuffix(" …"))
+    sentences = simple_sentences(manual.removesuffix(" …"))
     assert sentences and all(s in MANUAL for s in sentences)
     assert "canteen" not in manual
     assert docs["Red circle drawing"]["summary"].startswith("Image")

@@ -24,7 +24,7 @@ from kgrag.errors import InvalidKeyError
 from kgrag.graph import open_store
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.keys import KEY_MAX_BYTES
-from tests.support.serve import serve
+from kgrag.server.launch import serve_subprocess
 
 CRASHERS = {
     "empty": "",
@@ -162,7 +162,7 @@ def test_cli_refuses_with_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_http_api_answers_422_and_never_restarts_the_store(tmp_path: Path) -> None:
     env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
     env.pop("KGRAG_API_TOKEN", None)
-    with serve(f"falkordb-lite:///{tmp_path}/kg.db", env, tmp_path / "server.log") as up:
+    with serve_subprocess(f"falkordb-lite:///{tmp_path}/kg.db", env, tmp_path / "server.log") as up:
         for name, value in {**CRASHERS, **ALSO_REFUSED}.items():
             if name == "surrogate":
                 continue  # JSON cannot carry a lone surrogate in UTF-8; the Python API test has it

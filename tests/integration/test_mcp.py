@@ -34,10 +34,10 @@ from kgrag.integrations.mcp import (
     process_identity,
     stdio_principal,
 )
+from kgrag.server.launch import free_port
 from tests.support.credentials import bearer, new_key
 from tests.support.demo_agent import ROSTER_GROUP, DemoCorpus, demo_agent, drawing
 from tests.support.engines import Engine
-from tests.support.serve import free_port
 
 QUESTION = "Who maintains the Pressure Valve PV-7?"
 TOOLS = {

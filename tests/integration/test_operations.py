@@ -34,10 +34,10 @@ from kgrag.logs import JsonFormatter
 from kgrag.modalities.text import default_text_embedder
 from kgrag.retention import prune_traces
 from kgrag.server.app import create_app
+from kgrag.server.launch import free_port
 from tests.integration.test_server_limits import running
 from tests.support.credentials import bearer, new_key
 from tests.support.engines import Engine
-from tests.support.serve import free_port
 
 #: Trace labels; everything else (documents, chunks, entities...) is evidence or bookkeeping.
 TRACE_LABELS = {"Query", "Plan", "Step", "Answer", "Session"}
@@ -247,6 +247,28 @@ def test_pruning_returns_the_store_to_its_counts_and_keeps_the_evidence(ops: Ops
     assert _evidence(store) == evidence
 
 
+def test_a_pruned_question_is_left_nowhere_in_the_embedded_store_files(ops: Ops) -> None:
+    """The prune rewrites the append-only log (it held every write since its last rewrite),
+    and FalkorDB's own log of recent queries (a stream in the snapshot, with their parameters)
+    is not kept, so the question's words are in no file of the store once its trace is gone."""
+    if ops.engine.is_neo4j:
+        pytest.skip("the embedded store's files; Neo4j reuses the records it freed")
+    store = ops.store
+    prune_traces(store, older_than_days=0)
+    question = "Did Ada Lovelace ever meet a quokka named Zebediah?"
+    _ask(ops, question, "dave")
+    files = [ops.engine.folder / "kg.db", *(ops.engine.folder / "appendonlydir").iterdir()]
+
+    def holding() -> list[str]:
+        store.snapshot()  # type: ignore[attr-defined]
+        return [f.name for f in files if f.is_file() and b"Zebediah" in f.read_bytes()]
+
+    assert holding(), "the question was never written: the test shows nothing"
+    assert prune_traces(store, older_than_days=0).queries == 1
+    files = [ops.engine.folder / "kg.db", *(ops.engine.folder / "appendonlydir").iterdir()]
+    assert holding() == []
+
+
 def test_forgetting_a_user_erases_their_questions_and_nothing_of_others(ops: Ops) -> None:
     store = ops.store
     prune_traces(store, older_than_days=0)
@@ -285,6 +307,41 @@ def test_forgetting_a_user_erases_their_questions_and_nothing_of_others(ops: Ops
     assert _evidence(store) == evidence
     bad = CliRunner().invoke(cli_app, ["forget", "--user", " ", "--store", ops.engine.uri])
     assert bad.exit_code == 2 and "--user" in bad.output
+
+
+#: Hostile user names in ``DELETE /users/{user}/questions`` (already URL-encoded) and the error
+#: each gets: no route (an empty name, a slash) or an invalid name.
+HOSTILE_USERS = [
+    ("", "not_found"),  # /users//questions
+    ("%20", "invalid_request"),
+    ("%20alice", "invalid_request"),
+    ("alice%20", "invalid_request"),
+    ("a" * 5000, "invalid_request"),
+    ("alice%00", "invalid_request"),
+    ("ali%0Ace", "invalid_request"),
+    ("%1B%5B2J", "invalid_request"),
+    ("alice%2Fbob", "not_found"),
+    ("alice%2F..%2Fbob", "not_found"),
+    ("%2F", "not_found"),
+]
+
+
+def test_erasing_a_hostile_user_name_is_a_clear_4xx_and_removes_nothing(ops: Ops) -> None:
+    store = ops.store
+    prune_traces(store, older_than_days=0)
+    asked = [
+        _ask(ops, "Who wrote the first program?", "alice", session="s1"),
+        _ask(ops, "Who built the first compiler?", "alice/bob", session="s2"),
+        _ask(ops, "When was the first compiler built?", "bob", session="s3"),
+    ]
+    before = _counts(store)
+    traces = [read_trace(store, q, OPERATOR) for q in asked]
+    for user, error in HOSTILE_USERS:
+        r = ops.client.delete(f"/users/{user}/questions", headers=ops.admin)
+        assert 400 <= r.status_code < 500, (user[:40], r.status_code, r.text[:300])
+        assert r.json()["error"] == error, (user[:40], r.text[:300])
+    assert _counts(store) == before
+    assert [read_trace(store, q, OPERATOR) for q in asked] == traces
 
 
 def test_a_cli_batch_job_writes_its_metrics_as_a_textfile(ops: Ops, tmp_path: Path) -> None:

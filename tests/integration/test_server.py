@@ -20,9 +20,9 @@ import httpx
 import pytest
 
 from kgrag.auth.principal import Role
+from kgrag.server.launch import serve_subprocess
 from tests.support.credentials import new_key
 from tests.support.engines import Engine
-from tests.support.serve import serve
 
 LIMIT = 4096
 
@@ -81,7 +81,9 @@ def server(module_engine: Engine) -> Iterator[Server]:
         "OMP_NUM_THREADS": "1",
         **module_engine.env(),  # KGRAG_STORE and the Neo4j credentials
     }
-    with serve(module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]) as up:
+    with serve_subprocess(
+        module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]
+    ) as up:
         base = up.base
         srv = Server(base, root, outside, "", "", key)
         with srv.client() as c:

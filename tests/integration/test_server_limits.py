@@ -24,9 +24,9 @@ from kgrag.errors import StoreUnavailableError
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.server.app import create_app
+from kgrag.server.launch import free_port
 from tests.integration.test_server import _wait_job
 from tests.support.engines import Engine
-from tests.support.serve import free_port
 
 
 class SwitchedStore:

@@ -31,11 +31,11 @@ import pytest
 from kgrag.graph import open_store
 from kgrag.graph.embedded_lease import running_server_pid
 from kgrag.graph.store import GraphStore
+from kgrag.server.launch import Served, ServerStartError, free_port, wait_healthy
 from tests.integration.test_server import _wait_job
 from tests.reliability.support import kill_and_wait, snapshot, write_corpus
 from tests.support.engines import NEO4J, Engine, engine_for
 from tests.support.neo4j_control import LocalNeo4j, local_neo4j
-from tests.support.serve import free_port
 
 pytestmark = pytest.mark.reliability
 
@@ -91,19 +91,12 @@ def start_serve(
         stderr=subprocess.STDOUT,
     )
     srv = Serve(proc, f"http://127.0.0.1:{port}", tmp / "kg.db", root, log)
-    deadline = time.monotonic() + 180
-    while True:
-        if proc.poll() is not None:
-            raise AssertionError(srv.log_tail())
-        try:
-            if httpx.get(f"{srv.base}/healthz", timeout=2).status_code == 200:
-                return srv
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            stop_serve(srv)
-            raise AssertionError("kgrag serve did not start: " + srv.log_tail())
-        time.sleep(0.3)
+    try:
+        wait_healthy(Served(proc, srv.base, log), 180)
+    except ServerStartError:
+        stop_serve(srv)
+        raise
+    return srv
 
 
 def _until(condition: Callable[[], bool], what: str, bound_s: float = 120) -> None:

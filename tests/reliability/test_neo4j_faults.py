@@ -22,9 +22,9 @@ import pytest
 
 from kgrag.graph import open_store
 from kgrag.graph.store import GraphStore
+from kgrag.server.launch import free_port
 from tests.reliability.support import REPO, GraphContents, contents, write_corpus
 from tests.support.engines import wipe_neo4j
-from tests.support.serve import free_port
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.reliability]
 

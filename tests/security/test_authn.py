@@ -22,10 +22,10 @@ import pytest
 
 from kgrag.auth.apikeys import KeyFile, read_keys
 from kgrag.auth.principal import Role
+from kgrag.server.launch import serve_subprocess
 from tests.integration.test_server import _wait_job
 from tests.support.credentials import AUDIENCE, ISSUER, Issuer, bearer, new_key
 from tests.support.engines import Engine
-from tests.support.serve import serve
 
 #: The ACL of the team's document (issue 14 decision 1 namespaces it: ``group:team-a``).
 TEAM_ACL = ["group:team-a"]
@@ -99,7 +99,9 @@ def server(module_engine: Engine) -> Iterator[Server]:
         "KGRAG_JWT_AUDIENCE": AUDIENCE,
         **module_engine.env(),
     }
-    with serve(module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]) as up:
+    with serve_subprocess(
+        module_engine.uri, env, tmp / "server.log", ["--ingest-root", str(root)]
+    ) as up:
         srv = Server(up.base, root, keys_file, env, issuer, keys)
         with srv.client("writer") as c:
             jobs = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.serve import serve
+from kgrag.server.launch import serve_subprocess
 
 QUESTION = {"question": "Who maintains the Feed Pump FP-2?"}
 
@@ -46,7 +46,7 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Local]:
     }
     env.update({"KGRAG_DATA_DIR": str(tmp / "data"), "OMP_NUM_THREADS": "1"})
     store_path = tmp / "store" / "kg.db"
-    with serve(
+    with serve_subprocess(
         f"falkordb-lite:///{store_path}", env, tmp / "server.log", ["--ingest-root", str(root)]
     ) as up:
         yield Local(up.base, store_path, up.log)

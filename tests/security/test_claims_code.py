@@ -69,7 +69,7 @@ def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
         if any(isinstance(n, ast.Name) and n.id == "OPERATOR" for n in ast.walk(tree))
     )
     assert users == [
-        "kgrag/cli.py",
+        "kgrag/cli/ask.py",
         "kgrag/demo/run.py",
         "kgrag/eval/answers.py",
         "kgrag/executor/hits.py",

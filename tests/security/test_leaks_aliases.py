@@ -13,7 +13,7 @@ from pathlib import Path
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
 from kgrag.executor.hits import AccessContext
-from kgrag.ingest.entities import EntityResolver
+from kgrag.ingest.entities import MentionMerger
 from kgrag.modalities import factory
 from tests.security.principals import user_acl
 from tests.support.engines import Engine
@@ -55,7 +55,7 @@ def test_a_private_acronym_does_not_name_entities_of_a_public_document(
 
 
 def test_a_scoped_definition_holds_where_every_reader_may_read_it() -> None:
-    resolver = EntityResolver()
+    resolver = MentionMerger()
     long = resolver.resolve_document(
         [("Project Bluefin Operations", "ORG")],
         [("PBO", "Project Bluefin Operations")],
@@ -69,5 +69,5 @@ def test_a_scoped_definition_holds_where_every_reader_may_read_it() -> None:
     # the short form is no stored alias of the entity (a later job would learn it from it)
     assert "PBO" not in resolver.record(long).aliases
     # and it survives a restart of the resolver from its state
-    again = EntityResolver.from_state(resolver.state())
+    again = MentionMerger.from_state(resolver.state())
     assert again.resolve_document([("PBO", "ORG")], acl=("user:alice",)) == [long]

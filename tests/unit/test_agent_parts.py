@@ -17,11 +17,11 @@ from kgrag.agent.loop import fuse
 from kgrag.agent.memory import Turn, carry_entities, is_follow_up, reformat_kind
 from kgrag.agent.planning import filter_plan, merge_iterations
 from kgrag.agent.synthesis import alt_text, renumber, source_label
-from kgrag.agent.text import stem, terms
 from kgrag.executor.handlers import StepOutcome
 from kgrag.executor.hits import Hit
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.planner.rule import rule_plan
+from kgrag.text import stem, terms
 
 
 def _hit(i: str, text: str, doc: str = "d1", **kw: object) -> Hit:

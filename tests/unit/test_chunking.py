@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgrag.ingest.chunking import chunk_text, split_sentences
+from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedPage, TextChunk
+from kgrag.text.sentences import sentence_spans
 
 
 def words(text: str) -> int:
@@ -20,7 +21,7 @@ def words(text: str) -> int:
 
 
 def sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in split_sentences(text)]
+    return [text[a:b] for a, b in sentence_spans(text)]
 
 
 def check_invariants(
@@ -96,7 +97,7 @@ def test_packs_whole_sentences_with_overlap_within_budget() -> None:
     chunks = chunk_text([page], words, max_tokens=40, overlap_tokens=12)
     assert len(chunks) > 5
     check_invariants([page], chunks, 40, 12)
-    spans = split_sentences(page.text)
+    spans = sentence_spans(page.text)
     starts = {a for a, _ in spans}
     ends = {b for _, b in spans}
     for chunk in chunks:
@@ -165,7 +166,7 @@ def test_tokens_counted_once_per_sentence() -> None:
         return words(t)
 
     chunk_text([ParsedPage(text=text)], counting, max_tokens=50, overlap_tokens=15)
-    assert sorted(calls) == sorted(text[a:b] for a, b in split_sentences(text))
+    assert sorted(calls) == sorted(text[a:b] for a, b in sentence_spans(text))
 
 
 def test_deterministic() -> None:
@@ -190,7 +191,7 @@ def test_two_thousand_passages_in_well_under_a_second() -> None:
     assert len(chunks) >= 2000
     tokenizer_cost = time.perf_counter()
     for p in passages:
-        for a, b in split_sentences(p.text):
+        for a, b in sentence_spans(p.text):
             words(p.text[a:b])
     tokenizer_cost = time.perf_counter() - tokenizer_cost
     assert elapsed < 0.8 + tokenizer_cost, f"{elapsed:.3f}s for 2,000 passages"

@@ -14,11 +14,11 @@ from pydantic import ValidationError
 from kgrag.ingest.entities import (
     EntityExtractor,
     EntityRecord,
-    EntityResolver,
     ExtractionResult,
     Mention,
+    MentionMerger,
+    MergerState,
     Relation,
-    ResolverState,
     RuleEntityExtractor,
     normalise_name,
 )
@@ -222,7 +222,7 @@ def test_reversed_acronym_definition_and_a_non_matching_parenthesis() -> None:
 
 
 def test_types_are_hints_and_never_part_of_identity() -> None:
-    resolver = EntityResolver()
+    resolver = MentionMerger()
     a = resolver.resolve("Washington", "PLACE")
     b = resolver.resolve("Washington", "PERSON")
     c = resolver.resolve("Washington", "PLACE")
@@ -366,7 +366,7 @@ def test_resolver_state_round_trips_through_json() -> None:
     ex = RuleEntityExtractor()
     run("The World Health Organization (WHO) met Dr. Ada Lovelace in Geneva.", extractor=ex)
     dumped = ex.resolver.state().model_dump_json()
-    restored = EntityResolver.from_state(ResolverState.model_validate_json(dumped))
+    restored = MentionMerger.from_state(MergerState.model_validate_json(dumped))
     assert restored.state() == ex.resolver.state()
     assert restored.lookup("WHO") == "world health organization"
     again = run("WHO and Ada Lovelace.", extractor=RuleEntityExtractor(restored))
@@ -374,7 +374,7 @@ def test_resolver_state_round_trips_through_json() -> None:
 
 
 def test_seeding_from_existing_graph_entities() -> None:
-    resolver = EntityResolver.from_existing(
+    resolver = MentionMerger.from_existing(
         [
             ("acme", "Acme Corporation", "ORG", ["ACME"]),
             EntityRecord(id="who-entity", name="World Health Organization", aliases=("WHO",)),

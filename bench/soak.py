@@ -1,0 +1,307 @@
+"""Soak test (``make bench-soak``, not in CI): a real ``kgrag serve`` on 127.0.0.1 under mixed
+``POST /ask`` load for ``--seconds`` (600: ten minutes), with a ``kgrag ingest`` job of more
+documents running beside it and ``kgrag traces prune`` every ``--prune-every`` seconds (a
+retention of ``--keep-minutes``). Every few seconds: requests done, errors, the RSS of the server
+and of the embedded FalkorDB it started, the store's files on disk and the machine's load
+average. Writes bench/results/soak.json and plots docs/bench/soak.png.
+
+The questions mix the demo-style maintenance questions, follow-ups in sessions (the memory
+path), listings and questions nothing answers (abstentions), asked as several users.
+
+    python bench/soak.py [--seconds 600] [--concurrency 4] [--prune-every 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+from common import ROOT, percentile, write_result
+from load_http import KGRAG, QUESTIONS, _env, _post, free_port, wait_healthy, write_corpus
+
+PLOT = ROOT / "docs" / "bench" / "soak.png"
+
+FOLLOW_UPS = ["Who else was there?", "When was that?", "What did they agree?"]
+OTHERS = [
+    "List the maintenance reports.",
+    "What is the boiling point of mercury on Mars?",
+    "Which reports mention the Turbine T-3?",
+]
+
+
+@dataclass
+class Request:
+    at: float
+    """Seconds since the load started, when the answer came back."""
+    ms: float
+    status: int
+
+
+@dataclass
+class Sample:
+    at: float
+    server_rss_mb: float
+    engine_rss_mb: float
+    store_mb: float
+    load_average: float
+
+
+def _question(worker: int, n: int) -> dict[str, Any]:
+    """Worker ``worker``'s ``n``-th request: a question, a follow-up in its session, or one of
+    the others (a listing, an abstention)."""
+    user = f"user{worker % 5}"
+    if n % 5 == 3:
+        return {
+            "question": FOLLOW_UPS[n % len(FOLLOW_UPS)],
+            "user": user,
+            "session_id": f"w{worker}s{n // 5}",
+        }
+    if n % 5 == 4:
+        return {"question": OTHERS[(n // 5) % len(OTHERS)], "user": user}
+    body: dict[str, Any] = {"question": QUESTIONS[(worker + n) % len(QUESTIONS)], "user": user}
+    if n % 5 == 2:
+        body["session_id"] = f"w{worker}s{n // 5}"
+    return body
+
+
+def _store_mb(folder: Path) -> float:
+    files = [folder / "kg.db", *(folder / "appendonlydir").glob("*")]
+    return sum(f.stat().st_size for f in files if f.is_file()) / 1e6
+
+
+def _rss_mb(server: psutil.Process, db: Path) -> tuple[float, float]:
+    """The RSS of the server and of the embedded FalkorDB serving ``db``, in MB."""
+    from kgrag.graph.embedded_lease import running_server_pid
+
+    try:
+        own = server.memory_info().rss
+        pid = running_server_pid(db)
+        engine = psutil.Process(pid).memory_info().rss if pid else 0
+    except psutil.Error:
+        return 0.0, 0.0
+    return own / 1e6, engine / 1e6
+
+
+def _run(cmd: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
+    done = subprocess.run(
+        cmd, env=_env(), cwd=cwd, capture_output=True, timeout=timeout, check=False
+    )
+    out = done.stdout.decode().strip().splitlines()
+    report = json.loads(out[-1]) if out and out[-1].startswith("{") else None
+    return {"exit_code": done.returncode, "report": report}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--documents", type=int, default=40, help="ingested before the load")
+    parser.add_argument("--more", type=int, default=80, help="ingested during the load")
+    parser.add_argument("--prune-every", type=float, default=120.0)
+    parser.add_argument("--keep-minutes", type=float, default=1.0)
+    parser.add_argument("--sample-every", type=float, default=5.0)
+    parser.add_argument("--plot", type=Path, default=PLOT)
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="kgrag-soak-") as tmp:
+        work = Path(tmp)
+        store_dir = work / "store"
+        store = f"falkordb-lite:///{store_dir}/kg.db"
+        write_corpus(work / "corpus", 0, args.documents)
+        write_corpus(work / "more", args.documents, args.more)
+        first = _run(
+            [KGRAG, "--quiet", "ingest", str(work / "corpus"), "--store", store, "--json"],
+            work,
+            900,
+        )
+        if first["exit_code"] != 0:
+            raise SystemExit(f"the first ingest failed: {first}")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen(
+            [KGRAG, "serve", "--host", "127.0.0.1", "--port", str(port), "--store", store],
+            env=_env(),
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        proc = psutil.Process(server.pid)
+        requests: list[Request] = []
+        samples: list[Sample] = []
+        events: list[dict[str, Any]] = []
+        lock = threading.Lock()
+        stop = threading.Event()
+        try:
+            wait_healthy(base, server, timeout=300)
+            _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=300)  # load the models
+            started = time.perf_counter()
+
+            def now() -> float:
+                return time.perf_counter() - started
+
+            def worker(w: int) -> None:
+                n = 0
+                while not stop.is_set():
+                    status, ms = _post(base + "/ask", _question(w, n), timeout=120)
+                    with lock:
+                        requests.append(Request(round(now(), 3), round(ms, 1), status))
+                    n += 1
+
+            def sampler() -> None:
+                while not stop.is_set():
+                    own, engine = _rss_mb(proc, store_dir / "kg.db")
+                    sample = Sample(
+                        round(now(), 1),
+                        round(own, 1),
+                        round(engine, 1),
+                        round(_store_mb(store_dir), 3),
+                        os.getloadavg()[0],
+                    )
+                    with lock:
+                        samples.append(sample)
+                    stop.wait(args.sample_every)
+
+            def ingest() -> None:
+                stop.wait(args.seconds * 0.1)
+                if stop.is_set():
+                    return
+                events.append({"at": round(now(), 1), "event": "ingest_start"})
+                cmd = [KGRAG, "--quiet", "ingest", str(work / "more"), "--store", store, "--json"]
+                result = _run(cmd, work, args.seconds * 2)
+                events.append({"at": round(now(), 1), "event": "ingest_end", **result})
+
+            def prune() -> None:
+                days = f"{args.keep_minutes / 1440:.8f}"
+                while not stop.wait(args.prune_every):
+                    t = now()
+                    cmd = [KGRAG, "--quiet", "traces", "prune", "--older-than", days]
+                    result = _run([*cmd, "--store", store, "--json"], work, 600)
+                    events.append(
+                        {"at": round(t, 1), "event": "prune", "seconds": round(now() - t, 2)}
+                        | result
+                    )
+
+            threads = [threading.Thread(target=worker, args=(w,)) for w in range(args.concurrency)]
+            threads += [threading.Thread(target=f) for f in (sampler, ingest, prune)]
+            for t in threads:
+                t.start()
+            stop.wait(args.seconds)
+            stop.set()
+            elapsed = now()  # an ingest or prune still running is waited for, not counted
+            for t in threads:
+                t.join()
+            alive = server.poll() is None
+        finally:
+            stop.set()
+            if server.poll() is None:
+                server.terminate()
+                try:
+                    server.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+
+    ok = [r.ms for r in requests if r.status == 200]
+    errors = [asdict(r) for r in requests if r.status != 200]
+    loads = [s.load_average for s in samples]
+    payload = {
+        "seconds": round(elapsed, 1),
+        "concurrency": args.concurrency,
+        "requests": len(requests),
+        "ok": len(ok),
+        "errors": len(errors),
+        "first_errors": errors[:10],
+        "requests_per_s": round(len(requests) / elapsed, 2),
+        "latency_ms": {
+            "p50": round(percentile(ok, 50), 1),
+            "p95": round(percentile(ok, 95), 1),
+            "p99": round(percentile(ok, 99), 1),
+            "max": round(max(ok), 1) if ok else 0.0,
+        },
+        "server_alive": alive,
+        "load_average": {
+            "min": round(min(loads), 2),
+            "mean": round(sum(loads) / len(loads), 2),
+            "max": round(max(loads), 2),
+        },
+        "documents_before": args.documents,
+        "documents_during": args.more,
+        "prune_every_s": args.prune_every,
+        "keep_minutes": args.keep_minutes,
+        "events": events,
+        "samples": [asdict(s) for s in samples],
+        "requests_timeline": [asdict(r) for r in requests],
+    }
+    out = write_result("soak", payload)
+    _plot(payload, args.plot)
+    summary = {k: v for k, v in payload.items() if k not in {"samples", "requests_timeline"}}
+    print(json.dumps(summary, indent=1))
+    print(f"written {out} and {args.plot}")
+    return 0 if not errors and alive else 1
+
+
+def _plot(payload: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    reqs = payload["requests_timeline"]
+    samples = payload["samples"]
+    window = 30.0
+    edges = [i * window for i in range(int(payload["seconds"] // window))]
+    mids, rates, p50s, p95s, errs = [], [], [], [], []
+    for lo in edges:
+        inside = [r for r in reqs if lo <= r["at"] < lo + window]
+        ok = [r["ms"] for r in inside if r["status"] == 200]
+        mids.append((lo + window / 2) / 60)
+        rates.append(len(inside) / window)
+        p50s.append(percentile(ok, 50) if ok else float("nan"))
+        p95s.append(percentile(ok, 95) if ok else float("nan"))
+        errs.append(sum(1 for r in inside if r["status"] != 200))
+    t = [s["at"] / 60 for s in samples]
+    fig, axes = plt.subplots(4, 1, figsize=(9, 11), sharex=True)
+    ax = axes[0]
+    ax.plot(mids, rates, marker=".", label="requests/s (30 s windows)")
+    ax.bar(mids, errs, width=0.3, color="red", label="errors")
+    ax.set_ylabel("requests/s")
+    ax2 = ax.twinx()
+    ax2.plot(t, [s["load_average"] for s in samples], color="grey", lw=0.8, label="load avg")
+    ax2.set_ylabel("1-min load average (2 cores)")
+    ax.legend(loc="upper left", fontsize=8)
+    ax2.legend(loc="upper right", fontsize=8)
+    axes[1].plot(mids, p50s, marker=".", label="p50")
+    axes[1].plot(mids, p95s, marker=".", label="p95")
+    axes[1].set_ylabel("ask latency, ms")
+    axes[1].legend(fontsize=8)
+    axes[2].plot(t, [s["server_rss_mb"] for s in samples], label="kgrag serve")
+    axes[2].plot(t, [s["engine_rss_mb"] for s in samples], label="embedded FalkorDB")
+    axes[2].set_ylabel("RSS, MB")
+    axes[2].legend(fontsize=8)
+    axes[3].plot(t, [s["store_mb"] for s in samples])
+    axes[3].set_ylabel("store files, MB")
+    axes[3].set_xlabel("minutes")
+    for e in payload["events"]:
+        colour = {"prune": "green", "ingest_start": "purple", "ingest_end": "purple"}[e["event"]]
+        for a in axes:
+            a.axvline(e["at"] / 60, color=colour, lw=0.6, ls="--")
+    axes[0].set_title(
+        f"kgrag serve soak: {payload['concurrency']} clients, ingest (purple) and prunes (green)"
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,281 @@
+"""From the retrieval loop's evidence to the answer text: an LLM answer (checked, synthesised
+again once with the judge's feedback, unsupported sentences removed) when a model is configured
+and within budget, else an extractive one; the support test before either, and the plain
+"not found" answer (:func:`abstention`) when the evidence does not answer the question."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from kgrag.agent.answer import Citation
+from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION
+from kgrag.agent.groundedness import (
+    RESYNTHESIS_THRESHOLD,
+    GroundednessReport,
+    check,
+    remove_unsupported,
+)
+from kgrag.agent.loop import DocumentAnswer, LoopResult
+from kgrag.agent.memory import Resolution
+from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found
+from kgrag.agent.synthesis import (
+    answer_body,
+    citation_for,
+    extractive_answer,
+    llm_answer,
+    renumber,
+    source_label,
+)
+from kgrag.executor.document_handlers import answer_text
+from kgrag.executor.hits import Hit
+from kgrag.llm import LLM, BudgetExceededError, LLMError
+from kgrag.modalities.base import TextEmbedder
+from kgrag.text import terms
+
+log = logging.getLogger(__name__)
+
+DOCUMENT_ANSWER_LIMIT = 10
+"""Documents shown (and cited) in the answer of a listing or metadata search."""
+
+#: Documents an abstention lists as closest (not answering).
+CLOSEST_DOCUMENTS = 3
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    """An answer's text and citations, how it was made (``llm`` or ``extractive``) and how
+    grounded it is."""
+
+    text: str
+    citations: tuple[Citation, ...]
+    mode: str
+    groundedness: float | None
+    verdict: str
+    support: Support | None = None
+    closest: tuple[Citation, ...] = ()
+    not_found: bool = False
+
+    @classmethod
+    def checked(
+        cls,
+        text: str,
+        citations: Sequence[Citation],
+        mode: str,
+        report: GroundednessReport,
+        *,
+        support: Support | None = None,
+        closest: tuple[Citation, ...] = (),
+        not_found: bool = False,
+    ) -> Synthesis:
+        """A synthesis with the groundedness ``report`` of its text."""
+        return cls(
+            text,
+            tuple(citations),
+            mode,
+            report.score,
+            report.verdict,
+            support=support,
+            closest=closest,
+            not_found=not_found,
+        )
+
+
+class Composer:
+    """Writes the answer of one question from the loop's result.
+
+    ``llm`` returns the chat model while the question's budget allows a call (``None`` without
+    a model or once the budget is spent)."""
+
+    def __init__(self, embedder: TextEmbedder, llm: Callable[[], LLM | None]) -> None:
+        self.embedder = embedder
+        self.llm = llm
+
+    def compose(
+        self,
+        resolution: Resolution,
+        result: LoopResult,
+        entity_names: Sequence[str],
+        modalities: frozenset[str],
+    ) -> Synthesis:
+        if result.documents is not None:
+            return _document_synthesis(result.documents, self.embedder)
+        evidence, images = result.text, result.images
+        cited = _cited_text(evidence, images)
+        if self.llm() is not None and (evidence or images):
+            gate = _evidence_support(
+                resolution.question, evidence, images, result.depicting, heard=result.heard
+            )
+            if not gate.supported:
+                # the offline support test holds with an LLM too: evidence that lacks what the
+                # question asks about is not handed to the model to answer from
+                log.info("the evidence does not support an answer; abstaining before the LLM")
+                return abstention(evidence, "extractive", gate)
+            try:
+                found = self._llm_synthesis(resolution, evidence, images)
+            except BudgetExceededError:
+                log.info("LLM budget exceeded before synthesis; answering extractively")
+            except LLMError as e:
+                log.warning("LLM synthesis failed, answering extractively: %s", e)
+            else:
+                if found is not None:
+                    return found
+                log.warning("the LLM answer had no supported, cited sentence; answering offline")
+        text, citations = extractive_answer(
+            resolution.question,
+            evidence,
+            images,
+            self.embedder,
+            entity_names=entity_names,
+            prefer_kinds=("segment",) if "audio" in modalities else (),
+        )
+        support = _support(
+            resolution.question,
+            citations,
+            [*evidence, *images],
+            result.depicting,
+            heard=result.heard,
+        )
+        if not support.supported:
+            return abstention(evidence, "extractive", support)
+        report = check(text, cited(citations), self.embedder)
+        return Synthesis.checked(text, citations, "extractive", report, support=support)
+
+    def _llm_synthesis(
+        self, resolution: Resolution, evidence: Sequence[Hit], images: Sequence[Hit]
+    ) -> Synthesis | None:
+        """The LLM answer, checked; synthesised again (once) with the judge's feedback when
+        its groundedness is below the threshold; unsupported sentences then removed."""
+        client = self.llm()
+        assert client is not None
+        cited = _cited_text(evidence, images)
+        embedder = self.embedder
+        history = None
+        previous = resolution.previous
+        if previous is not None and resolution.method != "none":
+            history = f"User: {previous.standalone}\nAssistant: {(previous.answer or '')[:600]}"
+        question = resolution.question
+        text, citations, _ = llm_answer(client, question, evidence, images, history=history)
+        if is_not_found(text):
+            return abstention(evidence, "llm")
+        report = check(text, cited(citations), embedder, llm=self.llm())
+        if report.score < RESYNTHESIS_THRESHOLD and self.llm() is not None:
+            feedback = "these sentences are not supported by the evidence they cite: " + " | ".join(
+                s.sentence for s in report.unsupported
+            )
+            text, citations, _ = llm_answer(
+                client, question, evidence, images, feedback=feedback, history=history
+            )
+            if is_not_found(text):
+                return abstention(evidence, "llm")
+            report = check(text, cited(citations), embedder, llm=self.llm())
+        if report.unsupported:
+            by_id = {h.id: h for h in [*evidence, *images]}
+            kept = remove_unsupported(answer_body(text), report)
+            text, citations = renumber(kept, [by_id[c.node_id] for c in citations])
+        if not text.strip() or not citations:
+            return None
+        return Synthesis.checked(text, citations, "llm", report)
+
+
+def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> Synthesis:
+    """The answer of a document tool (listing, summary, metadata search, comparison): its own
+    extractive text, citing documents (chunks, for a comparison's evidence)."""
+    shown = list(found.hits[:DOCUMENT_ANSWER_LIMIT])
+    body = answer_text(found.step_type, found.hits, limit=DOCUMENT_ANSWER_LIMIT)
+    citations = [citation_for(n, hit) for n, hit in enumerate(shown, start=1)]
+    lines = [body, "", "Sources:"] if citations else [body]
+    lines += [f"[{c.marker}] {source_label(c)}" for c in citations]
+    text = "\n".join(lines)
+    report = check(text, {c.marker: c.excerpt or c.title or "" for c in citations}, embedder)
+    return Synthesis.checked(text, citations, "extractive", report)
+
+
+def _cited_text(
+    evidence: Sequence[Hit], images: Sequence[Hit]
+) -> Callable[[Sequence[Citation]], dict[int, str]]:
+    by_id = {h.id: h for h in [*evidence, *images]}
+
+    def cited(citations: Sequence[Citation]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for c in citations:
+            hit = by_id.get(c.node_id)
+            if hit is not None and hit.text:
+                out[c.marker] = hit.text
+        return out
+
+    return cited
+
+
+def _asked(question: str) -> str:
+    """What the asker asked: without the question the agent itself supplies when only files
+    were given (its words are not the asker's, and no passage need contain them)."""
+    return " ".join(question.replace(DEFAULT_ATTACHMENT_QUESTION, " ").split())
+
+
+def _support(
+    question: str,
+    citations: Sequence[Citation],
+    hits: Sequence[Hit],
+    depicting: Collection[str] = (),
+    *,
+    heard: bool = False,
+) -> Support:
+    """The support test of an extractive answer over the passages it cites. An answer citing
+    an image found as showing what the question asks about (``depicting``: it passed the CLIP
+    depicts threshold or depicts a named entity, the image support test) is supported, and so
+    is a question with no content term (an attachment alone). An image only near the evidence
+    passages supports nothing the passages do not."""
+    question = _asked(question)
+    by_id = {h.id: h for h in hits}
+    cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
+    text = [h for h in hits if h.kind != "image"]
+    found = assess(question, [h for h in cited if h.kind != "image"], text, heard=heard)
+    if any(h.kind == "image" and h.id in depicting for h in cited) or (
+        cited and not terms(question)
+    ):
+        return found.model_copy(update={"supported": True})
+    return found
+
+
+def _evidence_support(
+    question: str,
+    evidence: Sequence[Hit],
+    images: Sequence[Hit],
+    depicting: Collection[str] = (),
+    *,
+    heard: bool = False,
+) -> Support:
+    """The support test of the evidence alone, before an LLM answers from it: the same rule as
+    an extractive answer's (:func:`_support`), with every passage counted as citable."""
+    question = _asked(question)
+    text = [h for h in evidence if h.kind != "image"]
+    found = assess(question, text, text, heard=heard)
+    shown = any(h.kind == "image" and h.id in depicting for h in [*evidence, *images])
+    if shown or not terms(question):
+        return found.model_copy(update={"supported": True})
+    return found
+
+
+def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = None) -> Synthesis:
+    """The plain "not found" answer: no citation, the closest documents listed apart."""
+    closest: list[Citation] = []
+    seen: set[str] = set()
+    for hit in evidence:
+        key = hit.document_id or hit.id
+        label = hit.title or hit.uri or key  # two passages of one title read as one document
+        if key in seen or label in seen:
+            continue
+        seen.update((key, label))
+        closest.append(citation_for(len(closest) + 1, hit))
+        if len(closest) == CLOSEST_DOCUMENTS:
+            break
+    lines = [ABSTENTION]
+    if closest:
+        lines += ["", "Closest, not answering:"]
+        lines += [f"- {source_label(c).removeprefix('(Source: ').rstrip(')')}" for c in closest]
+    report = GroundednessReport(score=1.0, verdict="no_claims", sentences=())
+    return Synthesis.checked(
+        "\n".join(lines), [], mode, report, support=support, closest=tuple(closest), not_found=True
+    )

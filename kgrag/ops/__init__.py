@@ -1,0 +1,1 @@
+"""Running kgrag as a service: optional integrations with operators' tools."""

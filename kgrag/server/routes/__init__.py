@@ -1,0 +1,1 @@
+"""The routes of the HTTP API, one router per area; :mod:`kgrag.server.app` includes them."""

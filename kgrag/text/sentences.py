@@ -1,0 +1,104 @@
+"""Sentence splitting.
+
+:func:`sentence_spans` is the careful splitter (abbreviations such as "e.g." or "Dr.", initials
+and decimals do not end a sentence; a blank line always does) that chunking and the answer checks
+use; :func:`sentence_texts` gives its sentences as tidy strings. :func:`simple_sentences` is the
+plain one that summaries are built from (a full stop, ! or ? followed by a space and a capital or
+digit): it is kept apart because stored summaries depend on it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kgrag.text.abbreviations import NUMBERED_ABBREVIATIONS, SENTENCE_ABBREVIATIONS
+
+__all__ = ["sentence_spans", "sentence_texts", "simple_sentences"]
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+# terminal punctuation and any closing quotes/brackets, followed by whitespace; CJK full stops
+# end a sentence without a following space
+_CANDIDATE = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|[。！？]+[」』”’）]*")
+_OPENERS = "\"'“‘«([{"
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text``, whitespace trimmed, in order."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in _PARAGRAPH_BREAK.finditer(text):
+        _paragraph_sentences(text, start, brk.start(), spans)
+        start = brk.end()
+    _paragraph_sentences(text, start, len(text), spans)
+    return spans
+
+
+def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    sentence_start = start
+    for m in _CANDIDATE.finditer(text, start, end):
+        if _is_boundary(text, m.start(), m.end(), end, m.group()):
+            _emit(text, sentence_start, m.end(), out)
+            sentence_start = m.end()
+    _emit(text, sentence_start, end, out)
+
+
+def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int, punct: str) -> bool:
+    if punct[0] in "。！？":
+        return True
+    n = punct_end
+    while n < limit and text[n].isspace():
+        n += 1
+    if n >= limit:
+        return True
+    if text[n].islower():  # "e.g. the", "Yahoo! is", "wait... then"
+        return False
+    if "!" in punct or "?" in punct or "…" in punct or punct.startswith(".."):
+        return True
+    # a single period: look at the word in front of it
+    w = punct_start
+    while w > 0 and not text[w - 1].isspace():
+        w -= 1
+    word = text[w:punct_start].lstrip(_OPENERS)
+    if not word:
+        return True
+    lower = word.lower()
+    if lower in SENTENCE_ABBREVIATIONS:
+        return False
+    if lower in NUMBERED_ABBREVIATIONS and text[n].isdigit():
+        return False
+    if len(word) == 1 and word.isalpha() and word.isupper():  # an initial: "J. R. Tolkien"
+        return False
+    if "." in word:  # "e.g", "i.e", "U.S", "Ph.D"
+        parts = word.split(".")
+        if all(p.isalpha() and len(p) <= 3 for p in parts if p):
+            return False
+    return True
+
+
+def _emit(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        out.append((start, end))
+
+
+def sentence_texts(text: str, *, min_chars: int = 12) -> list[str]:
+    """The sentences of ``text`` with whitespace collapsed, short fragments dropped."""
+    out = []
+    for start, end in sentence_spans(text):
+        sentence = re.sub(r"\s+", " ", text[start:end]).strip()
+        if len(sentence) >= min_chars:
+            out.append(sentence)
+    return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SPACE = re.compile(r"\s+")
+
+
+def simple_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (a full stop, ! or ? followed by space and a capital or digit)."""
+    text = _SPACE.sub(" ", text).strip()
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()] if text else []
