@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint bench bench-retention bench-soak bench-batch bench-writes bench-embed clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -37,6 +37,16 @@ lint: setup cypher-lint
 	$(BIN)/ruff check kgrag tests scripts bench
 	$(BIN)/ruff format --check kgrag tests scripts bench
 	$(BIN)/mypy
+	bash scripts/mypy_public.sh
+
+# The API reference site (mkdocs.yml, docs/), warnings as errors, into .cache/site.
+docs: setup
+	$(BIN)/mkdocs build --strict
+
+# The wheel on Python 3.11-3.13 outside the repository, lowest dependency versions, neo4j drivers
+# 5.x and 6.x (scripts/install_matrix.sh; CI runs it).
+install-matrix: setup
+	bash scripts/install_matrix.sh
 
 cypher-lint: setup
 	node tools/cypher-lint/lint.mjs cypher cypher/templates cypher/schema

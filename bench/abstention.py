@@ -1,18 +1,22 @@
-"""Choose the abstention rule on folds of the dev questions and report it on the held-out fold.
+"""Fit the abstention model on folds of the dev questions and report it on the held-out fold.
 
 Reads ``bench/results/answers.json`` (``kgrag eval answers --json``: for every dev question, the
 support test's features when asked as it is, *answerable*, and when asked by a reader who cannot
 read its supporting passages, *unanswerable*; plus out-of-domain questions) and writes
 ``bench/results/abstention.json``.
 
-Folds: question ``n`` (dataset order) is in fold ``n % FOLDS``; both settings of a question are in
-the same fold. For each fold, the rule (a feature of kgrag.agent.support and a threshold) is chosen
-on the other folds: the highest abstention on unanswerable questions with at most
-``MAX_FALSE_ABSTENTION`` false abstention on answerable ones, or, when no threshold meets that,
-the highest difference of the two rates (``constrained``); and the highest difference of the
-two rates (``youden``, the criterion kgrag's rule is chosen by: no threshold meets both goals).
-Its rates on the held-out fold are reported, with the
-trade-off curve of every feature over all questions (for reading, not for choosing).
+The model is kgrag.agent.support's: a logistic regression (L2 = :data:`L2`, Newton's method)
+over its evidence features (:data:`kgrag.agent.support.MODEL_FEATURES`) predicting "answerable",
+and a probability threshold below which the agent abstains. Folds: question ``n`` (dataset order)
+is in fold ``n % FOLDS``; both settings of a question are in the same fold. For each fold, the
+weights and the threshold are chosen on the other four folds and the rates are measured on it:
+the threshold is the highest whose false abstention on the training folds is at most
+``MAX_FALSE_ABSTENTION`` (``constrained``, what kgrag ships), or the one with the highest
+difference of the two rates (``youden``, reported beside it). ``shipped_fit`` is the same
+procedure on all the questions: the constants kgrag.agent.support carries. A question that names
+nothing (or heard from a recording) is judged by kgrag's fixed rule instead (half of its terms
+in the evidence, ``NAMELESS_THRESHOLD``): it is left out of the fits and counted in every rate
+as that rule decides it, so its probability here is 1 (answered) or 0 (abstained).
 
     python bench/abstention.py
 """
@@ -22,91 +26,114 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from common import RESULTS
 
-from kgrag.agent.support import NAMELESS_THRESHOLD, SUPPORT_THRESHOLD, question_names
+from kgrag.agent.support import (
+    MODEL_FEATURES,
+    NAMELESS_THRESHOLD,
+    SUPPORT_MODEL,
+    SUPPORT_PROBABILITY,
+)
 
 FOLDS = 5
 MAX_FALSE_ABSTENTION = 0.05
-THRESHOLDS = [round(t * 0.05, 2) for t in range(0, 21)]
-#: How the rule is chosen on the training folds (see :func:`choose`): no threshold of any feature
-#: meets both goals on these questions, so both error rates weigh the same.
-CRITERION = "youden"
-FEATURES = ("score", "evidence_score", "names", "evidence_names", "mean")
+GOAL_ABSTENTION = 0.9
+#: The logistic regression's L2 penalty (on the weights, not the intercept): a round value, not
+#: tuned; the features are shares in [0, 1].
+L2 = 1.0
+CRITERIA = ("constrained", "youden")
 
 Row = dict[str, Any]
 
 
-def feature(row: Row, name: str) -> float:
-    s = row["support"] or {}
-    if name == "mean":
-        return (s.get("score", 0.0) + s.get("evidence_score", 0.0)) / 2
-    return float(s.get(name, 0.0))
-
-
-def abstains(row: Row, name: str, t: float) -> bool:
-    """Would the rule ``name >= t`` abstain? A question that names nothing is judged by kgrag's
-    fixed NAMELESS_THRESHOLD on its terms, whatever the rule."""
+def features(row: Row) -> list[float]:
     support = row["support"] or {}
-    named = support.get("named", bool(question_names(row["question"])))
-    if not named:
-        return float(support.get("evidence_terms", 0.0)) < NAMELESS_THRESHOLD
-    return feature(row, name) < t
+    return [float(support.get(name, 0.0)) for name in MODEL_FEATURES]
 
 
-def rates(rows: Sequence[Row], name: str, t: float) -> tuple[float, float]:
-    """(abstention on unanswerable, false abstention on answerable) when abstaining below t."""
-    una = [r for r in rows if r["setting"] == "unanswerable"]
-    ans = [r for r in rows if r["setting"] == "answerable"]
-    abstain_u = sum(abstains(r, name, t) for r in una) / max(1, len(una))
-    abstain_a = sum(abstains(r, name, t) for r in ans) / max(1, len(ans))
-    return abstain_u, abstain_a
+def nameless(row: Row) -> bool:
+    return not (row["support"] or {}).get("named", True)
 
 
-def choose(rows: Sequence[Row], criterion: str) -> tuple[str, float]:
-    """The (feature, threshold) the criterion prefers on ``rows``: ``youden``, the highest
-    abstention on unanswerable less false abstention on answerable (both errors weigh the same);
-    ``constrained``, the highest abstention with at most MAX_FALSE_ABSTENTION false abstention
-    (youden when no threshold meets it)."""
-    scored = [(f, t, *rates(rows, f, t)) for f in FEATURES for t in THRESHOLDS]
+def fixed_rule(row: Row) -> float:
+    """A nameless question's decision as kgrag's fixed rule makes it: 1 answered, 0 abstained."""
+    return float(float((row["support"] or {}).get("evidence_terms", 0.0)) >= NAMELESS_THRESHOLD)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
+    """Weights then intercept of the L2-penalised logistic regression of ``y`` on ``x``."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    penalty = np.eye(xb.shape[1]) * l2
+    penalty[-1, -1] = 0.0
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(xb @ w)))
+        grad = xb.T @ (p - y) + penalty @ w
+        hess = xb.T @ (xb * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    return w
+
+
+def prob(w: Sequence[float], x: np.ndarray, fixed: np.ndarray | None = None) -> np.ndarray:
+    """The model's probabilities; where ``fixed`` is not NaN (a nameless question), its value."""
+    w = np.asarray(w, dtype=float)
+    p = np.asarray(1.0 / (1.0 + np.exp(-(x @ w[:-1] + w[-1]))))
+    return p if fixed is None else np.where(np.isnan(fixed), p, fixed)
+
+
+def rates(p: np.ndarray, y: np.ndarray, t: float) -> tuple[float, float]:
+    """(abstention on unanswerable, false abstention on answerable) abstaining when p < t."""
+    return float(np.mean(p[y == 0] < t)), float(np.mean(p[y == 1] < t))
+
+
+def threshold(p: np.ndarray, y: np.ndarray, criterion: str) -> float:
+    """The abstention threshold the criterion prefers on these probabilities (a midpoint
+    between two observed probabilities, so a question exactly on it is not the one deciding)."""
+    values = np.unique(p)
+    cuts = [0.0, *((values[:-1] + values[1:]) / 2).tolist(), 1.0]
+    scored = [(t, *rates(p, y, t)) for t in cuts]
     if criterion == "constrained":
-        feasible = [(u, -t, f, t) for f, t, u, a in scored if a <= MAX_FALSE_ABSTENTION]
-        if feasible and max(feasible)[0] > 0:
-            _, _, f, t = max(feasible)
-            return f, t
-    best = max((u - a, -t, f, t) for f, t, u, a in scored)
-    return best[2], best[3]
+        feasible = [t for t, _, a in scored if a <= MAX_FALSE_ABSTENTION]
+        return max(feasible)
+    return max(scored, key=lambda s: (s[1] - s[2], -s[0]))[0]
 
 
-def cross_validate(folded: Sequence[Row], order: dict[str, int], criterion: str) -> list[Row]:
-    folds = []
+def cross_validate(
+    x: np.ndarray, y: np.ndarray, fixed: np.ndarray, folds: np.ndarray, criterion: str
+) -> list[Row]:
+    out = []
+    named = np.isnan(fixed)
     for k in range(FOLDS):
-        train = [r for r in folded if order[r["id"]] % FOLDS != k]
-        held = [r for r in folded if order[r["id"]] % FOLDS == k]
-        f, t = choose(train, criterion)
-        tu, ta = rates(train, f, t)
-        hu, ha = rates(held, f, t)
-        folds.append(
+        train, held = folds != k, folds == k
+        w = fit(x[train & named], y[train & named])
+        p_train = prob(w, x[train], fixed[train])
+        t = threshold(p_train, y[train], criterion)
+        tu, ta = rates(p_train, y[train], t)
+        hu, ha = rates(prob(w, x[held], fixed[held]), y[held], t)
+        out.append(
             {
                 "fold": k,
-                "feature": f,
-                "threshold": t,
+                "weights": [round(float(v), 4) for v in w],
+                "threshold": round(t, 4),
                 "train": {
                     "unanswerable_abstention": round(tu, 4),
                     "false_abstention": round(ta, 4),
                 },
                 "held_out": {
-                    "questions": sum(r["setting"] == "answerable" for r in held),
+                    "questions": int(np.sum(held & (y == 1))),
                     "unanswerable_abstention": round(hu, 4),
                     "false_abstention": round(ha, 4),
                 },
             }
         )
-    return folds
+    return out
 
 
 def pooled(folds: Sequence[Row]) -> dict[str, float]:
@@ -117,78 +144,87 @@ def pooled(folds: Sequence[Row]) -> dict[str, float]:
     }
 
 
-def by_retrieval(folded: Sequence[Row], order: dict[str, int], folds: Sequence[Row]) -> Row:
-    """False abstention on the held-out folds (each with its fold's rule), split by whether
-    retrieval put every supporting passage in the best 5 (``recall_at_5`` 1.0): an abstention
-    when a supporting passage was not retrieved is a retrieval miss the support test sees."""
+def by_retrieval(
+    rows: Sequence[Row], x: np.ndarray, fixed: np.ndarray, folds: np.ndarray, cv: Sequence[Row]
+) -> Row:
+    """False abstention on the held-out folds (each with its fold's model), split by whether
+    retrieval put every supporting passage in the best 5 (``recall_at_5`` 1.0)."""
     out: Row = {}
     for name, complete in (("all_supporting_retrieved", True), ("a_supporting_missed", False)):
-        rows = [
-            (r, folds[order[r["id"]] % FOLDS])
-            for r in folded
+        picked = [
+            i
+            for i, r in enumerate(rows)
             if r["setting"] == "answerable" and ((r.get("recall_at_5") or 0.0) >= 1.0) == complete
         ]
-        abstained = sum(abstains(r, fold["feature"], fold["threshold"]) for r, fold in rows)
+        abstained = sum(
+            bool(
+                prob(cv[folds[i]]["weights"], x[i : i + 1], fixed[i : i + 1])[0]
+                < cv[folds[i]]["threshold"]
+            )
+            for i in picked
+        )
         out[name] = {
-            "questions": len(rows),
-            "false_abstention": round(abstained / len(rows), 4) if rows else None,
+            "questions": len(picked),
+            "false_abstention": round(abstained / len(picked), 4) if picked else None,
         }
     return out
 
 
 def main() -> int:
     report = json.loads((RESULTS / "answers.json").read_text(encoding="utf-8"))
-    rows: list[Row] = list(report["per_question"])
-    order = {r["id"]: n for n, r in enumerate(x for x in rows if x["setting"] == "answerable")}
-    folded = [r for r in rows if r["setting"] in ("answerable", "unanswerable")]
-    ood = [r for r in rows if r["setting"] == "out_of_domain"]
-    results = {c: cross_validate(folded, order, c) for c in ("youden", "constrained")}
-    folds = results[CRITERION]
-    chosen = Counter((x["feature"], x["threshold"]) for x in folds).most_common(1)[0][0]
-    ood_rate = sum(abstains(r, *chosen) for r in ood) / max(1, len(ood))
-    shipped = rates(folded, "evidence_score", SUPPORT_THRESHOLD)
-    curve = {
-        f: [
-            {
-                "threshold": t,
-                "unanswerable_abstention": round(u, 4),
-                "false_abstention": round(a, 4),
-            }
-            for t in THRESHOLDS
-            for u, a in [rates(folded, f, t)]
-        ]
-        for f in FEATURES
-    }
+    every: list[Row] = list(report["per_question"])
+    order = {r["id"]: n for n, r in enumerate(x for x in every if x["setting"] == "answerable")}
+    rows = [r for r in every if r["setting"] in ("answerable", "unanswerable")]
+    ood = [r for r in every if r["setting"] == "out_of_domain"]
+    x = np.array([features(r) for r in rows], dtype=float)
+    y = np.array([r["setting"] == "answerable" for r in rows], dtype=float)
+    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    folds = np.array([order[r["id"]] % FOLDS for r in rows])
+    cv = {c: cross_validate(x, y, fixed, folds, c) for c in CRITERIA}
+    w_all = fit(x[np.isnan(fixed)], y[np.isnan(fixed)])
+    t_all = threshold(prob(w_all, x, fixed), y, "constrained")
+    x_ood = np.array([features(r) for r in ood], dtype=float).reshape(len(ood), len(MODEL_FEATURES))
+    fixed_ood = np.array([fixed_rule(r) if nameless(r) else np.nan for r in ood])
+    shipped_p = prob(SUPPORT_MODEL, x, fixed)
+    shipped_ood = prob(SUPPORT_MODEL, x_ood, fixed_ood)
+    su, sa = rates(shipped_p, y, SUPPORT_PROBABILITY)
     out = {
-        "criterion": CRITERION,
-        "folds": folds,
-        "held_out_pooled": pooled(folds),
-        "held_out_false_abstention_by_retrieval": by_retrieval(folded, order, folds),
-        "constrained_folds": results["constrained"],
-        "constrained_held_out_pooled": pooled(results["constrained"]),
-        "chosen": {"feature": chosen[0], "threshold": chosen[1]},
-        "out_of_domain_abstention_at_chosen": round(ood_rate, 4),
-        # the rule kgrag ships (kgrag.agent.support), over every question (not held out)
+        "features": list(MODEL_FEATURES),
+        "l2": L2,
+        "nameless_questions": int(np.sum(~np.isnan(fixed)) // 2),
+        "criterion": "constrained",
+        "folds": cv["constrained"],
+        "held_out_pooled": pooled(cv["constrained"]),
+        "held_out_false_abstention_by_retrieval": by_retrieval(
+            rows, x, fixed, folds, cv["constrained"]
+        ),
+        "youden_folds": cv["youden"],
+        "youden_held_out_pooled": pooled(cv["youden"]),
+        "shipped_fit": {
+            "weights": [round(float(v), 4) for v in w_all],
+            "threshold": round(t_all, 4),
+        },
+        # the model kgrag ships (kgrag.agent.support), over every question (not held out)
         "shipped": {
-            "feature": "evidence_score",
-            "threshold": SUPPORT_THRESHOLD,
-            "unanswerable_abstention": round(shipped[0], 4),
-            "false_abstention": round(shipped[1], 4),
+            "weights": list(SUPPORT_MODEL),
+            "threshold": SUPPORT_PROBABILITY,
+            "unanswerable_abstention": round(su, 4),
+            "false_abstention": round(sa, 4),
             "out_of_domain_abstention": round(
-                sum(abstains(r, "evidence_score", SUPPORT_THRESHOLD) for r in ood)
-                / max(1, len(ood)),
-                4,
+                float(np.mean(shipped_ood < SUPPORT_PROBABILITY)) if ood else 0.0, 4
             ),
         },
-        "goals": {"unanswerable_abstention": 0.9, "false_abstention": MAX_FALSE_ABSTENTION},
-        "curve": curve,
+        "goals": {
+            "unanswerable_abstention": GOAL_ABSTENTION,
+            "false_abstention": MAX_FALSE_ABSTENTION,
+        },
         "source": "bench/results/answers.json",
         "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
     (RESULTS / "abstention.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(
         json.dumps(
-            {k: out[k] for k in ("held_out_pooled", "constrained_held_out_pooled", "chosen")}
+            {k: out[k] for k in ("held_out_pooled", "youden_held_out_pooled", "shipped_fit")}
         )
     )
     return 0

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from kgrag.eval.metrics import percentile
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
@@ -44,10 +46,6 @@ def load_corpus() -> list[dict[str, str]]:
 def load_questions() -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads(require(MUSIQUE_QUESTIONS).read_text(encoding="utf-8"))
     return data
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
 def latency_summary(ms: Sequence[float]) -> dict[str, float]:

@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from kgrag.server.launch import Served, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,11 +87,10 @@ def _post(url: str, body: dict[str, Any], timeout: float) -> tuple[int, float]:
 
 
 def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile, rounded to 0.1 ms; 0.0 for no values."""
     if not values:
         return 0.0
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return round(ordered[k], 1)
+    return round(float(np.percentile(values, q, method="nearest")), 1)
 
 
 def run_load(

@@ -416,7 +416,7 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         rows = [
             [
                 f["fold"],
-                f"{f['feature']} >= {f['threshold']}",
+                f"p < {f['threshold']}",
                 _share(f["train"]["unanswerable_abstention"]),
                 _share(f["train"]["false_abstention"]),
                 _share(f["held_out"]["unanswerable_abstention"]),
@@ -425,17 +425,18 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             for f in folds.get("folds", [])
         ]
         pooled = folds.get("held_out_pooled", {})
-        strict = folds.get("constrained_held_out_pooled", {})
-        chosen = folds.get("chosen", {})
+        youden = folds.get("youden_held_out_pooled", {})
+        fitted = folds.get("shipped_fit", {})
         lines += [
             "",
-            f"Abstention rule chosen on 4 folds, reported on the 5th (criterion "
-            f"{folds.get('criterion')}):",
+            "Abstention model (logistic regression over "
+            f"{', '.join(folds.get('features', []))}) fitted on 4 folds, its threshold the highest "
+            "with at most 5% false abstention there, reported on the 5th:",
             "",
             table(
                 [
                     "held-out fold",
-                    "rule chosen on the others",
+                    "abstain when (chosen on the others)",
                     "train: abstained, unanswerable",
                     "train: false abstention",
                     "held out: abstained, unanswerable",
@@ -446,23 +447,20 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             "",
             f"Pooled over the held-out folds: abstention on unanswerable "
             f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
-            f"{_share(pooled.get('false_abstention'))} (goal 5%). With the rule chosen for at most "
-            f"5% false abstention on the training folds instead: "
-            f"{_share(strict.get('unanswerable_abstention'))} and "
-            f"{_share(strict.get('false_abstention'))}. kgrag's rule: "
-            f"`{chosen.get('feature')} >= {chosen.get('threshold')}` (the most frequent choice); "
-            f"out-of-domain abstention with it "
-            f"{_share(folds.get('out_of_domain_abstention_at_chosen'))}.",
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). With the threshold that "
+            f"maximises the difference of the two rates on the training folds instead: "
+            f"{_share(youden.get('unanswerable_abstention'))} and "
+            f"{_share(youden.get('false_abstention'))}. The same procedure on all the questions: "
+            f"weights {fitted.get('weights')}, abstain when p < {fitted.get('threshold')}.",
         ]
         shipped = folds.get("shipped")
         if shipped:
-            lines[-1] = lines[-1].replace("kgrag's rule:", "The folds' rule:")
             lines += [
                 "",
-                f"kgrag ships `{shipped['feature']} >= {shipped['threshold']}` "
-                "(kgrag/agent/support.py); over all the questions (not held out) it abstains on "
-                f"{_share(shipped['unanswerable_abstention'])} of the unanswerable, "
-                f"{_share(shipped['false_abstention'])} of the answerable and "
+                f"kgrag ships weights {shipped['weights']}, abstaining when p < "
+                f"{shipped['threshold']} (kgrag/agent/support.py); over all the questions (not "
+                f"held out) it abstains on {_share(shipped['unanswerable_abstention'])} of the "
+                f"unanswerable, {_share(shipped['false_abstention'])} of the answerable and "
                 f"{_share(shipped['out_of_domain_abstention'])} of the out-of-domain questions.",
             ]
         split = folds.get("held_out_false_abstention_by_retrieval") or {}

@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kgrag.llm.prices import PRICES_AS_OF, ListedPrice
+
 DEFAULT_STORE_URI = "falkordb-lite:///./kgrag-data/kg.db"
 
 
@@ -89,6 +91,12 @@ class Settings(BaseSettings):
         30, gt=0, description="time one plan step may take before it is recorded as failed"
     )
     llm_timeout_s: float = Field(60, gt=0, description="timeout of one LLM HTTP request")
+    llm_prices: tuple[ListedPrice, ...] = Field(
+        (),
+        description="USD per million tokens of models added to or replacing the built-in table "
+        f"(OpenAI's list prices as of {PRICES_AS_OF}); JSON, e.g. "
+        '[{"model": "my-model", "input_per_million": 0.5, "output_per_million": 1.5}]',
+    )
 
     max_file_bytes: int = Field(200 * 1024 * 1024, gt=0)
     discussed_source_factor: float = Field(
@@ -148,6 +156,13 @@ class Settings(BaseSettings):
     )
     max_queued_jobs: int = Field(
         64, gt=0, description="HTTP API: ingestion jobs waiting; more get 429"
+    )
+    shutdown_timeout_s: float = Field(
+        30.0,
+        ge=0,
+        description="HTTP API: on SIGTERM, seconds the answers in flight get to finish (new "
+        "questions and jobs get 503, the running ingestion job stops resumable) before the "
+        "server stops",
     )
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"

@@ -1,8 +1,9 @@
 """The audit report of one answer, built from its stored trace: the question, the plan, every
 step with its timing, Cypher and evidence, the sources with excerpts, why each step ran or was
 skipped, the groundedness assessment and verification status, the exit reason, iterations and
-cost. One frozen model, rendered as JSON or as one self-contained HTML page (inline CSS, no
-external assets, every text HTML-escaped: document text is untrusted)."""
+cost. One frozen model, rendered as JSON or as one self-contained HTML page (the jinja2
+template ``templates/audit.html`` with its CSS inline, no external assets, autoescape: every
+value HTML-escaped, since document text is untrusted)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from html import escape
 from typing import Any, Literal
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 
 from kgrag.agent.synthesis import table_place
 from kgrag.core import (
@@ -353,31 +357,35 @@ def _reasoning(
 
 
 # -- HTML ---------------------------------------------------------------------------------------
-_CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d2430;
-background:#f5f6f8}
-main{max-width:1100px;margin:0 auto;padding:24px}
-h1{font-size:20px;margin:0 0 4px}
-h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}
-.meta{color:#556;font-size:13px}.meta span{margin-right:16px}
-.card{background:#fff;border:1px solid #d5d9e0;border-radius:6px;padding:12px 16px;margin:8px 0}
-pre{white-space:pre-wrap;word-break:break-word;background:#f0f2f5;padding:8px;border-radius:4px;
-font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;margin:6px 0}
-.answer{white-space:pre-wrap}
-table{border-collapse:collapse;width:100%;background:#fff}
-th,td{border:1px solid #d5d9e0;padding:4px 8px;text-align:left;vertical-align:top;font-size:13px}
-th{background:#eef0f4}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;color:#fff}
-.ok,.verified{background:#2e7d32}.skipped,.not_assessed{background:#757575}
-.error,.unverified{background:#c62828}.partially_verified{background:#ef6c00}
-details summary{cursor:pointer;font-weight:600}
-ol.reasoning li{margin:2px 0}
-.excerpt{color:#333;font-size:13px;margin-top:4px}
-"""
+class _Escaped:
+    """A value as HTML text, escaped as :func:`html.escape` does (``None`` is empty)."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __html__(self) -> str:
+        return escape("" if self.value is None else str(self.value), quote=True)
 
 
-def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+def _escaped(value: object) -> object:
+    """Jinja's finalize: every ``{{ value }}`` of the page goes out escaped (autoescape)."""
+    return value if hasattr(value, "__html__") else _Escaped(value)
+
+
+@cache
+def _page() -> Template:
+    env = Environment(
+        loader=PackageLoader("kgrag.agent", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        finalize=_escaped,
+    )
+    env.filters["comma"] = lambda items: ", ".join(map(str, items))
+    env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, default=str)
+    return env.get_template("audit.html")
 
 
 def _fmt_time(seconds: float | None) -> str:
@@ -399,114 +407,6 @@ def _where(src: AuditSource) -> str:
 
 
 def render_audit_html(report: AuditReport) -> str:
-    """One self-contained HTML page; every value is escaped."""
-    r = report
-    v = r.verification
-    h: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        # nothing external may load, and no script runs
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; img-src data:\">",
-        f"<title>kgrag audit {_e(r.query_id)}</title>",
-        f"<style>{_CSS}</style></head><body><main>",
-        f"<h1>Audit of query {_e(r.query_id)}</h1>",
-        '<div class="meta">',
-        f"<span>asked {_e(r.created_at)}</span>",
-        f"<span>user {_e(r.user or 'anonymous')}</span>",
-        f"<span>groups {_e(', '.join(r.groups) or '—')}</span>",
-        f"<span>asked by {_e(r.asked_by or '—')}</span>",
-        f"<span>exit reason <b>{_e(r.exit_reason)}</b></span>",
-        f"<span>iterations {_e(r.iterations)}</span>",
-        f"<span>latency {_e(r.latency_ms)} ms</span>",
-        f"<span>cost {_e('n/a' if r.cost is None else f'{r.cost:.6f}')}</span>",
-        "</div>",
-        "<h2>Question</h2>",
-        f'<div class="card">{_e(r.question)}</div>',
-        "<h2>Answer</h2>",
-        f'<div class="card answer">{_e(r.answer)}</div>'
-        if r.answer is not None or not r.hidden_sources
-        else f'<div class="card">(withheld: it cites {r.hidden_sources} source(s) you cannot '
-        "read now)</div>",
-        "<h2>Verification</h2>",
-        '<div class="card">',
-        f'<span class="badge {_e(v.status)}">{_e(v.status.replace("_", " "))}</span> ',
-        f"{_e(v.assessment)}<br>",
-        f"groundedness: {_e('not scored' if v.groundedness is None else f'{v.groundedness:.2f}')}"
-        f" · verdict: {_e(v.verdict or '—')} · answer mode: {_e(v.answer_mode or '—')}"
-        f" · citations in evidence: {v.citations_in_evidence}/{v.citations_total}",
-        "</div>",
-        "<h2>Sources</h2>",
-    ]
-    if not r.sources:
-        h.append('<div class="card">No sources cited.</div>')
-    for s in r.sources:
-        where = _where(s)
-        h += [
-            '<div class="card">',
-            f"<b>[{s.marker}]</b> {_e(s.title or s.node_id)}"
-            + (f" ({_e(where)})" if where else "")
-            + f' <span class="meta">{_e(s.kind)} · {_e(s.node_id)}</span><br>',
-            f'<span class="meta">{_e(s.uri or "")}</span>',
-            f'<span class="meta"> · returned by step(s) '
-            f"{_e(', '.join(map(str, s.returned_by)) or 'none')}</span>",
-            f'<div class="excerpt">{_e(s.excerpt or ("(not readable)" if not s.readable else ""))}'
-            "</div></div>",
-        ]
-    h += [
-        "<h2>Reasoning</h2>",
-        '<ol class="reasoning">',
-        *(f"<li>{_e(line)}</li>" for line in r.reasoning),
-        "</ol>",
-        "<h2>Plan</h2>",
-        f'<div class="card">plan {_e(r.plan_id)} · source {_e(r.plan_source)}'
-        + (f" · fell back: {_e(r.fallback_reason)}" if r.fallback_reason else "")
-        + "</div>",
-        "<table><tr><th>step</th><th>type</th><th>modality</th><th>status</th>"
-        "<th>after</th><th>duration</th><th>results</th><th>why</th></tr>",
-    ]
-    for st in r.steps:
-        h.append(
-            f"<tr><td>{st.step_id}</td><td>{_e(st.type)}</td><td>{_e(st.modality)}</td>"
-            f'<td><span class="badge {_e(st.status)}">{_e(st.status)}</span></td>'
-            f"<td>{_e(', '.join(map(str, st.dependencies)))}</td>"
-            f"<td>{_e(st.duration_ms)} ms</td><td>{_e(st.result_count)}</td>"
-            f"<td>{_e(st.reason)}</td></tr>"
-        )
-    h.append("</table><h2>Steps in detail</h2>")
-    for st in r.steps:
-        h += [
-            f'<div class="card" id="step-{st.step_id}"><details><summary>step {st.step_id}: '
-            f"{_e(st.type)} — {_e(st.status)}</summary>",
-            f"<p>{_e(st.explanation or '')}</p>",
-        ]
-        if st.condition:
-            h.append(f"<p>condition: <code>{_e(st.condition)}</code></p>")
-        if st.error:
-            h.append(f"<p>error/skip reason: {_e(st.error)}</p>")
-        h.append(f"<div>parameters</div><pre>{_e(json.dumps(st.parameters, indent=2))}</pre>")
-        if st.cypher:
-            h.append(f"<div>Cypher</div><pre>{_e(st.cypher)}</pre>")
-            h.append(
-                "<div>Cypher parameters</div>"
-                f"<pre>{_e(json.dumps(list(st.cypher_parameters), indent=2, default=str))}</pre>"
-            )
-        if st.evidence:
-            h.append(
-                "<table><tr><th>rank</th><th>kind</th><th>score</th><th>id</th>"
-                "<th>excerpt</th></tr>"
-            )
-            for ev in st.evidence:
-                score = "" if ev.score is None else f"{ev.score:.3f}"
-                h.append(
-                    f"<tr><td>{_e(ev.rank)}</td><td>{_e(ev.kind)}</td><td>{score}</td>"
-                    f"<td>{_e(ev.id)}</td><td>{_e(ev.excerpt)}</td></tr>"
-                )
-            h.append("</table>")
-        h.append("</details></div>")
-    h += [
-        f'<p class="meta">generated {_e(r.generated_at)} by kgrag</p>',
-        "</main></body></html>",
-    ]
-    return "\n".join(h) + "\n"
+    """One self-contained HTML page (``templates/audit.html``, its CSS inline); every value
+    is escaped."""
+    return _page().render(r=report, v=report.verification, place=_where)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.core import Hit
+from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
 
@@ -187,12 +188,7 @@ class _LlmVerdict(BaseModel):
     next_query: str | None = None
 
 
-_JUDGE_PROMPT = """You judge whether retrieved evidence is enough to answer a question.
-Answer with JSON: {"decision": "SATISFIED" | "REFINE" | "EXPAND" | "FILTER", "reason": "...",
-"next_query": "..." or null}.
-SATISFIED: the evidence answers the question. REFINE: search again with a better query.
-EXPAND: follow entities the evidence names to find missing facts (give the query naming them).
-FILTER: the evidence is noisy; next_query names what to keep. Never repeat an earlier query."""
+_JUDGE_PROMPT = render_prompt("kgrag.agent", "judge_system")
 
 
 class LlmJudge:

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent.text import markers_in, strip_citations
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms
 
@@ -160,10 +161,8 @@ def _llm_verdicts(
 
     evidence = "\n".join(f"[{m}] {t[:1200]}" for m, t in sorted(cited_text.items()))
     listing = "\n".join(f"{i}. {s}" for i, s in enumerate(claims, start=1))
-    prompt = (
-        "For each numbered sentence, say whether the evidence it cites supports it. Answer "
-        'with JSON {"supported": [true|false, ...]}, one entry per sentence, in order.\n\n'
-        f"Evidence:\n{evidence}\n\nSentences:\n{listing}"
+    prompt = render_prompt(
+        "kgrag.agent", "groundedness_check", evidence=evidence, sentences=listing
     )
     try:
         result, _ = llm.chat_json([ChatMessage(role="user", content=prompt)], _LlmChecks)

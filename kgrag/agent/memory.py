@@ -23,6 +23,7 @@ from kgrag.agent.synthesis import image_markdown, renumber, sources_block
 from kgrag.agent.text import strip_citations
 from kgrag.core import AccessContext, Hit
 from kgrag.graph.store import GraphStore
+from kgrag.llm.prompts import render_prompt
 
 if TYPE_CHECKING:
     from kgrag.llm import LLM
@@ -275,12 +276,7 @@ class SessionMemory:
         turns = "\n".join(
             f"User: {t.standalone}\nAssistant: {(t.answer or '')[:600]}" for t in reversed(history)
         )
-        prompt = (
-            "Rewrite the user's last question so that it can be understood without the "
-            "conversation: replace pronouns and vague references by what they refer to. "
-            'Answer with JSON {"standalone_question": "..."}.\n\n'
-            f"Conversation:\n{turns}\n\nLast question: {question}"
-        )
+        prompt = render_prompt("kgrag.agent", "rewrite_followup", turns=turns, question=question)
         try:
             value, _ = self.llm.chat_json(  # type: ignore[union-attr]
                 [ChatMessage(role="user", content=prompt)], _Rewrite
@@ -342,9 +338,8 @@ def reformat_answer(
 
         numbered = [citation_hit(c) for c in sorted(citations, key=lambda c: c.marker)]
         body = (previous.answer or "").split("\nSources:\n", 1)[0]
-        prompt = (
-            f"Rewrite this answer as {_DESCRIBE[kind]}. Keep every citation marker [n] with the "
-            f"statement it supports; add nothing new.\n\n{body}"
+        prompt = render_prompt(
+            "kgrag.agent", "reformat_answer", format=_DESCRIBE[kind], answer=body
         )
         try:
             result = llm.chat([ChatMessage(role="user", content=prompt)])

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kgrag.agent.anchors import anchored
 from kgrag.agent.answer import Answer, Citation, Decision
 from kgrag.agent.answering import Composer, Synthesis
 from kgrag.agent.attachments import has_own_terms
@@ -187,6 +188,10 @@ class QuestionRun:
             max_steps=cfg.limits.max_plan_steps,
         )
         result = loop.run(self.query_id, analysis, self.emit)
+        # a passage naming what the question names, when no evidence passage does
+        result.text = anchored(
+            result.question or resolution.question, result.text, result.iterations
+        )
         self.evidence = (
             result.documents.hits
             if result.documents is not None

@@ -29,6 +29,7 @@ import numpy as np
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
 from kgrag.core import Hit
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms
 
@@ -297,12 +298,7 @@ def extractive_answer(
 
 # ------------------------------------------------------------------------------------- LLM
 
-_SYSTEM = """You answer questions using ONLY the numbered evidence given to you.
-Cite the evidence after every sentence with its number in square brackets, e.g. [2] or [1][3].
-Never cite a number that is not in the evidence list. If the evidence does not answer the
-question, reply with exactly NOT_FOUND and nothing else: never answer from your own knowledge.
-To show an image from the evidence, cite its number.
-Answer in plain prose (or the format the user asks for); do not add a list of sources."""
+_SYSTEM = render_prompt("kgrag.agent", "answer_system")
 
 
 def evidence_listing(evidence: Sequence[Hit], images: Sequence[Hit], max_chars: int) -> str:

@@ -12,8 +12,8 @@ abstention figures:
   the reader can read answers it, so the agent should abstain;
 - out of domain: questions about things no passage is about (:data:`OUT_OF_DOMAIN`).
 
-The support test's features (kgrag.agent.support) are kept per question, so a threshold can be
-chosen on some questions and reported on others (bench/abstention.py).
+The support test's features (kgrag.agent.support) are kept per question, so its model can be
+fitted on some questions and reported on others (bench/abstention.py).
 """
 
 from __future__ import annotations

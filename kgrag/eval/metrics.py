@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 
 def distinct_titles(ranked: Sequence[str | None]) -> list[str]:
     """Titles in rank order, each once (several chunks of one passage count once)."""
@@ -20,11 +22,5 @@ def recall_at_k(ranked_titles: Sequence[str | None], gold: Sequence[str], k: int
 
 
 def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile (q in [0, 100]) of a non-empty list."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+    """Linear-interpolated percentile (q in [0, 100]) of a list; 0.0 for an empty one."""
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0

@@ -25,7 +25,7 @@ from kgrag.executor.base import (
 )
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.fusion import fuse
-from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25, tokens
+from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.session_handlers import SESSION_HANDLERS
@@ -41,6 +41,7 @@ from kgrag.planner.models import (
     ToolCallStep,
     VectorSearchStep,
 )
+from kgrag.text.tokens import lexical_tokens
 
 
 class _Recorder:
@@ -126,7 +127,7 @@ def _lexical(
     """The lexical stage: the full-text index's readable candidates (a pool of up to
     ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
     found = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
-    terms = tokens(query.replace("|", " "))
+    terms = lexical_tokens(query.replace("|", " "))
     wanted = set(terms)
     # the pool is the candidates holding a query term as one of our tokens: an engine's wider
     # match (FalkorDB's prefix search, an analyzer's stemming) neither scores nor changes the
@@ -134,7 +135,7 @@ def _lexical(
     rows = [
         r
         for r in found
-        if wanted.intersection(tokens(f"{r.get('text') or ''} {r.get('title') or ''}"))
+        if wanted.intersection(lexical_tokens(f"{r.get('text') or ''} {r.get('title') or ''}"))
     ]
     ranked = bm25(
         terms,

@@ -8,18 +8,20 @@ statistics are those of the candidate pool: a term's document frequency among th
 its document frequency among the readable chunks (every chunk holding it is a candidate while
 the pool is not full), so the ranking depends on readable documents alone.
 
-Tokenisation keeps identifiers whole and splits them too: ``asn1_der_decoding`` is the tokens
-``asn1_der_decoding``, ``asn1``, ``der`` and ``decoding``, so a question naming the identifier
-matches the text naming it exactly above texts that share only its parts.
+Tokenisation (:func:`kgrag.text.tokens.lexical_tokens`) keeps identifiers whole and splits them
+too: ``asn1_der_decoding`` is the tokens ``asn1_der_decoding``, ``asn1``, ``der`` and
+``decoding``, so a question naming the identifier matches the text naming it exactly above texts
+that share only its parts.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from kgrag.text.tokens import lexical_tokens
 
 #: Okapi BM25 term-frequency saturation and length normalisation (Robertson's defaults).
 BM25_K1 = 1.2
@@ -33,22 +35,6 @@ LEXICAL_TEMPLATE = "chunks_fulltext"
 TITLE_WEIGHT = 2.0
 #: How many full-text candidates are re-scored (the engine's best, when more match).
 LEXICAL_POOL = 500
-
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.'-][A-Za-z0-9]+)*")
-_PART = re.compile(r"[A-Za-z0-9]+")
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens of ``text``; a compound identifier (``asn1_der_decoding``,
-    ``x-200``, ``libfoo.so``) is one token followed by its parts."""
-    out: list[str] = []
-    for match in _TOKEN.finditer(text.lower()):
-        word = match.group(0)
-        out.append(word)
-        parts = _PART.findall(word)
-        if len(parts) > 1:
-            out.extend(parts)
-    return out
 
 
 @dataclass(frozen=True)
@@ -68,10 +54,10 @@ def bm25(
     the texts' order. Statistics come from ``texts`` alone. ``titles`` (one per text, its
     document's title) is a second field whose terms count ``TITLE_WEIGHT`` times (BM25F)."""
     terms = list(dict.fromkeys(query_terms))
-    docs: list[dict[str, float]] = [dict(Counter(tokens(t))) for t in texts]
+    docs: list[dict[str, float]] = [dict(Counter(lexical_tokens(t))) for t in texts]
     if titles is not None:
         for doc, title in zip(docs, titles, strict=True):
-            for term in tokens(title or ""):
+            for term in lexical_tokens(title or ""):
                 doc[term] = doc.get(term, 0.0) + TITLE_WEIGHT
     if not docs or not terms:
         return [Scored(i, 0.0) for i in range(len(docs))]

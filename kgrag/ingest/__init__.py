@@ -11,3 +11,6 @@ Stages pass frozen pydantic models (:mod:`kgrag.ingest.models`):
 - :func:`kgrag.ingest.chunking.chunk_text` cuts pages into sentence-aligned
   :class:`~kgrag.ingest.models.TextChunk` values sized in the embedder's tokens.
 """
+
+#: Nothing to import from here directly: the public names are in :mod:`kgrag`.
+__all__: list[str] = []

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrag.ingest.records import ChunkRecord, ImageRecord
+from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text.sentences import simple_sentences
 
@@ -145,10 +146,8 @@ class Summariser:
         messages = [
             ChatMessage(
                 role="system",
-                content=(
-                    f"Summarise the {kind} the user gives in at most three sentences "
-                    f"({self.max_chars} characters): what it is and its main points. "
-                    "Plain text, no preamble, only facts stated in it."
+                content=render_prompt(
+                    "kgrag.ingest", "summary_system", kind=kind, max_chars=self.max_chars
                 ),
             ),
             ChatMessage(role="user", content=f"Title: {title}\n\n{text[:LLM_INPUT_CHARS]}"),

@@ -2,3 +2,6 @@
 ``kgrag[mcp]``), and retrievers for LangChain (:mod:`.langchain`, ``kgrag[langchain]``) and
 LlamaIndex (:mod:`.llamaindex`, ``kgrag[llamaindex]``). Nothing here is imported by kgrag
 itself."""
+
+#: Import each integration from its module (kgrag.integrations.langchain, ...).
+__all__: list[str] = []

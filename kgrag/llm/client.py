@@ -12,17 +12,21 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from kgrag.errors import ConfigError
 from kgrag.llm.errors import LLMError
 from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
-from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage
-
-if TYPE_CHECKING:
-    from kgrag.config import Settings
+from kgrag.llm.prices import (
+    DEFAULT_PRICES,
+    CostMeter,
+    ListedPrice,
+    PriceTable,
+    Usage,
+    price_table,
+)
 
 __all__ = ["ChatMessage", "ChatResult", "LLMClient"]
 
@@ -48,6 +52,26 @@ class ChatResult(BaseModel):
     text: str
     usage: Usage
     model: str
+
+
+class LLMSettings(Protocol):
+    """What :meth:`LLMClient.from_settings` reads of :class:`kgrag.config.Settings` (which
+    imports this package for its price list, so it is not imported here)."""
+
+    @property
+    def llm_model(self) -> str | None: ...
+    @property
+    def openai_base_url(self) -> str | None: ...
+    @property
+    def openai_api_key(self) -> SecretStr | None: ...
+    @property
+    def llm_prices(self) -> Sequence[ListedPrice]: ...
+    @property
+    def llm_budget_usd(self) -> float | None: ...
+    @property
+    def llm_max_tokens_per_query(self) -> int | None: ...
+    @property
+    def llm_timeout_s(self) -> float: ...
 
 
 class LLMClient(OpenAIEndpoint):
@@ -106,7 +130,9 @@ class LLMClient(OpenAIEndpoint):
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings, meter: CostMeter | None = None) -> LLMClient | None:
+    def from_settings(
+        cls, settings: LLMSettings, meter: CostMeter | None = None
+    ) -> LLMClient | None:
         """A client for ``settings.llm_model``, or ``None`` when no LLM is configured.
 
         Without ``meter`` a new one is made with ``settings.llm_budget_usd``."""
@@ -117,6 +143,7 @@ class LLMClient(OpenAIEndpoint):
             settings.llm_model,
             base_url=settings.openai_base_url,
             api_key=key,
+            prices=price_table(settings.llm_prices),
             meter=meter
             if meter is not None
             else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.llm.errors import BudgetExceededError
 
-__all__ = ["DEFAULT_PRICES", "CostMeter", "ModelPrice", "PriceTable", "Usage"]
+__all__ = [
+    "DEFAULT_PRICES",
+    "PRICES_AS_OF",
+    "CostMeter",
+    "ListedPrice",
+    "ModelPrice",
+    "PriceTable",
+    "Usage",
+    "price_table",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +95,11 @@ def _p(inp: float, out: float = 0.0) -> ModelPrice:
     return ModelPrice(input_per_million=inp, output_per_million=out)
 
 
-#: OpenAI's public list prices (standard tier, USD per 1M tokens) as of 2025.
+PRICES_AS_OF = "2025"
+"""When :data:`DEFAULT_PRICES` were OpenAI's list prices; ``Settings.llm_prices``
+(``KGRAG_LLM_PRICES``) adds or overrides models without a release."""
+
+#: OpenAI's public list prices (standard tier, USD per 1M tokens) as of :data:`PRICES_AS_OF`.
 DEFAULT_PRICES = PriceTable(
     prices={
         "gpt-4o-mini": _p(0.15, 0.60),
@@ -105,6 +119,21 @@ DEFAULT_PRICES = PriceTable(
         "text-embedding-ada-002": _p(0.10),
     }
 )
+
+
+class ListedPrice(ModelPrice):
+    """The price of one model, as ``Settings.llm_prices`` lists it."""
+
+    model: str = Field(min_length=1)
+
+
+def price_table(overrides: Sequence[ListedPrice] = ()) -> PriceTable:
+    """:data:`DEFAULT_PRICES` with ``overrides`` (``Settings.llm_prices``) added or replacing
+    the listed models' prices."""
+    if not overrides:
+        return DEFAULT_PRICES
+    listed = {p.model: ModelPrice(**p.model_dump(exclude={"model"})) for p in overrides}
+    return PriceTable(prices={**DEFAULT_PRICES.prices, **listed})
 
 
 class CostMeter:

@@ -107,9 +107,12 @@ class Spans:
         }
         if q.offsets:  # a reformatted answer has no plan
             attributes["kgrag.plan_id"] = f"{qid}:plan"
-        root = self._tracer.start_span(
-            "kgrag.ask", start_time=end - _ns(event.latency_ms), attributes=attributes
-        )
+        # The answer's latency ends when the answer is built; the trace writer (another
+        # subscriber) may still be writing when this event arrives, so the root starts no later
+        # than its first step.
+        starts = [step_end - _ns(step.duration_ms) for step, _, _, step_end in q.steps]
+        start = min([end - _ns(event.latency_ms), *starts])
+        root = self._tracer.start_span("kgrag.ask", start_time=start, attributes=attributes)
         context = self._trace.set_span_in_context(root)
         for step, merged, traced, step_end in q.steps:
             step_attributes: dict[str, Any] = {

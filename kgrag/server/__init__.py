@@ -33,7 +33,8 @@ def check_serve(settings: Settings, host: str) -> None:
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the API with uvicorn until interrupted."""
+    """Run the API with uvicorn until stopped; SIGTERM drains it first
+    (:mod:`kgrag.server.lifecycle`)."""
     try:
         import uvicorn
     except ImportError as e:
@@ -49,21 +50,21 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None
         )
     if not settings.ingest_roots:
         log.warning("no ingest roots: POST /ingest is refused (kgrag serve --ingest-root DIR)")
+    from kgrag.server.lifecycle import DrainingServer
+
+    app = create_app(settings, host=host)
     if settings.log_format == "json":
         # every record, uvicorn's included, as one JSON object a line; the access lines are
         # kgrag's own (kgrag.server.observability: request id, route, status, latency, ids)
         from kgrag.logs import configure
 
         configure("json", logging.INFO)
-        uvicorn.run(
-            create_app(settings, host=host),
-            host=host,
-            port=port,
-            log_config=None,
-            access_log=False,
-        )
-        return
-    uvicorn.run(create_app(settings, host=host), host=host, port=port, log_level="info")
+        config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
+    else:
+        config = uvicorn.Config(app, host=host, port=port, log_level="info")
+    # SIGTERM drains first (kgrag.server.lifecycle); what is left after the drain gets as long
+    config.timeout_graceful_shutdown = max(1, round(settings.shutdown_timeout_s))
+    DrainingServer(config, app, settings.shutdown_timeout_s).run()
 
 
 __all__ = ["check_serve", "serve"]

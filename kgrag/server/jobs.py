@@ -3,7 +3,12 @@ thread, in the order the jobs were submitted. Job states live in memory (a resta
 them; what they stored stays in the graph). At most ``max_queued`` jobs wait at once; one more is
 refused (429 with Retry-After) rather than queued without limit. A job that failed because the
 store stopped answering is run again once the store is back (``retry``), at most
-``max_attempts`` times in all: writes are idempotent and interrupted documents are rewritten."""
+``max_attempts`` times in all: writes are idempotent and interrupted documents are rewritten.
+
+When the server shuts down (:meth:`IngestJobs.interrupt`) the running job stops at its next
+progress event and every job not finished is marked ``interrupted``: submitted again (to this
+server once restarted), it resumes, since the documents it completed are skipped as unchanged and
+the one it was writing is rewritten."""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from kgrag.auth.principal import Principal
-from kgrag.errors import KgragError
+from kgrag.errors import CancelledError, KgragError
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.logs import log_context
 from kgrag.server.errors import ApiError
@@ -30,6 +35,14 @@ RetryFn = Callable[[KgragError], bool]
 
 #: Seconds a client is told to wait when the queue is full.
 QUEUE_FULL_RETRY_AFTER_S = 5
+
+#: The error of a job the server's shutdown interrupted.
+INTERRUPTED = (
+    "the server shut down before this job finished; submit the same job again to resume it: "
+    "the documents it completed are skipped as unchanged, the one it was writing is rewritten"
+)
+#: Job states that no longer change.
+FINISHED = ("done", "failed", "interrupted")
 
 
 def _now() -> str:
@@ -61,6 +74,7 @@ class IngestJobs:
         self._owners: dict[str, Principal] = {}
         self._waiting = 0  # jobs queued, not yet running
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._worker = threading.Thread(target=self._loop, name="kgrag-ingest", daemon=True)
         self._worker.start()
@@ -69,6 +83,16 @@ class IngestJobs:
     def waiting(self) -> int:
         with self._lock:
             return self._waiting
+
+    def interrupt(self) -> None:
+        """Shutting down: the running job stops at its next progress event
+        (:meth:`check_interrupted`), the queued ones do not start; all end ``interrupted``."""
+        self._stopping.set()
+
+    def check_interrupted(self) -> None:
+        """:class:`CancelledError` once :meth:`interrupt` was called (a job's progress callback)."""
+        if self._stopping.is_set():
+            raise CancelledError("the server is shutting down")
 
     def submit(self, paths: Sequence[str], acl: Sequence[str], by: Principal) -> JobView:
         """Queue a job; :class:`ApiError` 429 ``ingest_queue_full`` when ``max_queued`` wait."""
@@ -93,9 +117,7 @@ class IngestJobs:
             self._owners[job.id] = by
             self._waiting += 1
             while len(self._jobs) > self._keep:  # forget the oldest finished jobs
-                oldest = next(
-                    (k for k, j in self._jobs.items() if j.status in ("done", "failed")), None
-                )
+                oldest = next((k for k, j in self._jobs.items() if j.status in FINISHED), None)
                 if oldest is None:
                     break
                 del self._jobs[oldest]
@@ -120,7 +142,7 @@ class IngestJobs:
             return job
 
     def _should_retry(self, error: KgragError, attempt: int) -> bool:
-        if self._retry is None or attempt >= self._max_attempts:
+        if self._retry is None or attempt >= self._max_attempts or self._stopping.is_set():
             return False
         try:
             return self._retry(error)
@@ -135,39 +157,54 @@ class IngestJobs:
                 return
             with self._lock:
                 self._waiting -= 1
+            if self._stopping.is_set():
+                log.warning("ingest job %s interrupted before it started", job_id)
+                self._update(job_id, status="interrupted", error=INTERRUPTED, finished_at=_now())
+                continue
             job = self._update(job_id, status="running", started_at=_now())
             with self._lock:
                 by = self._owners[job_id]
-            attempt = 0
-            while True:
-                attempt += 1
-                self._update(job_id, attempts=attempt)
-                try:
-                    with log_context(job_id=job_id, principal=by.id):
-                        report = self._run(job.paths, job.acl, by)
-                except KgragError as e:
-                    if self._should_retry(e, attempt):
-                        log.warning(
-                            "ingest job %s: attempt %d failed (%s); running it again",
-                            job_id,
-                            attempt,
-                            e,
-                        )
-                        continue
-                    log.warning("ingest job %s failed: %s", job_id, e)
-                    message = self._failure_message(e, attempt) if self._failure_message else str(e)
-                    self._update(job_id, status="failed", error=message, finished_at=_now())
-                except Exception as e:  # the worker must survive any job
-                    log.exception("ingest job %s failed unexpectedly", job_id)
+            self._attempts(job, by)
+
+    def _attempts(self, job: JobView, by: Principal) -> None:
+        """Run ``job``, again after a loss of the store as ``retry`` decides."""
+        job_id = job.id
+        attempt = 0
+        while True:
+            attempt += 1
+            self._update(job_id, attempts=attempt)
+            try:
+                with log_context(job_id=job_id, principal=by.id):
+                    report = self._run(job.paths, job.acl, by)
+            except KgragError as e:
+                if isinstance(e, CancelledError) and self._stopping.is_set():
+                    log.warning("ingest job %s interrupted: %s", job_id, e.reason)
                     self._update(
-                        job_id,
-                        status="failed",
-                        error=f"{type(e).__name__}: {e}",
-                        finished_at=_now(),
+                        job_id, status="interrupted", error=INTERRUPTED, finished_at=_now()
                     )
-                else:
-                    self._update(job_id, status="done", report=report, finished_at=_now())
-                break
+                    return
+                if self._should_retry(e, attempt):
+                    log.warning(
+                        "ingest job %s: attempt %d failed (%s); running it again",
+                        job_id,
+                        attempt,
+                        e,
+                    )
+                    continue
+                log.warning("ingest job %s failed: %s", job_id, e)
+                message = self._failure_message(e, attempt) if self._failure_message else str(e)
+                self._update(job_id, status="failed", error=message, finished_at=_now())
+            except Exception as e:  # the worker must survive any job
+                log.exception("ingest job %s failed unexpectedly", job_id)
+                self._update(
+                    job_id,
+                    status="failed",
+                    error=f"{type(e).__name__}: {e}",
+                    finished_at=_now(),
+                )
+            else:
+                self._update(job_id, status="done", report=report, finished_at=_now())
+            return
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop after the jobs already queued."""

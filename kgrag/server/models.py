@@ -48,10 +48,11 @@ class IngestRequest(_Body):
 
 
 class JobView(_Body):
-    """An ingestion job: queued, running, done or failed, and its report when finished."""
+    """An ingestion job: queued, running, done, failed or interrupted (the server shut down
+    before it finished: submit it again to resume it), and its report when done."""
 
     id: str
-    status: Literal["queued", "running", "done", "failed"]
+    status: Literal["queued", "running", "done", "failed", "interrupted"]
     paths: list[str]
     acl: list[str]
     created_at: str

@@ -48,7 +48,8 @@ ERRORS: dict[int, str] = {
     501: "`dependency_missing`: an optional extra is not installed",
     502: "`model`: the language model or a model service failed",
     503: "`server_busy` (too many requests at once), `store_unavailable` (the store is being "
-    "reopened) or `store_error`",
+    "reopened), `store_error`, or `shutting_down` (the server drains after SIGTERM: no new "
+    "questions or jobs)",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {

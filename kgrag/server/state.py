@@ -14,6 +14,7 @@ from kgrag.auth.principal import Principal, Role
 from kgrag.config import Settings
 from kgrag.errors import KgragError, StoreUnavailableError
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.drain import Drain
 from kgrag.server.jobs import IngestJobs
 from kgrag.server.recovery import StoreSupervisor
 from kgrag.server.security import confine_paths
@@ -39,7 +40,8 @@ def job_failure(error: KgragError, attempts: int) -> str:
 
 @dataclass(eq=False)
 class ServerState:
-    """The settings, the agent, the store's supervisor and the ingestion jobs of a running app."""
+    """The settings, the agent, the store's supervisor, the ingestion jobs and the drain (is the
+    server shutting down) of a running app."""
 
     settings: Settings
     agent: KnowledgeAgent
@@ -47,6 +49,7 @@ class ServerState:
     max_queued_jobs: int
     store_wait_s: float = STORE_WAIT_S
     jobs: IngestJobs = field(init=False)
+    drain: Drain = field(default_factory=Drain, init=False)
     _job_store: GraphStore | None = field(default=None, init=False)
     """The store the running job uses."""
 
@@ -65,7 +68,14 @@ class ServerState:
             raise StoreUnavailableError("the graph store is being reopened")
         self._job_store = self.agent.store
         # a re-ingest may change a document's ACL only for an admin (issue 14, decision 3)
-        return self.agent.ingest(paths, acl, actor=by.id, may_change_acl=by.can(Role.ADMIN))
+        # a shutdown stops the job at its next progress event (IngestJobs.interrupt)
+        return self.agent.ingest(
+            paths,
+            acl,
+            lambda _event: self.jobs.check_interrupted(),
+            actor=by.id,
+            may_change_acl=by.can(Role.ADMIN),
+        )
 
     def _retry_job(self, error: KgragError) -> bool:
         """A job that lost the store runs again once the store answers again."""

@@ -1,7 +1,8 @@
 """Tokenising, one function per purpose: a question's key terms (:func:`key_terms`, and stemmed
-:func:`terms`), the query analysis's tokens (:func:`tokenise_question`), and the terms a document
-tool matches (:func:`document_terms`). Each keeps its own word pattern and stop words
-(:mod:`kgrag.text.stopwords`): what they find differs on purpose."""
+:func:`terms`), the query analysis's tokens (:func:`tokenise_question`), the terms a document
+tool matches (:func:`document_terms`), and BM25's tokens (:func:`lexical_tokens`). Each keeps its
+own word pattern and stop words (:mod:`kgrag.text.stopwords`): what they find differs on
+purpose."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ __all__ = [
     "document_terms",
     "is_content_word",
     "key_terms",
+    "lexical_tokens",
     "normalise_question",
     "question_sentence_starts",
     "term_set",
@@ -49,6 +51,24 @@ def term_set(texts: Iterable[str]) -> set[str]:
     out: set[str] = set()
     for text in texts:
         out.update(terms(text))
+    return out
+
+
+_LEXICAL_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.'-][A-Za-z0-9]+)*")
+_PART = re.compile(r"[A-Za-z0-9]+")
+
+
+def lexical_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text`` for BM25 (:mod:`kgrag.executor.lexical`); a compound
+    identifier (``asn1_der_decoding``, ``x-200``, ``libfoo.so``) is one token followed by its
+    parts."""
+    out: list[str] = []
+    for match in _LEXICAL_TOKEN.finditer(text.lower()):
+        word = match.group(0)
+        out.append(word)
+        parts = _PART.findall(word)
+        if len(parts) > 1:
+            out.extend(parts)
     return out
 
 

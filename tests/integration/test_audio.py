@@ -25,7 +25,7 @@ from kgrag.modalities.audio import (
     probe_duration,
 )
 from kgrag.modalities.base import Transcript
-from kgrag.modalities.wer import normalise_text, word_error_rate
+from tests.support.wer import normalise_text, word_error_rate
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 JFK = DATA / "jfk.flac"

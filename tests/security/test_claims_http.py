@@ -15,7 +15,7 @@ import httpx
 
 from kgrag.config import Settings
 from kgrag.server.app import create_app
-from tests.support.serve import serve
+from kgrag.server.launch import serve_subprocess
 
 
 def _strings(
@@ -67,7 +67,7 @@ def test_every_string_parameter_and_field_refuses_nul_by_its_pattern() -> None:
 def test_a_real_server_answers_422_to_nul_and_lone_surrogates(tmp_path: Path) -> None:
     env = {**os.environ, "KGRAG_DATA_DIR": str(tmp_path / "data"), "OMP_NUM_THREADS": "1"}
     env.pop("KGRAG_API_TOKEN", None)
-    with serve(f"falkordb-lite:///{tmp_path}/kg.db", env, tmp_path / "server.log") as up:
+    with serve_subprocess(f"falkordb-lite:///{tmp_path}/kg.db", env, tmp_path / "server.log") as up:
         json_headers = {"Content-Type": "application/json"}
         with httpx.Client(base_url=up.base, timeout=60) as http:
             answers = {

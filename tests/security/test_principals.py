@@ -28,8 +28,9 @@ from kgrag.cli import app
 from kgrag.core import AccessContext
 from kgrag.errors import InvalidAclError
 from kgrag.modalities.text import default_text_embedder
+from kgrag.server.launch import serve_subprocess
 from tests.support.engines import Engine
-from tests.support.serve import serve, wait_job
+from tests.support.jobs import wait_job
 
 USER_DOC = (
     "Project Heliotrope: the Zephyr Turbine ZT-9 is maintained by Hedy Lamarr. "
@@ -163,7 +164,7 @@ def test_over_http_a_bare_name_is_refused_and_a_group_reads_nothing_of_a_user(
     }
     store = f"falkordb-lite:///{tmp_path}/kg.db"
     with (
-        serve(store, env, tmp_path / "server.log", ["--ingest-root", str(folder)]) as up,
+        serve_subprocess(store, env, tmp_path / "server.log", ["--ingest-root", str(folder)]) as up,
         httpx.Client(
             base_url=up.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=300
         ) as c,

@@ -27,9 +27,9 @@ from kgrag.modalities import factory
 from kgrag.modalities.audio import SAMPLE_RATE, check_media, decode_audio, stream_audio
 from kgrag.planner.llm_bounds import LLM_PLAN_MAX_HOPS, LLM_PLAN_MAX_NODES, LLM_PLAN_MAX_TOKENS
 from kgrag.planner.rule import fulltext_query
+from kgrag.server.launch import serve_subprocess
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
-from tests.support.serve import serve
 
 TEN_HOURS_S = 36_000
 #: How much the ingesting process's peak memory may grow during the ingestion itself (its models
@@ -131,7 +131,10 @@ def test_ask_upload_answers_422_naming_a_recording_over_the_limit(
     env.pop("KGRAG_API_TOKEN", None)
     env.pop("KGRAG_MAX_MEDIA_SECONDS", None)
     store = f"falkordb-lite:///{tmp_path}/kg.db"
-    with serve(store, env, tmp_path / "server.log") as up, httpx.Client(timeout=120) as http:
+    with (
+        serve_subprocess(store, env, tmp_path / "server.log") as up,
+        httpx.Client(timeout=120) as http,
+    ):
         answer = http.post(
             f"{up.base}/ask/upload",
             data={"question": "what is said in the attached recording?"},
@@ -328,7 +331,7 @@ def test_a_streamed_question_whose_client_disconnects_stops_making_llm_calls(
         "KGRAG_OPENAI_BASE_URL": openai_server.base_url,
         "KGRAG_OPENAI_API_KEY": "t",
     }
-    with serve(store, env, log) as up:
+    with serve_subprocess(store, env, log) as up:
         with (
             httpx.Client(timeout=120) as http,
             http.stream("POST", f"{up.base}/ask/stream", json={"question": question}) as response,

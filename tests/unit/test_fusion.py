@@ -8,7 +8,7 @@ import pytest
 from kgrag.core import Hit
 from kgrag.errors import PlanError
 from kgrag.executor.fusion import fuse
-from kgrag.executor.lexical import bm25, tokens
+from kgrag.executor.lexical import bm25
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import (
     IDENTIFIER_LEXICAL_WEIGHT,
@@ -17,6 +17,7 @@ from kgrag.planner.rule import (
     names_identifier,
     rule_plan,
 )
+from kgrag.text.tokens import lexical_tokens
 
 
 def _hits(*ids: str, score: float = 0.5) -> list[Hit]:
@@ -73,7 +74,7 @@ def test_weights_must_match_the_lists() -> None:
 
 
 def test_tokens_keep_an_identifier_whole_and_split_it() -> None:
-    assert tokens("Call asn1_der_decoding() now") == [
+    assert lexical_tokens("Call asn1_der_decoding() now") == [
         "call",
         "asn1_der_decoding",
         "asn1",
@@ -81,7 +82,7 @@ def test_tokens_keep_an_identifier_whole_and_split_it() -> None:
         "decoding",
         "now",
     ]
-    assert tokens("The X-200 pump") == ["the", "x-200", "x", "200", "pump"]
+    assert lexical_tokens("The X-200 pump") == ["the", "x-200", "x", "200", "pump"]
 
 
 def test_bm25_ranks_the_exact_identifier_above_names_sharing_its_parts() -> None:
@@ -90,7 +91,7 @@ def test_bm25_ranks_the_exact_identifier_above_names_sharing_its_parts() -> None
         "asn1_der_decoding fills the structure with values of a DER encoding",
         "asn1_der_decoding2 fills the structure and takes flags",
     ]
-    ranked = bm25(tokens(fulltext_query("What does asn1_der_decoding do?")), texts)
+    ranked = bm25(lexical_tokens(fulltext_query("What does asn1_der_decoding do?")), texts)
     assert ranked[0].index == 1
     assert ranked[0].score > ranked[1].score
 

@@ -12,7 +12,7 @@ from kgrag.ingest.entities import (
     display_rank,
     split_by_document,
 )
-from kgrag.ingest.pipeline import _union_seconds
+from kgrag.ingest.pipeline.ingestor import union_seconds
 from kgrag.ingest.writer import _entity_row
 from kgrag.modalities.calibration import choose_threshold, store_score
 
@@ -102,6 +102,6 @@ def test_choose_threshold_keeps_precision_and_sits_between_scores() -> None:
 
 
 def test_inference_time_counts_overlapping_calls_once() -> None:
-    assert _union_seconds([]) == 0.0
-    assert _union_seconds([(0, 2), (1, 3), (5, 6)]) == 4.0
-    assert _union_seconds([(0, 10), (2, 3)]) == 10.0
+    assert union_seconds([]) == 0.0
+    assert union_seconds([(0, 2), (1, 3), (5, 6)]) == 4.0
+    assert union_seconds([(0, 10), (2, 3)]) == 10.0

@@ -3,6 +3,7 @@ and install advice that works on the user's Python."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -11,6 +12,8 @@ from pathlib import Path
 import kgrag
 from kgrag.errors import DependencyMissingError
 from kgrag.graph.falkordb_store import falkordblite_install_command
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_version_is_the_installed_distribution_s() -> None:
@@ -39,3 +42,79 @@ def test_embedded_engine_advice_works_on_each_python() -> None:
     err = DependencyMissingError("falkordblite", "all", command=on_311)
     assert str(err).endswith(on_311)
     assert str(DependencyMissingError("neo4j", "neo4j")).endswith("pip install 'kgrag[neo4j]'")
+
+
+def _extras() -> tuple[set[str], dict[str, set[str]]]:
+    """pyproject.toml's core requirement names and each extra's, self-references expanded."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def name(requirement: str) -> str:
+        return re.split(r"[\[<>=;! ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+    raw: dict[str, list[str]] = project["optional-dependencies"]
+
+    def expand(extra: str) -> set[str]:
+        names: set[str] = set()
+        for requirement in raw[extra]:
+            nested = re.fullmatch(r"kgrag\[(.*)\]", requirement)
+            if nested:
+                for inner in nested.group(1).split(","):
+                    names |= expand(inner.strip())
+            else:
+                names.add(name(requirement))
+        return names
+
+    return {name(r) for r in project["dependencies"]}, {e: expand(e) for e in raw}
+
+
+def test_every_missing_package_error_names_an_extra_that_installs_that_package() -> None:
+    import ast
+
+    core, extras = _extras()
+    checked = 0
+    for path in sorted((ROOT / "kgrag").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "DependencyMissingError"
+            ):
+                continue
+            if any(k.arg == "command" for k in node.keywords):
+                continue  # a command of its own (falkordblite on 3.11, torch to export ONNX)
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            args += [k.value.value for k in node.keywords if isinstance(k.value, ast.Constant)]
+            if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
+                continue  # the package or extra is computed (e.g. _require's parameters)
+            package, extra = str(args[0]), str(args[1])
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            assert extra in extras, f"{where}: no extra {extra!r}"
+            wanted = package.split("[")[0].lower().replace("_", "-")
+            assert wanted in extras[extra] | core, f"{where}: kgrag[{extra}] lacks {package}"
+            checked += 1
+    assert checked >= 15
+
+
+def test_the_audio_extra_needs_no_torch() -> None:
+    core, extras = _extras()
+    assert "torch" not in extras["audio"] | extras["text-onnx"] | core
+    assert "openai-whisper" in extras["whisper-torch"] and "whisper-torch" in str(
+        DependencyMissingError("openai-whisper", "whisper-torch")
+    )
+
+
+def test_every_package_declares_its_public_names() -> None:
+    missing = [
+        str(init.relative_to(ROOT))
+        for init in sorted((ROOT / "kgrag").rglob("__init__.py"))
+        if "__all__" not in init.read_text(encoding="utf-8")
+    ]
+    assert missing == []
+
+
+def test_the_reference_site_documents_every_public_name() -> None:
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "api").glob("*.md"))
+    documented = set(re.findall(r"^::: (kgrag[\w.]*)", pages, re.MULTILINE))
+    assert {f"kgrag.{name}" for name in kgrag.__all__ if name != "KgragError"} <= documented
+    assert "kgrag.errors" in documented  # KgragError and every subclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.modalities.wer import normalise_text, word_edit_distance, word_error_rate
+from tests.support.wer import normalise_text, word_edit_distance, word_error_rate
 
 
 def test_normalise_lowercases_and_strips_punctuation() -> None:

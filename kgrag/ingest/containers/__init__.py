@@ -8,3 +8,6 @@ file. Members are read in memory, never written to disk, within :class:`~.limits
 (nesting depth, compression ratio, total size, member count). :func:`.expand.parse_all` parses
 any input, a container or not, into its documents.
 """
+
+#: Nothing to import from here directly: the public names are in :mod:`kgrag`.
+__all__: list[str] = []

@@ -19,20 +19,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import (
-    TextBuilder,
-    capped_images,
-    make_table,
-    one_line,
-)
+from kgrag.ingest.formats.common import TextBuilder, make_table, one_line
 from kgrag.ingest.formats.ooxml import (
     BLIP,
     VML_IMAGE,
+    Part,
     alt_text,
-    core_title,
-    main_part,
+    office_content,
+    open_package,
     picture,
-    relationship_types,
 )
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.formats.zipped import Package
@@ -62,8 +57,8 @@ class _Styles:
     captions: set[str] = field(default_factory=set)
 
 
-def _styles(package: Package, part: str, rels: dict[str, tuple[str, str]]) -> _Styles:
-    member = next((m for t, m in rels.values() if t.endswith("/styles")), None)
+def _styles(package: Package, part: Part) -> _Styles:
+    member = part.related("/styles")
     out = _Styles()
     if member is None or not package.has(member):
         return out
@@ -154,15 +149,12 @@ def _table_rows(tbl: etree._Element) -> list[list[str]]:
 
 
 def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
-    package = Package(item.path, data, "DOCX")
-    part = main_part(package, "word/document.xml")
-    rel_types = relationship_types(package, part)
-    rels = {rid: member for rid, (_, member) in rel_types.items()}
-    styles = _styles(package, part, rel_types)
-    root = package.xml(part, cell_tags={_TC})
+    package, part = open_package(item, data, "DOCX", "word/document.xml")
+    styles = _styles(package, part)
+    root = package.xml(part.name, cell_tags={_TC})
     body = root.find(_w("body"))
     if body is None:
-        raise package.fail(f"corrupt DOCX: {part} has no body")
+        raise package.fail(f"corrupt DOCX: {part.name} has no body")
     out = TextBuilder()
     tables: list[ParsedTable] = []
     images: list[ParsedImage] = []
@@ -172,7 +164,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
     for block in _blocks(body):
         for drawing in block.iter(_w("drawing"), _w("pict")):
             for blip in drawing.iter(BLIP, VML_IMAGE):
-                found = picture(package, rels, blip, alt_text(drawing))
+                found = picture(package, part, blip, alt_text(drawing))
                 if found is not None:
                     images.append(found)
         if block.tag == _TBL:
@@ -199,11 +191,12 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
     text = out.text()
     if not text.strip() and not tables and not images:
         raise package.empty("contains no text, tables or images (an empty document)")
-    return ParsedContent(
-        title=core_title(package) or out.first_heading,
-        pages=(ParsedPage(number=None, text=text),) if text.strip() else (),
-        images=capped_images(item.path, images),
-        tables=tuple(tables),
+    return office_content(
+        package,
+        first_heading=out.first_heading,
+        pages=[ParsedPage(number=None, text=text)] if text.strip() else [],
+        images=images,
+        tables=tables,
     )
 
 

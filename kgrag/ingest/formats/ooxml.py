@@ -1,15 +1,19 @@
-"""What Office Open XML packages (.docx, .pptx) share: relationships between parts, the main
-part, the core title, and pictures referenced from drawings. Also the Dublin Core namespace,
+"""What Office Open XML packages (.docx, .pptx) share: opening the package at its main part, the
+relationships between parts, the core title, pictures referenced from drawings, and the content a
+parser returns. Also the Dublin Core namespace,
 which OpenDocument and EPUB metadata use too."""
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import embedded_image, title_text
+from kgrag.ingest.formats.common import capped_images, embedded_image, title_text
+from kgrag.ingest.formats.registry import ParsedContent
 from kgrag.ingest.formats.zipped import Package
-from kgrag.ingest.models import ParsedImage
+from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -20,12 +24,15 @@ __all__ = [
     "VML_IMAGE",
     "A",
     "P",
+    "Part",
     "R",
     "alt_text",
     "core_title",
     "main_part",
+    "office_content",
+    "open_package",
     "picture",
-    "relationship_types",
+    "read_part",
 ]
 
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -61,6 +68,54 @@ def relationship_types(package: Package, part: str) -> dict[str, tuple[str, str]
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A part of a package (``name``: its member) and its internal relationships."""
+
+    name: str
+    relationships: dict[str, tuple[str, str]]
+    """``rId -> (type, member name)``."""
+    targets: dict[str, str]
+    """``rId -> member name``: what a picture's ``r:embed`` names."""
+
+    def related(self, type_suffix: str) -> str | None:
+        """The first member related by a type ending in ``type_suffix`` (``/styles``), if any."""
+        return next((m for t, m in self.relationships.values() if t.endswith(type_suffix)), None)
+
+
+def read_part(package: Package, name: str) -> Part:
+    """``name`` with its relationships."""
+    relationships = relationship_types(package, name)
+    targets = {rid: member for rid, (_, member) in relationships.items()}
+    return Part(name=name, relationships=relationships, targets=targets)
+
+
+def open_package(
+    item: SourceItem, data: bytes, kind: str, default_main: str
+) -> tuple[Package, Part]:
+    """``item``'s package (``kind``: DOCX, PPTX, named in its errors) and its main part: the one
+    the root relationships name, else ``default_main``."""
+    package = Package(item.path, data, kind)
+    return package, read_part(package, main_part(package, default_main))
+
+
+def office_content(
+    package: Package,
+    *,
+    first_heading: str | None,
+    pages: Iterable[ParsedPage],
+    images: list[ParsedImage],
+    tables: list[ParsedTable],
+) -> ParsedContent:
+    """A parser's content: titled by the core title, else ``first_heading``; images capped."""
+    return ParsedContent(
+        title=core_title(package) or first_heading,
+        pages=tuple(pages),
+        images=capped_images(package.path, images),
+        tables=tuple(tables),
+    )
+
+
 def main_part(package: Package, default: str) -> str:
     """The officeDocument part the package's root relationships name, else ``default``."""
     for kind, member in relationship_types(package, "").values():
@@ -81,13 +136,13 @@ def core_title(package: Package) -> str | None:
 
 def picture(
     package: Package,
-    rels: dict[str, str],
+    part: Part,
     blip: etree._Element,
     caption: str | None,
     page: int | None = None,
 ) -> ParsedImage | None:
     """The image a ``a:blip`` (or VML ``v:imagedata``) points to, if it decodes."""
-    member = rels.get(blip.get(_REL_ID) or blip.get(f"{{{R}}}id") or "")
+    member = part.targets.get(blip.get(_REL_ID) or blip.get(f"{{{R}}}id") or "")
     if member is None or not package.has(member):
         return None
     data = package.read(member)

@@ -15,21 +15,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import (
-    TextBuilder,
-    capped_images,
-    make_table,
-    one_line,
-)
+from kgrag.ingest.formats.common import TextBuilder, make_table, one_line
 from kgrag.ingest.formats.ooxml import (
     A,
     P,
     R,
     alt_text,
-    core_title,
-    main_part,
+    office_content,
+    open_package,
     picture,
-    relationship_types,
+    read_part,
 )
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.formats.zipped import Package
@@ -109,21 +104,18 @@ def _notes(package: Package, member: str) -> str:
 
 
 def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
-    package = Package(item.path, data, "PPTX")
-    part = main_part(package, "ppt/presentation.xml")
-    deck_rels = relationship_types(package, part)
-    slide_list = package.xml(part).find(_p("sldIdLst"))
+    package, deck = open_package(item, data, "PPTX", "ppt/presentation.xml")
+    slide_list = package.xml(deck.name).find(_p("sldIdLst"))
     slide_ids = [] if slide_list is None else list(slide_list.iter(_p("sldId")))
     pages: list[ParsedPage] = []
     tables: list[ParsedTable] = []
     images: list[ParsedImage] = []
     first_title: str | None = None
     for number, sld in enumerate(slide_ids, start=1):
-        member = deck_rels.get(sld.get(f"{{{R}}}id") or "", ("", ""))[1]
+        member = deck.targets.get(sld.get(f"{{{R}}}id") or "", "")
         if not member or not package.has(member):
             raise package.fail(f"corrupt PPTX: slide {number} ({member or 'no part'}) is missing")
-        rel_types = relationship_types(package, member)
-        rels = {rid: m for rid, (_, m) in rel_types.items()}
+        slide = read_part(package, member)
         root = package.xml(member, cell_tags={_a("tc")})
         tree = root.find(f"{_p('cSld')}/{_p('spTree')}")
         out = TextBuilder()
@@ -133,7 +125,7 @@ def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
             if kind in _CHROME_TYPES:
                 continue
             for blip in shape.iter(_a("blip")):
-                found = picture(package, rels, blip, alt_text(shape), page=number)
+                found = picture(package, slide, blip, alt_text(shape), page=number)
                 if found is not None:
                     images.append(found)
             for tbl in shape.iter(_a("tbl")):
@@ -154,7 +146,7 @@ def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
                 else:
                     out.paragraph(text)
             out.end_list()
-        notes = next((m for t, m in rel_types.values() if t.endswith(_NOTES)), None)
+        notes = slide.related(_NOTES)
         if notes is not None and package.has(notes):
             said = _notes(package, notes)
             if said:
@@ -165,11 +157,8 @@ def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
             pages.append(ParsedPage(number=number, text=text))
     if not pages and not tables and not images:
         raise package.empty(f"contains no text, tables or images on its {len(slide_ids)} slide(s)")
-    return ParsedContent(
-        title=core_title(package) or first_title,
-        pages=tuple(pages),
-        images=capped_images(item.path, images),
-        tables=tuple(tables),
+    return office_content(
+        package, first_heading=first_title, pages=pages, images=images, tables=tables
     )
 
 

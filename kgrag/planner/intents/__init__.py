@@ -1,0 +1,3 @@
+"""The labelled phrasings the intent classifier is trained on (data files only)."""
+
+__all__: list[str] = []

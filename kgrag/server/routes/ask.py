@@ -143,13 +143,14 @@ async def ask(body: AskRequest, who: Caller, state: AppState) -> JSONResponse:
     reader = acting_as(who, body.user, body.groups)
     # KnowledgeAgent.aask: the run works in the event loop's executor, not a request
     # thread of its own; a cancelled request stops it at its next event
-    answer = await state.agent.aask(
-        body.question,
-        session_id=body.session_id,
-        user=reader.user,
-        groups=reader.groups,
-        asked_by=who.id,
-    )
+    with state.drain.answer():
+        answer = await state.agent.aask(
+            body.question,
+            session_id=body.session_id,
+            user=reader.user,
+            groups=reader.groups,
+            asked_by=who.id,
+        )
     return _answer_response(answer)
 
 
@@ -201,7 +202,7 @@ def ask_upload(
     an ingested one (size, signature) and a bad one is refused with 422 naming it."""
     require(who, Role.READER)
     reader = acting_as(who, user, split_groups(groups))
-    with tempfile.TemporaryDirectory(prefix="kgrag-upload-") as folder:
+    with state.drain.answer(), tempfile.TemporaryDirectory(prefix="kgrag-upload-") as folder:
         paths = []
         for index, upload in enumerate(files):
             target = Path(folder) / str(index) / _safe_name(upload.filename, index)
@@ -288,7 +289,9 @@ async def ask_stream(
         finally:
             loop.call_soon_threadsafe(events.put_nowait, None)
 
+    state.drain.admit()  # in flight until the run ends (a shutdown waits for it)
     worker = loop.run_in_executor(None, run)
+    worker.add_done_callback(lambda _: state.drain.done())
 
     async def stream() -> AsyncIterator[str]:
         try:

@@ -41,6 +41,7 @@ def ingest(body: IngestRequest, who: Caller, state: AppState, response: Response
     ``writer`` role; a re-ingest that changes a document's ACL needs ``admin`` (that
     file fails in the job's report otherwise)."""
     require(who, Role.WRITER)
+    state.drain.check()
     paths = confine_paths(body.paths, body.acl, state.settings.ingest_roots)
     job = state.jobs.submit(paths, body.acl, who)
     response.headers["X-Kgrag-Job-Id"] = job.id  # the access log names the job

@@ -24,6 +24,7 @@ router = APIRouter(tags=["service"])
 
 
 def _health(state: ServerState) -> Health:
+    state.drain.check()  # shutting down: not ready for new work
     supervisor = state.supervisor
     store = supervisor.check()
     try:
@@ -51,7 +52,8 @@ def _health(state: ServerState) -> Health:
 @router.get("/healthz", operation_id="healthz", response_model=Health, responses=errors(503))
 def healthz(state: AppState) -> Health:
     """Readiness: the store answers a cheap read. 503 ``store_unavailable`` with
-    Retry-After when it does not (the server is then reopening it by itself)."""
+    Retry-After when it does not (the server is then reopening it by itself), 503
+    ``shutting_down`` once the server drains (SIGTERM)."""
     return _health(state)
 
 
@@ -64,8 +66,8 @@ def livez() -> Liveness:
 
 @router.get("/readyz", operation_id="readyz", response_model=Health, responses=errors(503))
 def readyz(state: AppState) -> Health:
-    """Readiness: the store answers a cheap read (as ``/healthz``); 503 while it does not,
-    so that a load balancer sends the requests elsewhere meanwhile."""
+    """Readiness: the store answers a cheap read (as ``/healthz``); 503 while it does not or
+    while the server drains, so that a load balancer sends the requests elsewhere."""
     return _health(state)
 
 

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
-from pathlib import Path, PurePath
+from pathlib import PurePath
 from typing import Any, Protocol
-
-from pydantic import BaseModel, ConfigDict, field_validator
 
 from kgrag import metrics
 from kgrag.acl import parse_acl, stored_acl
@@ -29,158 +27,18 @@ from kgrag.ingest.build import Builder, BuildOutput, Embedded, Failure, reason_o
 from kgrag.ingest.containers.expand import parse_all
 from kgrag.ingest.containers.links import ContainerLinks
 from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_document
-from kgrag.ingest.models import ParsedDocument, ParsedInputs, SkipKind, SourceItem
+from kgrag.ingest.models import ParsedDocument, ParsedInputs, SourceItem
+from kgrag.ingest.pipeline.acl_changes import AclPolicy, acl_change, acl_refused
+from kgrag.ingest.pipeline.options import IngestOptions
+from kgrag.ingest.pipeline.report import IngestReport, ProgressCallback, ProgressEvent, WriteRate
 from kgrag.ingest.records import AclChange, DocumentBundle, document_id
-from kgrag.ingest.shards import Shard
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser
 from kgrag.ingest.table_rows import table_records
 from kgrag.ingest.writer import GraphWriter
-from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
-from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
-
-__all__ = [
-    "AclPolicy",
-    "Failure",
-    "IngestOptions",
-    "IngestReport",
-    "Ingestor",
-    "ProgressCallback",
-    "ProgressEvent",
-    "Runner",
-    "Skip",
-    "parse_item",
-]
 
 log = logging.getLogger(__name__)
-
-
-class Skip(BaseModel):
-    """A file found but not ingested, and why (``kind``; ``detail`` says it in words)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    kind: SkipKind
-    detail: str
-
-
-class IngestReport(BaseModel):
-    """The job's summary; ``--json`` prints exactly this."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ingested: int = 0
-    skipped: int = 0
-    """How many files were found and not ingested: each is in ``skips`` with its reason."""
-    skips: list[Skip] = []
-    failed: int = 0
-    failures: list[Failure] = []
-    seconds: float = 0.0
-    stage_seconds: dict[str, float] = {}
-    """Time per stage: parse, chunk, transcribe, embed_text, embed_image, entities, write (on the
-    writer thread, overlapping the model stages) and embed_entity_names (CLIP, inside write)."""
-    inference_seconds: float = 0.0
-    """Wall time during which a model call ran (text and image embedders, transcriber, CLIP
-    entity names; calls overlapping on the model and writer threads count once)."""
-    document_ids: list[str] = []
-    acl_updated: list[str] = []
-    """Unchanged documents ingested again with another ACL: only their ACL was rewritten. They
-    count as ``ingested`` (and are in ``document_ids``); an unchanged file with the same ACL is
-    ``skipped``."""
-
-    def skip(self, path: str, kind: SkipKind, detail: str) -> None:
-        self.skips.append(Skip(path=path, kind=kind, detail=detail))
-        self.skipped = len(self.skips)
-
-    def skipped_by_kind(self) -> dict[str, int]:
-        """How many files each reason skipped, most first."""
-        counts = Counter(s.kind for s in self.skips)
-        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-    acl_changes: list[AclChange] = []
-    """Every ACL this job changed (an unchanged file with another ACL, or a changed file whose
-    stored version had another ACL): document, who, when, old and new ACL; each is also
-    recorded in the graph. A change the caller may not make is a failure instead."""
-    recovered: list[str] = []
-    """Documents an interrupted job had left unfinished, removed before this job ran."""
-    shard: str | None = None
-    """``I/N`` when this job was shard I of N (:attr:`IngestOptions.shard`), else None."""
-    other_shards: int = 0
-    """Inputs (files found, or refused) that belong to the other shards and were left to them."""
-
-
-class ProgressEvent(BaseModel):
-    """``done`` of ``total`` items of one stage: files (parse), recordings (transcribe),
-    images (embed_image), documents (embed_text, entities, write), passages written (passages:
-    its total is an estimate that grows with the job)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    stage: str
-    done: int
-    total: int
-    path: str | None = None
-
-
-ProgressCallback = Callable[[ProgressEvent], None]
-
-
-class IngestOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_file_bytes: int = 200 * 1024 * 1024
-    max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS
-    chunk_overlap_tokens: int = 32
-    batch_chunks: int = 256
-    workers: int = 1
-    image_dir: Path = Path("./kgrag-data/images")
-    depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
-    ocr: bool = True
-    """Read scanned PDF pages and pictures of text with Tesseract when it is installed
-    (:mod:`kgrag.ingest.ocr`)."""
-    include: tuple[str, ...] = ()
-    """Globs (``*.md``, ``docs/**/*.pdf``: matched from the right of each file's path): when
-    given, a file found in a folder or glob is ingested only if it matches one."""
-    exclude: tuple[str, ...] = ()
-    """Globs: a file found in a folder or glob that matches one is skipped (``excluded``)."""
-
-    @field_validator("include", "exclude")
-    @classmethod
-    def _globs(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(check_glob(p) for p in patterns)
-
-    shard: Shard | None = None
-    """Take only this shard's inputs (by a stable hash of each file's resolved path), so N
-    processes on N machines split one input list without coordination (kgrag.ingest.shards)."""
-
-
-#: The longest ``--include`` / ``--exclude`` glob taken.
-MAX_GLOB_CHARS = 1024
-
-
-def check_glob(pattern: str) -> str:
-    """``pattern`` if it can select files, else ValueError saying why: empty or blank, a control
-    character, or longer than :data:`MAX_GLOB_CHARS`."""
-    if not pattern.strip():
-        raise ValueError("an empty glob selects nothing; give a pattern such as '*.md'")
-    if any(ord(c) < 32 or ord(c) == 127 for c in pattern):
-        raise ValueError(f"glob {pattern!r} contains a control character")
-    if len(pattern) > MAX_GLOB_CHARS:
-        raise ValueError(
-            f"a glob is at most {MAX_GLOB_CHARS} characters; this one has {len(pattern)}"
-        )
-    return pattern
-
-
-class AclPolicy(BaseModel):
-    """Who runs an ingestion and whether they may change a stored document's ACL."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    actor: str | None = None
-    may_change_acl: bool = True
 
 
 class Ingestor:
@@ -308,7 +166,7 @@ class Ingestor:
         report.failed = len(report.failures)
         report.seconds = round(time.perf_counter() - started, 3)
         report.stage_seconds = {k: round(v, 3) for k, v in self._timing.items()}
-        report.inference_seconds = round(_union_seconds(self._intervals), 3)
+        report.inference_seconds = round(union_seconds(self._intervals), 3)
         metrics.observe_ingest(report)
         log.info(
             "%singested %d, skipped %d, failed %d in %.1f s (%s)",
@@ -394,9 +252,9 @@ class Ingestor:
             same = [r for r in existing if r["id"] == new_id and r["status"] == "complete"]
             # the stored version (this one, or the one a changed file replaces) and its ACL
             previous = same or [r for r in existing if r["status"] == "complete"]
-            change = _acl_change(doc, new_id, previous, policy, at)
+            change = acl_change(doc, new_id, previous, policy, at)
             if change is not None and not policy.may_change_acl:
-                reason = _acl_refused(change.old_acl, change.new_acl)
+                reason = acl_refused(change.old_acl, change.new_acl)
                 report.failures.append(Failure(path=uri, reason=reason))
                 continue  # nothing of this document changes
             if same:
@@ -440,7 +298,7 @@ class Ingestor:
         }
         self._done = defaultdict(int)
         total = len(todo)
-        rate = _Rate(total, self.progress)
+        rate = WriteRate(total, self.progress)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
             pending: Future[tuple[list[str], list[Failure]]] | None = None
             pending_chunks = 0
@@ -621,65 +479,7 @@ class Runner(Protocol):
         ...
 
 
-class _Rate:
-    """Progress of the writes: documents (``write``) and passages (``passages``, whose total is
-    estimated from the passages per document so far), the rate and the time left, logged."""
-
-    def __init__(self, total: int, progress: ProgressCallback) -> None:
-        self.total = total
-        self.progress = progress
-        self.done = self.passages = 0
-        self.started = time.perf_counter()
-
-    def written(self, documents: int, passages: int) -> None:
-        self.done += documents
-        self.passages += passages
-        elapsed = max(time.perf_counter() - self.started, 1e-9)
-        expected = self.passages * self.total // self.done if self.done else self.passages
-        self.progress(ProgressEvent(stage="write", done=self.done, total=self.total))
-        self.progress(ProgressEvent(stage="passages", done=self.passages, total=expected))
-        eta = (self.total - self.done) * elapsed / self.done if self.done else float("nan")
-        log.info(
-            "written %d/%d documents, %d passages: %.1f passages/s, ETA %.0f s",
-            self.done,
-            self.total,
-            self.passages,
-            self.passages / elapsed,
-            eta,
-        )
-
-
-def _acl_change(
-    doc: ParsedDocument,
-    new_id: str,
-    previous: Sequence[Mapping[str, Any]],
-    policy: AclPolicy,
-    at: str,
-) -> AclChange | None:
-    """The ACL change ingesting ``doc`` makes, or None: when a stored version of the file
-    (``previous``: the same content, or the version it replaces) has another ACL."""
-    acl = stored_acl(doc.source.acl)
-    if not previous or set(previous[0].get("acl") or ()) == set(acl):
-        return None
-    return AclChange(
-        document_id=new_id,
-        uri=str(doc.source.path),
-        old_acl=tuple(previous[0].get("acl") or ()),
-        new_acl=acl,
-        actor=policy.actor,
-        at=at,
-    )
-
-
-def _acl_refused(old: Sequence[str], new: Sequence[str]) -> str:
-    return (
-        f"ACL change refused: the stored document is readable by {', '.join(old)}; ingesting "
-        f"it readable by {', '.join(new)} would change who may read it, which needs the admin "
-        "role. Nothing was changed; ingest it with its current ACL, or ask an admin"
-    )
-
-
-def _union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
+def union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
     """Length of the union of time intervals (model calls on two threads may overlap)."""
     total, end = 0.0, float("-inf")
     for a, b in sorted(intervals):

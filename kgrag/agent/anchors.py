@@ -1,0 +1,76 @@
+"""Name anchors: a passage holding a name the question asks about, when the evidence holds none.
+
+Dense search blurs rare names ("Signmark", "Nugegoda", "Hans Edler"): a question about one often
+retrieves passages about similar things and none naming it, and the support test
+(kgrag.agent.support) then cannot tell that question from one about a thing no readable document
+names. The lexical stage of the same plan (kgrag/executor/lexical.py: BM25 over the full-text
+index's readable candidates) ranks the passages naming it first, but its ranking comes after the
+dense one in the fusion (kgrag.planner.rule.LEXICAL_WEIGHT). So, for every name phrase of the
+question (:func:`kgrag.agent.support.name_phrases`) that no evidence passage holds, the best
+lexical hit holding the whole phrase joins the evidence, in place of its last passages.
+
+Nothing is added when no readable passage holds the phrase (the lexical stage reads only what the
+asker may read), so a question about a thing that is not there still lacks it. Measured with the
+abstention folds (BENCHMARKS.md "Answers and abstention"); no constant here was tuned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kgrag.agent.support import EVIDENCE_HITS, name_phrases, phrase_in
+from kgrag.core import Hit
+from kgrag.executor.lexical import LEXICAL_TEMPLATE
+from kgrag.planner.params import GraphQueryParams
+
+if TYPE_CHECKING:
+    from kgrag.agent.loop import Iteration
+
+#: Anchors at most (one per missing name phrase); the evidence keeps its size.
+MAX_ANCHORS = 3
+
+
+def lexical_hits(iterations: Sequence[Iteration]) -> list[Hit]:
+    """The lexical stage's hits of every iteration, best first within each, repeats dropped."""
+    out: dict[str, Hit] = {}
+    for iteration in iterations:
+        for step in iteration.planned.plan.plan:
+            params = step.parameters
+            if not isinstance(params, GraphQueryParams) or params.template != LEXICAL_TEMPLATE:
+                continue
+            outcome = iteration.outcomes.get(step.step_id)
+            if outcome is None or outcome.status != "ok":
+                continue
+            for hit in outcome.result:
+                if hit.kind in ("chunk", "segment"):
+                    out.setdefault(hit.id, hit)
+    return list(out.values())
+
+
+def anchors(question: str, evidence: Sequence[Hit], candidates: Sequence[Hit]) -> list[Hit]:
+    """For each name phrase of ``question`` no ``evidence`` passage holds, the first of
+    ``candidates`` that holds it (at most :data:`MAX_ANCHORS`)."""
+    have = {h.id for h in evidence}
+    out: list[Hit] = []
+    for phrase in name_phrases(question):
+        if any(phrase_in(phrase, h) for h in [*evidence, *out]):
+            continue
+        found = next((h for h in candidates if h.id not in have and phrase_in(phrase, h)), None)
+        if found is not None:
+            out.append(found)
+            have.add(found.id)
+        if len(out) == MAX_ANCHORS:
+            break
+    return out
+
+
+def anchored(question: str, evidence: Sequence[Hit], iterations: Sequence[Iteration]) -> list[Hit]:
+    """``evidence`` with the question's name anchors after its best passages (at most
+    ``EVIDENCE_HITS`` in all, the passages the support test reads; unchanged when every name
+    phrase is already there)."""
+    added = anchors(question, evidence, lexical_hits(iterations))
+    if not added:
+        return list(evidence)
+    keep = min(len(evidence), max(0, EVIDENCE_HITS - len(added)))
+    return [*evidence[:keep], *added]
