@@ -11,6 +11,7 @@ a path or an id.
 from __future__ import annotations
 
 import contextlib
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -186,6 +187,26 @@ def model_load(kind: str) -> Iterator[None]:
 def exposition() -> bytes:
     """The registry in the Prometheus text format (what ``GET /metrics`` returns)."""
     return generate_latest(REGISTRY)
+
+
+def check_textfile(path: Path) -> Path:
+    """``path`` if :func:`write_textfile` can write it, else ValueError saying why: a folder, a
+    path below a file, or a folder this process may not write in. Checked before a command runs
+    (its metrics are written when it ends); nothing is left behind."""
+    path = path.expanduser()
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file in it, such as {path / 'kgrag.prom'}")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # write_textfile makes the folders
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder, so {path} cannot be written")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise ValueError(f"{path} cannot be written: {e.strerror or e} in {folder}") from None
+    return path
 
 
 def write_textfile(path: Path) -> None:

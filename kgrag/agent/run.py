@@ -343,7 +343,8 @@ class QuestionRun:
                 exit_reason=done.exit_reason,
                 iterations=done.iterations,
                 cost=answer.cost,
-                latency_ms=answer.latency_ms,
+                # the whole run: the trace, written on the answer event, included
+                latency_ms=self._latency(),
             )
         )
         return answer
