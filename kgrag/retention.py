@@ -25,8 +25,13 @@ from kgrag.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 
-#: Queries whose traces one statement removes (a question has about ten trace nodes).
-DEFAULT_BATCH = 200
+#: Queries whose traces one statement removes (a question has about ten trace nodes and fifty
+#: relationships): a statement holds the store's write lock for tens of milliseconds, not
+#: hundreds, so the questions asked meanwhile wait little (bench/trace_retention.py).
+DEFAULT_BATCH = 50
+#: After each delete statement a prune waits this many times as long as the statement took, so
+#: that it holds the store at most half the time while questions are asked.
+PAUSE_FACTOR = 1.0
 #: The oldest cut-off a prune takes, in days (100 years; much further back is not a date).
 MAX_AGE_DAYS = 36_500
 #: The most questions a prune keeps (the stores take it as a 64-bit parameter).
@@ -133,9 +138,11 @@ def _remove(
         ids = [str(r["id"]) for r in store.read(select, {**params, "batch": batch})]
         if not ids:
             break
+        started = time.perf_counter()
         removed = store.write("traces_delete", {"ids": ids})
         queries += len(ids)
         nodes += int(removed[0]["deleted"]) if removed else 0
+        time.sleep((time.perf_counter() - started) * PAUSE_FACTOR)
     sessions = 0
     while True:
         rows = store.write("traces_delete_empty_sessions", {"batch": batch})
