@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from kgrag.agent.support import EVIDENCE_HITS, name_phrases, phrase_in
 from kgrag.core import Hit
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
-from kgrag.planner.models import GraphQueryParams
+from kgrag.planner.params import GraphQueryParams
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration

@@ -26,11 +26,7 @@ from kgrag.executor.base import (
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
-from kgrag.executor.metadata_rerank import (
-    CANDIDATES,
-    apply_rules,
-    document_meta,
-)
+from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.session_handlers import SESSION_HANDLERS
 from kgrag.graph import cypher
