@@ -453,15 +453,18 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"{_share(youden.get('false_abstention'))}. The same procedure on all the questions: "
             f"weights {fitted.get('weights')}, abstain when p < {fitted.get('threshold')}.",
         ]
-        shipped = folds.get("shipped")
-        if shipped:
+        shipped, model = folds.get("shipped"), folds.get("model")
+        if shipped and model:
             lines += [
                 "",
-                f"kgrag ships weights {shipped['weights']}, abstaining when p < "
-                f"{shipped['threshold']} (kgrag/agent/support.py); over all the questions (not "
-                f"held out) it abstains on {_share(shipped['unanswerable_abstention'])} of the "
-                f"unanswerable, {_share(shipped['false_abstention'])} of the answerable and "
-                f"{_share(shipped['out_of_domain_abstention'])} of the out-of-domain questions.",
+                f"kgrag decides by the rule {shipped['rule']} (kgrag/agent/support.py; its "
+                f"threshold was chosen on folds before these answers were asked): it abstains on "
+                f"{_share(shipped['unanswerable_abstention'])} of the unanswerable, "
+                f"{_share(shipped['false_abstention'])} of the answerable and "
+                f"{_share(shipped['out_of_domain_abstention'])} of the out-of-domain questions. "
+                f"The model (weights {model['weights']}, p < {model['threshold']}) is reported "
+                f"beside each answer but does not decide: it abstained on table questions of "
+                f"another corpus (tests/integration/test_tables.py).",
             ]
         split = folds.get("held_out_false_abstention_by_retrieval") or {}
         done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from kgrag.agent.providers import llm_client
 from kgrag.config import Settings
-from kgrag.llm import DEFAULT_PRICES, PRICES_AS_OF, LLMClient, price_table
+from kgrag.llm import DEFAULT_PRICES, PRICES_AS_OF, price_table
 
 
 def test_listed_prices_add_and_replace_models_of_the_built_in_table(
@@ -23,7 +24,7 @@ def test_listed_prices_add_and_replace_models_of_the_built_in_table(
     assert table.cost("my-llama", 1_000_000, 1_000_000) == pytest.approx(2.0)
     assert table.cost("gpt-4o", 1_000_000, 1_000_000) == pytest.approx(1.0)  # output now free
     assert table.cost("gpt-4o-mini", 1_000_000) == pytest.approx(0.15)  # the rest as built in
-    client = LLMClient.from_settings(settings)
+    client = llm_client(settings)
     assert client is not None and client.prices == table
     hash(settings)  # the settings stay hashable
 
