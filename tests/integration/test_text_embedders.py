@@ -81,12 +81,6 @@ class TestMiniLM:
         assert minilm.count_tokens("Schwarzschild") > 1
         # No padding and no truncation in counting: a long text counts in full.
         assert minilm.count_tokens("word " * 1000) == 1000
-        # Counting is cheap: 2,000 passages well under two seconds even on a busy core.
-        passage = "Graph databases store nodes and relationships with properties. " * 8
-        start = time.perf_counter()
-        for _ in range(2000):
-            minilm.count_tokens(passage)
-        assert time.perf_counter() - start < 2.0
 
     def test_long_text_is_truncated_not_refused(self, minilm: SentenceTransformerEmbedder) -> None:
         long_text = "graph " * 2000
