@@ -47,10 +47,16 @@ class DependencyMissingError(KgragError):
 
     exit_code = 3
 
-    def __init__(self, package: str, extra: str, *, command: str | None = None) -> None:
+    def __init__(
+        self, package: str, extra: str, *, command: str | None = None, note: str | None = None
+    ) -> None:
+        #: a shell command that installs the package on this Python, and nothing else (the
+        #: message ends with it, so that it can be copied; ``note`` comes before it)
         self.command = command or f"pip install 'kgrag[{extra}]'"
+        said = f"{note}; " if note else ""
         super().__init__(
-            f"the optional package {package!r} is not installed; install it with: {self.command}"
+            f"the optional package {package!r} is not installed; {said}install it with: "
+            f"{self.command}"
         )
         self.package = package
         self.extra = extra

@@ -85,9 +85,7 @@ def export_minilm_onnx(target: Path, model_dir: Path | None = None) -> Path:
         from transformers import AutoModel
     except ImportError as e:
         raise DependencyMissingError(
-            "torch",
-            "text",
-            command="pip install 'kgrag[text]' (exporting the ONNX file needs torch)",
+            "torch", "text", note="exporting the ONNX file needs torch and transformers"
         ) from e
 
     encoder = AutoModel.from_pretrained(str(source), attn_implementation="eager")
