@@ -43,9 +43,9 @@ class Rankings:
 def collect(store: str | None) -> list[Rankings]:
     from kgrag.agent.loop import final_evidence
     from kgrag.config import Settings
+    from kgrag.core import OPERATOR
     from kgrag.eval.retrieval import ingest_corpus, open_eval_agent
-    from kgrag.executor.handlers import ExecutionEnv
-    from kgrag.executor.hits import OPERATOR
+    from kgrag.executor.base import ExecutionEnv
     from kgrag.executor.scheduler import Executor
 
     out: list[Rankings] = []

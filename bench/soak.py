@@ -29,6 +29,8 @@ from common import ROOT, percentile, write_result
 from load_http import KGRAG, QUESTIONS, _env, _post, free_port, wait_healthy, write_corpus
 
 PLOT = ROOT / "docs" / "bench" / "soak.png"
+#: Seconds of each window of the plot and of ``windows`` in the result.
+WINDOW = 30.0
 
 FOLLOW_UPS = ["Who else was there?", "When was that?", "What did they agree?"]
 OTHERS = [
@@ -239,14 +241,33 @@ def main(argv: list[str] | None = None) -> int:
         "keep_minutes": args.keep_minutes,
         "events": events,
         "samples": [asdict(s) for s in samples],
-        "requests_timeline": [asdict(r) for r in requests],
+        "windows": _windows(requests, elapsed),
     }
     out = write_result("soak", payload)
     _plot(payload, args.plot)
-    summary = {k: v for k, v in payload.items() if k not in {"samples", "requests_timeline"}}
+    summary = {k: v for k, v in payload.items() if k not in {"samples", "windows"}}
     print(json.dumps(summary, indent=1))
     print(f"written {out} and {args.plot}")
     return 0 if not errors and alive else 1
+
+
+def _windows(requests: list[Request], seconds: float) -> list[dict[str, Any]]:
+    """Requests, errors and latency percentiles per WINDOW seconds of the load."""
+    out = []
+    for n in range(int(seconds // WINDOW)):
+        lo = n * WINDOW
+        inside = [r for r in requests if lo <= r.at < lo + WINDOW]
+        ok = [r.ms for r in inside if r.status == 200]
+        out.append(
+            {
+                "start": lo,
+                "requests": len(inside),
+                "errors": len(inside) - len(ok),
+                "p50_ms": round(percentile(ok, 50), 1) if ok else None,
+                "p95_ms": round(percentile(ok, 95), 1) if ok else None,
+            }
+        )
+    return out
 
 
 def _plot(payload: dict[str, Any], path: Path) -> None:
@@ -255,19 +276,13 @@ def _plot(payload: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    reqs = payload["requests_timeline"]
     samples = payload["samples"]
-    window = 30.0
-    edges = [i * window for i in range(int(payload["seconds"] // window))]
-    mids, rates, p50s, p95s, errs = [], [], [], [], []
-    for lo in edges:
-        inside = [r for r in reqs if lo <= r["at"] < lo + window]
-        ok = [r["ms"] for r in inside if r["status"] == 200]
-        mids.append((lo + window / 2) / 60)
-        rates.append(len(inside) / window)
-        p50s.append(percentile(ok, 50) if ok else float("nan"))
-        p95s.append(percentile(ok, 95) if ok else float("nan"))
-        errs.append(sum(1 for r in inside if r["status"] != 200))
+    windows = payload["windows"]
+    mids = [(w["start"] + WINDOW / 2) / 60 for w in windows]
+    rates = [w["requests"] / WINDOW for w in windows]
+    errs = [w["errors"] for w in windows]
+    p50s = [w["p50_ms"] for w in windows]
+    p95s = [w["p95_ms"] for w in windows]
     t = [s["at"] / 60 for s in samples]
     fig, axes = plt.subplots(4, 1, figsize=(9, 11), sharex=True)
     ax = axes[0]

@@ -1,5 +1,6 @@
 // Bridges of multi-hop retrieval: entities mentioned by the given readable chunks (best first)
 // whose names the question does not contain, most specific to the best-ranked chunk first.
+// idempotent: yes
 UNWIND range(0, size($ids) - 1) AS rank
 MATCH (c:Chunk {id: $ids[rank]})-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -1,5 +1,6 @@
 // Write a batch of text chunks and table rows (idempotent); each row names its document_id, or $document_id
 // names one for all.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk {id: row.id})

@@ -1,4 +1,5 @@
 // Readable chunks by id with their document (to materialise ranked nodes).
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -2,6 +2,7 @@
 // `group:x` (whoever could read it before still can, and nobody else); `*` and entries already
 // namespaced stay. Documents without a bare entry are not touched: running it again changes
 // nothing.
+// idempotent: yes
 MATCH (d:Document)
 WHERE any(p IN d.acl WHERE NOT (p = '*' OR p STARTS WITH 'user:' OR p STARTS WITH 'group:'))
 WITH d, reduce(out = [], p IN d.acl |

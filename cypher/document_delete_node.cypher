@@ -1,3 +1,4 @@
 // Remove a document node.
+// idempotent: yes
 MATCH (d:Document {id: $id})
 DETACH DELETE d

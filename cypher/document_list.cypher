@@ -1,4 +1,5 @@
 // Visible documents a reader may see.
+// idempotent: yes
 MATCH (d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN d.id AS id, d.uri AS uri, d.title AS title, d.modality AS modality, d.mime AS mime,

@@ -2,6 +2,7 @@
 // replacing a version with another ACL) and record the change beside it: an AclChange node
 // (who, when, old and new ACL) linked to the document. Nothing else of the document is
 // rewritten; the change id is derived from the change, so replaying the batch records it once.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (d:Document {id: row.id})
 WHERE d.status = 'complete'

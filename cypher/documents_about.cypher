@@ -1,5 +1,6 @@
 // Readable documents about some terms, from their metadata only (title, tags, summary, the
 // names of the entities they mention or depict): listing and document resolution, no chunk text.
+// idempotent: yes
 MATCH (d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 OPTIONAL MATCH (d)<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity)

@@ -1,5 +1,6 @@
 // Create or refresh a batch of documents' nodes (document_begin for many); each stays invisible
 // to readers until documents_complete.
+// idempotent: yes
 UNWIND $rows AS row
 MERGE (d:Document {id: row.id})
 SET d.uri = row.uri, d.sha256 = row.sha256, d.modality = row.modality, d.mime = row.mime,

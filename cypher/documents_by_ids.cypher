@@ -1,4 +1,5 @@
 // Metadata of readable documents by id (metadata-aware reranking reads it for its rules).
+// idempotent: yes
 MATCH (d:Document)
 WHERE d.id IN $ids AND d.status = 'complete'
   AND ($admin OR any(p IN d.acl WHERE p IN $principals))

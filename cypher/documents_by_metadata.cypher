@@ -1,5 +1,6 @@
 // Readable documents by metadata: modality, tags (all of them), date range on the document's
 // date (a 'date:YYYY-MM-DD' tag from the manifest, else ingested_at); a null filter is no filter.
+// idempotent: yes
 MATCH (d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
   AND ($modalities IS NULL OR d.modality IN $modalities)

@@ -1,4 +1,5 @@
 // Remove entities among the given ids that nothing mentions or depicts any more.
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 OPTIONAL MATCH (e)<-[s:MENTIONS|DEPICTS]-()

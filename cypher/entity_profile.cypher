@@ -1,5 +1,6 @@
 // An entity's side of a comparison, from readable evidence only: the chunks that mention it most,
 // with their documents, and the entities those chunks also mention.
+// idempotent: yes
 MATCH (e:Entity)
 WHERE e.id IN $ids OR toLower(e.name) IN $names
 MATCH (e)<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)

@@ -4,6 +4,7 @@
 // One readable document is enough: the subquery stops at the first (an entity a whole corpus
 // mentions would otherwise enumerate every mention). The scoped `CALL (e)` form (Neo4j 5.23+;
 // the importing WITH is deprecated); FalkorDB's overlay keeps the older form.
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 CALL (e) {

@@ -1,4 +1,5 @@
 // Store the CLIP text embedding of entity names (links images to entities) and the name it embeds.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (e:Entity {id: row.id})
 SET e.clip_embedding = row.embedding, e.clip_name = row.name

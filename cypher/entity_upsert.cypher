@@ -1,5 +1,6 @@
 // Write a batch of entities (normalised name as id). The display name is the best surface form
 // ever offered: highest name_rank (computed by the writer), then the alphabetically first form.
+// idempotent: yes
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
 ON CREATE SET e.type = row.type

@@ -3,6 +3,7 @@
 // readable chunks mention both (the stored RELATED weight counts private chunks too, and an
 // entity only unreadable documents mention must never be reached). An entity no readable chunk
 // mentions yields no row.
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

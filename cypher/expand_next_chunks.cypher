@@ -1,5 +1,6 @@
 // One hop along the reading order: the readable chunks right before and after each chunk
 // (NEXT links a chunk to the one that follows it in its document or recording).
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (c:Chunk {id: id})-[:NEXT]-(n:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -2,6 +2,7 @@
 // earlier images to entities named only now); the caller keeps those above the threshold.
 // Neo4j searches with a beam as wide as the count asked for: ask for at least 200 (FalkorDB's
 // efRuntime) and keep the best $k, so both engines return the exact neighbours alike.
+// idempotent: yes
 UNWIND $rows AS row
 CALL (row) {
   CALL db.index.vector.queryNodes('image_embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, row.vector) YIELD node, score

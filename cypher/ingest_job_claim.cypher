@@ -3,6 +3,7 @@
 // after the other: the second sees the first's lease and its `recovering` flag, and a job that
 // registers after a claim waits for that claim's lock. Returns whether this job recovers, and
 // how many other live jobs are recovering now (a new job waits until they are done).
+// idempotent: yes
 MATCH (job:IngestJob)
 SET job.claimed_at = timestamp()
 WITH collect(job) AS jobs

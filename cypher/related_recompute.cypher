@@ -1,6 +1,7 @@
 // Recompute RELATED weights (number of chunks mentioning both) for the given entity pairs, grouped
 // by their first entity: each row is {a, bs} (a < every b). The chunks mentioning a are expanded
 // once per row, not once per pair.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (a:Entity {id: row.a})
 OPTIONAL MATCH (a)<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(x:Entity)

@@ -1,5 +1,6 @@
 // What an earlier answer cites, with whether the caller may read it now (text only if so):
 // a reformat follow-up reuses the answer only when every citation is still readable.
+// idempotent: yes
 MATCH (:Query {id: $query_id})-[:ANSWERED_BY]->(:Answer)-[c:CITES]->(n)
 OPTIONAL MATCH (n)-[:PART_OF]->(d:Document)
 WITH c, n, d,

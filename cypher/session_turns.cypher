@@ -1,6 +1,7 @@
 // Conversation memory: the turns of a session asked with exactly these principals (the same
 // user, or none, and the same set of groups), newest first: a turn asked with a group the caller
 // does not hold, or by another caller who merely knows the session id, is not their memory.
+// idempotent: yes
 MATCH (s:Session {id: $session_id})-[t:HAS_TURN]->(q:Query)
 WHERE (q.user = $user OR (q.user IS NULL AND $user IS NULL))
   AND all(g IN coalesce(q.groups, []) WHERE g IN $groups)

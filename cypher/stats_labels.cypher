@@ -1,4 +1,5 @@
 // Node counts per label.
+// idempotent: yes
 MATCH (n)
 UNWIND labels(n) AS label
 RETURN label, count(*) AS n

@@ -1,4 +1,5 @@
 // Relationship counts per type.
+// idempotent: yes
 MATCH ()-[r]->()
 RETURN type(r) AS type, count(*) AS n
 ORDER BY type

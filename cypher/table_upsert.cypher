@@ -1,5 +1,6 @@
 // Write a batch of tables (idempotent); each row names its document_id. A table's rows are
 // chunks linked to it by ROW_OF (table_link_rows).
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (d:Document {id: row.document_id})
 MERGE (t:Table {id: row.id})

@@ -1,4 +1,5 @@
 // Link an answer to the chunks it cites, with the citation marker.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (a:Answer {id: $answer_id})
 MATCH (n:Chunk {id: row.id})

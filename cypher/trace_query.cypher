@@ -1,4 +1,5 @@
 // Record a question (and its place in a session).
+// idempotent: yes
 MERGE (q:Query {id: $id})
 SET q.text = $text, q.user = $user, q.groups = $groups, q.asked_by = $asked_by,
     q.created_at = $created_at,

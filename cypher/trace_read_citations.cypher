@@ -1,5 +1,6 @@
 // What an answer cites, with the document each cited node belongs to (or is), so the reader's
 // access can be checked now.
+// idempotent: yes
 MATCH (:Query {id: $id})-[:ANSWERED_BY]->(a:Answer)-[c:CITES]->(n)
 OPTIONAL MATCH (n)-[:PART_OF]->(d:Document)
 RETURN c.marker AS marker, n.id AS node_id, labels(n)[0] AS label,

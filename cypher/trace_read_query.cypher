@@ -1,4 +1,5 @@
 // A query with its plan and answer, for `kgrag trace`.
+// idempotent: yes
 MATCH (q:Query {id: $id})
 OPTIONAL MATCH (q)-[:PLANNED]->(p:Plan)
 OPTIONAL MATCH (q)-[:ANSWERED_BY]->(a:Answer)

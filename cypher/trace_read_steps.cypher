@@ -1,5 +1,6 @@
 // The steps of a query's plan with what each returned, for `kgrag trace`; each returned node
 // with the document it belongs to (or is), so the reader's access can be checked now.
+// idempotent: yes
 MATCH (q:Query {id: $id})-[:PLANNED]->(:Plan)-[:HAS_STEP]->(s:Step)
 OPTIONAL MATCH (s)-[r:RETURNED]->(n)
 OPTIONAL MATCH (n)-[:PART_OF]->(d:Document)

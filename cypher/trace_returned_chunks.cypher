@@ -1,4 +1,5 @@
 // Link a step to the chunks it returned, with rank and score.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (s:Step {id: row.step})
 MATCH (n:Chunk {id: row.id})

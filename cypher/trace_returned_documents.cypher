@@ -1,4 +1,5 @@
 // Link a step to the documents it returned (document tools), with rank and score.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (s:Step {id: row.step})
 MATCH (n:Document {id: row.id})

@@ -1,4 +1,5 @@
 // Record the steps of a plan with their exact Cypher, parameters, status and timing.
+// idempotent: yes
 UNWIND $rows AS row
 MATCH (p:Plan {id: $plan_id})
 MERGE (s:Step {id: row.id})

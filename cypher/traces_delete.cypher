@@ -1,6 +1,7 @@
 // Remove the traces of the queries $ids: each Query with its Plans, Steps and Answer, and all
 // their relationships (HAS_TURN, RETURNED, CITES, DEPENDS_ON...). The documents, chunks, images
 // and entities they point at stay.
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (q:Query {id: id})
 OPTIONAL MATCH (q)-[:PLANNED]->(p:Plan)

@@ -1,4 +1,5 @@
 // Remove up to $batch sessions left without a turn (their questions were pruned or erased).
+// idempotent: yes
 MATCH (s:Session)
 OPTIONAL MATCH (s)-[t:HAS_TURN]->(:Query)
 WITH s, count(t) AS turns

@@ -4,6 +4,7 @@
 // efRuntime). The ACL filter comes before the best $k are kept, so what a reader gets does not
 // depend on documents they cannot read (kgrag/executor/nearest.py widens the search when fewer
 // than $k of the candidates are readable).
+// idempotent: yes
 CALL db.index.vector.queryNodes('entity_clip', CASE WHEN $k > 200 THEN $k ELSE 200 END, $vector) YIELD node, score
 WITH node, score
 WHERE EXISTS {

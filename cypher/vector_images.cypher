@@ -3,6 +3,7 @@
 // efRuntime). The ACL filter comes before the best $k are kept, so what a reader gets does not
 // depend on documents they cannot read (kgrag/executor/nearest.py widens the search when fewer
 // than $k of the candidates are readable).
+// idempotent: yes
 CALL db.index.vector.queryNodes('image_embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, $vector) YIELD node, score
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

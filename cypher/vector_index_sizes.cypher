@@ -1,5 +1,6 @@
 // How many nodes each vector index can hold at most (the nodes of its label): the bound of a
 // search widened until it finds enough readable neighbours (kgrag/executor/nearest.py). Counts only.
+// idempotent: yes
 OPTIONAL MATCH (c:Chunk)
 WITH count(c) AS chunks
 OPTIONAL MATCH (i:Image)

@@ -8,8 +8,9 @@ line's ``acl``, ``IngestRequest.acl``, ``KnowledgeAgent.ingest(paths, acl)``) go
 take entries as :data:`AclEntry`, which runs the same function (and publishes
 :data:`PRINCIPAL_PATTERN`, which accepts exactly the same strings, in the JSON schema).
 
-A reader's principals (``AccessContext.principals``) are built with :func:`user_principal` and
-:func:`group_principal`; every read compares them with ``d.acl`` in Cypher.
+A reader's principals (``AccessContext.principals``) are built with
+:func:`kgrag.core.user_principal` and :func:`kgrag.core.group_principal`; every read compares them
+with ``d.acl`` in Cypher.
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
+from kgrag.core.access import GROUP, PUBLIC, USER
 from kgrag.errors import InvalidAclError
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 
-#: The public principal: every reader has it.
-PUBLIC = "*"
-USER = "user"
-GROUP = "group"
 NAMESPACES = (USER, GROUP)
 #: Longest ACL entry, namespace included.
 PRINCIPAL_MAX_CHARS = 256
@@ -35,14 +33,6 @@ _NAME = rf"[^{KEY_EDGE_CHARS}](?:[^{KEY_INNER_CHARS}]*[^{KEY_EDGE_CHARS}])?"
 #: whitespace or control characters (the same in Python and ECMAScript regex syntax).
 PRINCIPAL_PATTERN = rf"^(?:\*|(?:{USER}|{GROUP}):{_NAME})$"
 _PRINCIPAL = re.compile(PRINCIPAL_PATTERN)
-
-
-def user_principal(name: str) -> str:
-    return f"{USER}:{name}"
-
-
-def group_principal(name: str) -> str:
-    return f"{GROUP}:{name}"
 
 
 def parse_principal(value: str) -> str:

@@ -164,6 +164,22 @@ class Settings(BaseSettings):
         "questions and jobs get 503, the running ingestion job stops resumable) before the "
         "server stops",
     )
+    trace_retention_days: float | None = Field(
+        None,
+        ge=0,
+        description="HTTP API: the server removes, in the background, the traces of questions "
+        "asked more than this many days ago (as `kgrag traces prune --older-than`); none: it "
+        "keeps every trace",
+    )
+    trace_retention_keep_last: int = Field(
+        0,
+        ge=0,
+        description="HTTP API: the background prune keeps the N newest questions of the store "
+        "whatever their age (as `kgrag traces prune --keep-last`)",
+    )
+    trace_retention_interval_s: float = Field(
+        3600.0, gt=0, description="HTTP API: seconds between two background prunes"
+    )
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )

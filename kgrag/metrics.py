@@ -11,10 +11,11 @@ a path or an id.
 from __future__ import annotations
 
 import contextlib
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import (
     CollectorRegistry,
@@ -25,10 +26,6 @@ from prometheus_client import (
     write_to_textfile,
 )
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-
-if TYPE_CHECKING:
-    from kgrag.agent.answer import Answer
-    from kgrag.ingest.pipeline import IngestReport
 
 __all__ = ["CONTENT_TYPE_LATEST", "REGISTRY", "exposition", "write_textfile"]
 
@@ -128,7 +125,29 @@ TRACES_PRUNED = Counter(
 )
 
 
-def observe_answer(answer: Answer, seconds: float) -> None:
+class _Answered(Protocol):
+    """What is counted of an answer (``kgrag.Answer``)."""
+
+    @property
+    def planner(self) -> str: ...
+    @property
+    def exit_reason(self) -> str: ...
+
+
+class _Ingested(Protocol):
+    """What is counted of a finished ingestion job (``kgrag.IngestReport``)."""
+
+    @property
+    def ingested(self) -> int: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def failed(self) -> int: ...
+    @property
+    def stage_seconds(self) -> Mapping[str, float]: ...
+
+
+def observe_answer(answer: _Answered, seconds: float) -> None:
     """Count one answered question (and its abstention)."""
     ASK_SECONDS.labels(planner=answer.planner, exit_reason=answer.exit_reason).observe(seconds)
     if answer.exit_reason == "not_found":
@@ -143,7 +162,7 @@ def observe_step(step_type: str, status: str, duration_ms: float) -> None:
     STEP_SECONDS.labels(type=step_type, status=status).observe(max(duration_ms, 0.0) / 1000.0)
 
 
-def observe_ingest(report: IngestReport) -> None:
+def observe_ingest(report: _Ingested) -> None:
     """Count one finished ingestion job (its passages are counted as they are written)."""
     INGEST_JOBS.inc()
     INGEST_FILES.labels(outcome="ingested").inc(report.ingested)
@@ -168,6 +187,26 @@ def model_load(kind: str) -> Iterator[None]:
 def exposition() -> bytes:
     """The registry in the Prometheus text format (what ``GET /metrics`` returns)."""
     return generate_latest(REGISTRY)
+
+
+def check_textfile(path: Path) -> Path:
+    """``path`` if :func:`write_textfile` can write it, else ValueError saying why: a folder, a
+    path below a file, or a folder this process may not write in. Checked before a command runs
+    (its metrics are written when it ends); nothing is left behind."""
+    path = path.expanduser()
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file in it, such as {path / 'kgrag.prom'}")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # write_textfile makes the folders
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder, so {path} cannot be written")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise ValueError(f"{path} cannot be written: {e.strerror or e} in {folder}") from None
+    return path
 
 
 def write_textfile(path: Path) -> None:

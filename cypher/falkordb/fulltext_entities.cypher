@@ -1,5 +1,6 @@
 // FalkorDB full-text procedure (RediSearch syntax for the query string); ranked as in the main
 // statement.
+// idempotent: yes
 WITH [w IN split(toLower($query), ' ') WHERE w <> ''] AS words
 CALL db.idx.fulltext.queryNodes('Entity', $query) YIELD node
 WITH node, CASE size(words) WHEN 0 THEN 0.0

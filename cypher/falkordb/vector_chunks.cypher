@@ -1,4 +1,5 @@
 // FalkorDB: vecf32 and cosine distance in [0, 2] -> similarity (1 + cos) / 2 in [0, 1], as Neo4j.
+// idempotent: yes
 CALL db.idx.vector.queryNodes('Chunk', 'embedding', CASE WHEN $k > 200 THEN $k ELSE 200 END, vecf32($vector)) YIELD node, score
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -2,6 +2,7 @@
 // earlier images to entities named only now); the caller keeps those above the threshold.
 // Neo4j 2026.01+ SEARCH form of cypher/images_near_clip.cypher: one search per row.
 // The search is at least 200 wide and the best $k are kept, as in the base statement.
+// idempotent: yes
 CYPHER 25
 UNWIND $rows AS row
 CALL (row) {

@@ -3,6 +3,7 @@
 // hence the prefix. The MATCH holding SEARCH may bind one variable, so the ACL filter is a second
 // MATCH after the search. score: the index's similarity in [0, 1]. The search is at least 200
 // wide; the ACL filter comes before the best $k are kept, as in the base statement.
+// idempotent: yes
 CYPHER 25
 MATCH (node:Chunk)
   SEARCH node IN (VECTOR INDEX chunk_embedding FOR $vector LIMIT CASE WHEN $k > 200 THEN $k ELSE 200 END)

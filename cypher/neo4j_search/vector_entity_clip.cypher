@@ -3,6 +3,7 @@
 // Neo4j 2026.01+ SEARCH form of cypher/vector_entity_clip.cypher.
 // The search is at least 200 wide; the ACL filter comes before the best $k are kept, as in the
 // base statement.
+// idempotent: yes
 CYPHER 25
 MATCH (node:Entity)
   SEARCH node IN (VECTOR INDEX entity_clip FOR $vector LIMIT CASE WHEN $k > 200 THEN $k ELSE 200 END)

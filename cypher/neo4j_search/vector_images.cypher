@@ -2,6 +2,7 @@
 // Neo4j 2026.01+ SEARCH form of cypher/vector_images.cypher (see vector_chunks.cypher here).
 // The search is at least 200 wide; the ACL filter comes before the best $k are kept, as in the
 // base statement.
+// idempotent: yes
 CYPHER 25
 MATCH (node:Image)
   SEARCH node IN (VECTOR INDEX image_embedding FOR $vector LIMIT CASE WHEN $k > 200 THEN $k ELSE 200 END)

@@ -7,6 +7,7 @@
 // HNSW M 32 and efConstruction 200 as on FalkorDB; quantization (on by default since 5.23) off:
 // with it, 300 unit vectors gave 5 of the exact 10 nearest, without it 10 of 10 (BENCHMARKS.md).
 // Needs Neo4j 5.23 or later (the quantization setting).
+// idempotent: yes
 CREATE VECTOR INDEX `{{name}}` IF NOT EXISTS
 FOR (n:`{{label}}`) ON n.`{{property}}`
 OPTIONS {indexConfig: {

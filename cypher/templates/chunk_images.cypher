@@ -1,5 +1,6 @@
 // graph_query template: readable images related to the given chunks: NEAR them, or depicting
 // an entity they mention.
+// idempotent: yes
 UNWIND $ids AS cid
 MATCH (c:Chunk {id: cid})
 OPTIONAL MATCH (c)<-[:NEAR]-(near:Image)

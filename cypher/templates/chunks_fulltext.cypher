@@ -4,6 +4,7 @@
 // unbounded; RediSearch TF-IDF on FalkorDB), so each chunk is scored here, the same on every
 // engine, by the share of the query's terms its text contains (a similarity in [0, 1], like the
 // vector scores it is fused with), ties by the shorter (denser) text, then by id.
+// idempotent: yes
 WITH [t IN split(replace(replace(replace(toLower($query), '|', ' '), '"', ' '), '*', ' '), ' ')
       WHERE t <> ''] AS terms
 CALL db.index.fulltext.queryNodes('chunk_text', $query) YIELD node

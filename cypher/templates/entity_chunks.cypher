@@ -1,4 +1,5 @@
 // graph_query template: readable chunks that mention the given entities, most mentions first.
+// idempotent: yes
 UNWIND $entity_ids AS eid
 MATCH (e:Entity {id: eid})<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))

@@ -1,5 +1,6 @@
 // graph_query template: readable images that depict the given entities, or sit near chunks
 // that mention them.
+// idempotent: yes
 UNWIND $entity_ids AS eid
 MATCH (e:Entity {id: eid})
 OPTIONAL MATCH (e)<-[r:DEPICTS]-(i:Image)

@@ -3,6 +3,7 @@
 // and the chunks of the shortest path first, ties by chunk id: the same paths and chunks in the
 // same order on every engine (without a total order, which 3 paths and which $k chunks were
 // kept was up to the engine's traversal order).
+// idempotent: yes
 MATCH p = (a:Entity {id: $source})-[:RELATED*1..3]-(b:Entity {id: $target})
 WITH length(p) AS hops, [n IN nodes(p) | n.id] AS ids
 WITH hops, ids, reduce(s = '', i IN ids | s + '|' + i) AS key

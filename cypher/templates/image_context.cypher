@@ -1,6 +1,7 @@
 // graph_query template: what images found by example are linked to. For each image (ids best
 // first): the chunks NEAR it, the chunks of the document it is PART_OF, and the chunks that
 // mention an entity it DEPICTS; readable documents only, each chunk at its best score.
+// idempotent: yes
 UNWIND range(0, size($ids) - 1) AS i
 MATCH (img:Image {id: $ids[i]})
 OPTIONAL MATCH (img)-[:NEAR]->(near:Chunk)

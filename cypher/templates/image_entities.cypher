@@ -1,6 +1,7 @@
 // graph_query template: the entities that images found by example DEPICT (best CLIP score
 // first), when the image's document is readable and a readable chunk mentions the entity (its
 // name comes from the documents that mention it, not from the picture).
+// idempotent: yes
 UNWIND $ids AS iid
 MATCH (img:Image {id: iid})-[r:DEPICTS]->(e:Entity)
 MATCH (img)-[:PART_OF]->(d:Document)

@@ -35,8 +35,8 @@ from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
 from kgrag.cancel import check as check_cancel
 from kgrag.config import Settings
+from kgrag.core import AccessContext
 from kgrag.errors import ConfigError, NotFoundError
-from kgrag.executor.hits import AccessContext
 from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.graph import open_settings_store
 from kgrag.graph.keys import check_key

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kgrag.agent.support import EVIDENCE_HITS, name_phrases, phrase_in
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.models import GraphQueryParams
 

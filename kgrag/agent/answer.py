@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent.support import Support
-from kgrag.executor.trace import Decision
+from kgrag.core import Decision
 
 __all__ = ["Answer", "Citation", "Decision", "ExitReason", "Support"]
 

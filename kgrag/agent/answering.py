@@ -28,8 +28,8 @@ from kgrag.agent.synthesis import (
     renumber,
     source_label,
 )
+from kgrag.core import Hit
 from kgrag.executor.document_handlers import answer_text
-from kgrag.executor.hits import Hit
 from kgrag.llm import LLM, BudgetExceededError, LLMError
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgrag.errors import IngestError
-from kgrag.executor.attachment_handlers import Attachment
+from kgrag.executor.attachments import Attachment
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import FILE_TYPES

@@ -16,10 +16,18 @@ from html import escape
 from typing import Any, Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
-from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent.synthesis import table_place
-from kgrag.executor.hits import AccessContext
+from kgrag.core import (
+    AccessContext,
+    Frozen,
+    Trace,
+    TraceAnswer,
+    TraceCitation,
+    TracePlan,
+    TraceQuery,
+    TraceStep,
+)
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 
@@ -40,11 +48,7 @@ _EXIT_REASONS = {
 }
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AuditEvidence(_Frozen):
+class AuditEvidence(Frozen):
     """One item a step returned."""
 
     id: str
@@ -54,7 +58,7 @@ class AuditEvidence(_Frozen):
     excerpt: str | None
 
 
-class AuditStep(_Frozen):
+class AuditStep(Frozen):
     step_id: int
     type: str
     modality: str | None
@@ -74,7 +78,7 @@ class AuditStep(_Frozen):
     """How many items this step returned that the reader cannot read now (not shown)."""
 
 
-class AuditSource(_Frozen):
+class AuditSource(Frozen):
     """A source the answer cites, with where it comes from and what it says."""
 
     marker: int
@@ -94,7 +98,7 @@ class AuditSource(_Frozen):
     readable: bool = True
 
 
-class Verification(_Frozen):
+class Verification(Frozen):
     """Groundedness and the audit's own check that every citation is evidence a step returned."""
 
     status: VerificationStatus
@@ -107,7 +111,7 @@ class Verification(_Frozen):
     assessment: str
 
 
-class AuditReport(_Frozen):
+class AuditReport(Frozen):
     query_id: str
     question: str
     user: str | None
@@ -152,57 +156,56 @@ def build_audit(store: GraphStore, query_id: str, access: AccessContext) -> Audi
     data = read_trace(store, query_id, access)
     rows = store.read("trace_read_query", {"id": query_id})
     groups = tuple(rows[0].get("groups") or ()) if rows else ()
-    citations = (data.get("answer") or {}).get("citations") or []
     chunk_ids = sorted(
-        {str(c["node_id"]) for c in citations if c.get("label") in ("Chunk", "Segment", None)}
+        {c.node_id for c in data.answer.citations if c.label in ("Chunk", "Segment", None)}
     )
     chunks = store.read("chunks_by_ids", {"ids": chunk_ids, **access.params()}) if chunk_ids else []
     return assemble_audit(data, groups, chunks)
 
 
 def assemble_audit(
-    trace: Mapping[str, Any], groups: Sequence[str], chunks: Sequence[Mapping[str, Any]]
+    trace: Trace, groups: Sequence[str], chunks: Sequence[Mapping[str, Any]]
 ) -> AuditReport:
-    """The report from a trace (the shape of ``read_trace``), the asker's groups and the rows
-    of the cited chunks the asker may read (``chunks_by_ids``)."""
-    q: Mapping[str, Any] = trace["query"]
-    steps = tuple(_step(s) for s in trace.get("steps") or ())
-    answer: Mapping[str, Any] = trace.get("answer") or {}
-    sources = _sources(answer.get("citations") or [], steps, {str(r["id"]): r for r in chunks})
+    """The report from a trace (from ``read_trace``), the asker's groups and the rows of the
+    cited chunks the asker may read (``chunks_by_ids``)."""
+    q = trace.query
+    steps = tuple(_step(s) for s in trace.steps)
+    answer = trace.answer
+    sources = _sources(answer.citations, steps, {str(r["id"]): r for r in chunks})
     verification = _verification(answer, sources)
-    plan: Mapping[str, Any] = trace.get("plan") or {}
+    plan = trace.plan
     return AuditReport(
-        query_id=str(q["id"]),
-        question=str(q.get("text") or ""),
-        user=q.get("user"),
+        query_id=q.id,
+        question=q.text or "",
+        user=q.user,
         groups=tuple(groups),
-        asked_by=q.get("asked_by"),
-        created_at=q.get("created_at"),
-        planner=q.get("planner"),
-        plan_id=plan.get("id"),
-        plan_source=plan.get("source"),
-        fallback_reason=plan.get("fallback_reason"),
-        plan=plan.get("json"),
+        asked_by=q.asked_by,
+        created_at=q.created_at,
+        planner=q.planner,
+        plan_id=plan.id,
+        plan_source=plan.source,
+        fallback_reason=plan.fallback_reason,
+        plan=plan.plan_json,
         steps=steps,
         sources=sources,
         reasoning=_reasoning(q, plan, steps, verification),
-        answer=answer.get("text"),
-        hidden_sources=int(answer.get("hidden") or 0),
+        answer=answer.text,
+        hidden_sources=answer.hidden,
         verification=verification,
-        exit_reason=q.get("exit_reason"),
-        iterations=q.get("iterations"),
-        latency_ms=q.get("latency_ms"),
-        cost=q.get("cost"),
+        exit_reason=q.exit_reason,
+        iterations=q.iterations,
+        latency_ms=q.latency_ms,
+        cost=q.cost,
         generated_at=datetime.now(UTC).isoformat(),
     )
 
 
-def _step(s: Mapping[str, Any]) -> AuditStep:
-    status = str(s.get("status") or "unknown")
-    explanation = s.get("explanation")
-    condition = s.get("condition")
-    error = s.get("error")
-    count = s.get("result_count")
+def _step(s: TraceStep) -> AuditStep:
+    status = s.status or "unknown"
+    explanation = s.explanation
+    condition = s.condition
+    error = s.error
+    count = s.result_count
     if status == "ok":
         why = explanation or "planned"
         held = f"; its condition `{condition}` held" if condition else ""
@@ -211,38 +214,31 @@ def _step(s: Mapping[str, Any]) -> AuditStep:
         reason = f"skipped: {error or 'its condition was false'}"
     else:
         reason = f"failed: {error or 'unknown error'}"
-    cypher_params = s.get("cypher_parameters") or []
     return AuditStep(
-        step_id=int(s["step_id"]),
-        type=str(s.get("type") or ""),
-        modality=s.get("modality"),
+        step_id=s.step_id,
+        type=s.type,
+        modality=s.modality,
         status=status,
-        dependencies=tuple(int(d) for d in s.get("dependencies") or ()),
+        dependencies=s.dependencies,
         condition=condition,
         explanation=explanation,
         reason=reason,
         error=error,
-        cypher=s.get("cypher") or None,
-        parameters=dict(s.get("parameters") or {}),
-        cypher_parameters=tuple(p for p in cypher_params if isinstance(p, dict)),
-        duration_ms=s.get("duration_ms"),
+        cypher=s.cypher or None,
+        parameters=dict(s.parameters),
+        cypher_parameters=tuple(p for p in s.cypher_parameters if isinstance(p, dict)),
+        duration_ms=s.duration_ms,
         result_count=count,
         evidence=tuple(
-            AuditEvidence(
-                id=str(r["id"]),
-                kind=str(r.get("kind") or ""),
-                rank=r.get("rank"),
-                score=r.get("score"),
-                excerpt=r.get("text"),
-            )
-            for r in s.get("returned") or ()
+            AuditEvidence(id=r.id, kind=r.kind or "", rank=r.rank, score=r.score, excerpt=r.text)
+            for r in s.returned
         ),
-        hidden=int(s.get("hidden") or 0),
+        hidden=s.hidden,
     )
 
 
 def _sources(
-    citations: Sequence[Mapping[str, Any]],
+    citations: Sequence[TraceCitation],
     steps: Sequence[AuditStep],
     rows: Mapping[str, Mapping[str, Any]],
 ) -> tuple[AuditSource, ...]:
@@ -252,8 +248,8 @@ def _sources(
             returned_by.setdefault(ev.id, []).append(step.step_id)
     out = []
     for c in citations:
-        node_id = str(c["node_id"])
-        label = str(c.get("label") or "")
+        node_id = c.node_id
+        label = c.label or ""
         row = rows.get(node_id)
         if label == "Image":
             kind = "image"
@@ -264,7 +260,7 @@ def _sources(
         text = (row or {}).get("text")
         out.append(
             AuditSource(
-                marker=int(c["marker"]),
+                marker=c.marker,
                 node_id=node_id,
                 kind=kind,
                 document_id=(row or {}).get("document_id"),
@@ -291,10 +287,10 @@ def _excerpt(text: str | None) -> str | None:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
-def _verification(answer: Mapping[str, Any], sources: Sequence[AuditSource]) -> Verification:
-    score = answer.get("groundedness")
-    verdict = answer.get("verdict")
-    mode = answer.get("mode")
+def _verification(answer: TraceAnswer, sources: Sequence[AuditSource]) -> Verification:
+    score = answer.groundedness
+    verdict = answer.verdict
+    mode = answer.mode
     in_evidence = [s for s in sources if s.returned_by]
     unsupported = tuple(s.marker for s in sources if not s.returned_by)
     status: VerificationStatus
@@ -331,31 +327,29 @@ def _verification(answer: Mapping[str, Any], sources: Sequence[AuditSource]) -> 
 
 
 def _reasoning(
-    q: Mapping[str, Any],
-    plan: Mapping[str, Any],
+    q: TraceQuery,
+    plan: TracePlan,
     steps: Sequence[AuditStep],
     verification: Verification,
 ) -> tuple[str, ...]:
-    lines = [f"planner: {q.get('planner') or plan.get('source') or 'unknown'}"]
-    if plan.get("fallback_reason"):
-        lines.append(f"the planner fell back: {plan['fallback_reason']}")
-    lines.append(f"plan {plan.get('id')} with {len(steps)} step(s)")
+    lines = [f"planner: {q.planner or plan.source or 'unknown'}"]
+    if plan.fallback_reason:
+        lines.append(f"the planner fell back: {plan.fallback_reason}")
+    lines.append(f"plan {plan.id} with {len(steps)} step(s)")
     for s in steps:
         deps = f" after step(s) {', '.join(map(str, s.dependencies))}" if s.dependencies else ""
         lines.append(f"step {s.step_id} ({s.type}{deps}) {s.reason}")
-    for d in q.get("decisions") or []:
-        step = (
-            f"iteration {d['iteration']} ({d['query']}): {d['decision']} by the {d['judge']} judge"
-        )
-        step += f", coverage {d['coverage']:.0%}: {d['reason']}"
-        if d.get("next_query"):
-            step += f"; next query: {d['next_query']}"
+    for d in q.decisions:
+        step = f"iteration {d.iteration} ({d.query}): {d.decision} by the {d.judge} judge"
+        step += f", coverage {d.coverage:.0%}: {d.reason}"
+        if d.next_query:
+            step += f"; next query: {d.next_query}"
         lines.append(step)
-    reason = q.get("exit_reason")
+    reason = q.exit_reason
     if reason:
-        why = _EXIT_REASONS.get(str(reason), "")
+        why = _EXIT_REASONS.get(reason, "")
         lines.append(
-            f"stopped after {q.get('iterations') or 1} iteration(s): {reason}"
+            f"stopped after {q.iterations or 1} iteration(s): {reason}"
             + (f" ({why})" if why else "")
         )
     lines.append(f"verification: {verification.status} — {verification.assessment}")

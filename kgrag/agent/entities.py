@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.analysis import ResolvedEntity

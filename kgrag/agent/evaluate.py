@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.text import key_terms, sentence_texts, stem, term_set, terms

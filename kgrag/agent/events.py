@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.agent.answer import Answer
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.planner.models import Plan
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 
 
 class Evidence(BaseModel):

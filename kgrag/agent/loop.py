@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from kgrag.agent.evaluate import Judge, Judgement, OfflineJudge
 from kgrag.agent.events import EvaluationEvent, PlanEvent
 from kgrag.agent.planning import AgentPlanner
+from kgrag.core import Hit
 from kgrag.errors import KgragError
-from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import Hit
+from kgrag.executor.base import StepOutcome
 from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
 from kgrag.planner.llm import PlanResult

@@ -21,7 +21,7 @@ from kgrag.agent.answer import Citation
 from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.synthesis import image_markdown, renumber, sources_block
 from kgrag.agent.text import strip_citations
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.core import AccessContext, Hit
 from kgrag.graph.store import GraphStore
 from kgrag.llm.prompts import render_prompt
 

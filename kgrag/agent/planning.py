@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.agent.attachments import attachment_plan
 from kgrag.agent.evaluate import Judgement
-from kgrag.executor.attachment_handlers import Attachment
+from kgrag.executor.attachments import Attachment
+from kgrag.executor.base import StepOutcome
 from kgrag.executor.fusion import RRF_K
-from kgrag.executor.handlers import StepOutcome
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis

@@ -18,11 +18,11 @@ from kgrag.errors import ConfigError
 from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
 from kgrag.ingest.entities import EntityExtractor
 from kgrag.ingest.pipeline import IngestOptions
-from kgrag.llm import LLM, LLMClient
+from kgrag.llm import LLM, CostMeter, LLMClient, price_table
 from kgrag.modalities import factory
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 
-__all__ = ["AgentParts", "Provider", "agent_parts"]
+__all__ = ["AgentParts", "Provider", "agent_parts", "llm_client"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -51,7 +51,7 @@ class AgentParts:
 def agent_parts(s: Settings) -> AgentParts:
     """The models, the LLM (when ``llm_model`` is set) and the limits ``s`` names."""
     text_embedder = factory.text_embedder(s)
-    llm = LLMClient.from_settings(s)
+    llm = llm_client(s)
     return AgentParts(
         text_embedder=text_embedder,
         image_embedder=cache(lambda: factory.image_embedder(s)),
@@ -70,6 +70,25 @@ def agent_parts(s: Settings) -> AgentParts:
         limits=QueryLimits.from_settings(s),
         discussed_factor=s.discussed_source_factor,
         rerank_rules=_rule_book(s),
+    )
+
+
+def llm_client(settings: Settings, meter: CostMeter | None = None) -> LLMClient | None:
+    """A client for ``settings.llm_model``, or ``None`` when no LLM is configured.
+
+    Without ``meter`` a new one is made with ``settings.llm_budget_usd``."""
+    if not settings.llm_model:
+        return None
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+    return LLMClient(
+        settings.llm_model,
+        base_url=settings.openai_base_url,
+        api_key=key,
+        prices=price_table(settings.llm_prices),
+        meter=meter
+        if meter is not None
+        else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),
+        timeout_s=settings.llm_timeout_s,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from kgrag.agent.loop import LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, Demotion
 from kgrag.agent.trace_recorder import QueryFacts, TraceRecorder
-from kgrag.executor.attachment_handlers import Attachment, AttachmentInputs
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.core import AccessContext, Hit
+from kgrag.executor.attachments import Attachment, AttachmentInputs
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.executor.scheduler import Executor
 from kgrag.graph.store import GraphStore
@@ -343,7 +343,8 @@ class QuestionRun:
                 exit_reason=done.exit_reason,
                 iterations=done.iterations,
                 cost=answer.cost,
-                latency_ms=answer.latency_ms,
+                # the whole run: the trace, written on the answer event, included
+                latency_ms=self._latency(),
             )
         )
         return answer

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.text import key_terms, stem, terms
 
 #: The evidence features the logistic model reads, in order (see :class:`Support`).

@@ -28,7 +28,7 @@ import numpy as np
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.markdown_guard import guard_links
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms

@@ -20,8 +20,8 @@ from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.memory import Resolution, citation_hit
 from kgrag.agent.planning import merge_iterations
 from kgrag.agent.text import strip_citations
-from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
+from kgrag.executor.base import StepOutcome
 from kgrag.executor.trace import TraceWriter
 from kgrag.graph.store import GraphStore
 from kgrag.planner.analysis import named_spans

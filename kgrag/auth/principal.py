@@ -14,8 +14,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from kgrag.executor.hits import AccessContext
-from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
+from kgrag.core import AccessContext
+from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS, KEY_MAX_BYTES
 
 
 class Role(enum.StrEnum):
@@ -42,8 +42,12 @@ _NAME = re.compile(rf"^[^{KEY_EDGE_CHARS}](?:[^{KEY_INNER_CHARS}]*[^{KEY_EDGE_CH
 def check_name(kind: str, value: str) -> str:
     """A user or group name as ACL entries name them (``user:NAME``, ``group:NAME``): not
     empty, no surrounding whitespace, no control characters; a group also no comma, which
-    separates groups in forms, query strings and ``--groups``. ``ValueError`` naming ``kind``
+    separates groups in forms, query strings and ``--groups``; at most
+    :data:`~kgrag.graph.keys.KEY_MAX_BYTES` UTF-8 bytes. ``ValueError`` naming ``kind``
     otherwise."""
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > KEY_MAX_BYTES:
+        raise ValueError(f"a {kind} name is at most {KEY_MAX_BYTES:,} bytes; this one has {size:,}")
     if not _NAME.match(value):
         raise ValueError(
             f"a {kind} name must be non-empty, without surrounding spaces or control "

@@ -21,7 +21,7 @@ from kgrag.cli.common import (
     out,
     state,
 )
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 
 
 def ask(
@@ -105,29 +105,26 @@ def trace(
         if not state["quiet"]:
             err.print(f"wrote {html}", markup=False)
     if as_json:
-        emit(data)
+        emit(data.to_json())
         return
     if html is not None:
         return
-    q = data["query"]
+    q = data.query
     tree = Tree(
-        "[bold]Query[/bold] "
-        + escape(f"{q['id']}: {q['text']} ({q['latency_ms']} ms, {q['exit_reason']})")
+        "[bold]Query[/bold] " + escape(f"{q.id}: {q.text} ({q.latency_ms} ms, {q.exit_reason})")
     )
-    plan = tree.add(
-        "[bold]Plan[/bold] " + escape(f"{data['plan']['id']} ({data['plan']['source']})")
-    )
-    for st_ in data["steps"]:
+    plan = tree.add("[bold]Plan[/bold] " + escape(f"{data.plan.id} ({data.plan.source})"))
+    for st_ in data.steps:
         node = plan.add(
             escape(
-                f"step {st_['step_id']} {st_['type']} [{st_['status']}] "
-                f"deps={st_['dependencies']} {st_['result_count']} hits "
-                f"{st_['duration_ms']} ms" + (f" — {st_['error']}" if st_["error"] else "")
+                f"step {st_.step_id} {st_.type} [{st_.status}] "
+                f"deps={list(st_.dependencies)} {st_.result_count} hits "
+                f"{st_.duration_ms} ms" + (f" — {st_.error}" if st_.error else "")
             )
         )
-        for r in st_["returned"][:5]:
-            node.add(escape(f"#{r['rank']} {r['kind']} {r['id']} score={r['score']:.3f}"))
-    tree.add(f"[bold]Answer[/bold] cites {len(data['answer']['citations'])} sources")
+        for r in st_.returned[:5]:
+            node.add(escape(f"#{r.rank} {r.kind} {r.id} score={r.score:.3f}"))
+    tree.add(f"[bold]Answer[/bold] cites {len(data.answer.citations)} sources")
     out.print(tree)
 
 

@@ -48,6 +48,19 @@ app.add_typer(traces_app, name="traces")
 _NOISY_LOGGERS = ("neo4j", "kgrag.graph.retry")
 
 
+def _check_metrics_file(value: Path | None) -> Path | None:
+    """``--metrics-file``: a usage error (exit 2, naming the option) before the command runs
+    when the file cannot be written (a folder, below a file, no write permission)."""
+    if value is None:
+        return None
+    from kgrag.metrics import check_textfile
+
+    try:
+        return check_textfile(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--metrics-file'") from None
+
+
 @app.callback()
 def _main(
     ctx: typer.Context,
@@ -57,6 +70,7 @@ def _main(
         Path | None,
         typer.Option(
             "--metrics-file",
+            callback=_check_metrics_file,
             help="when the command ends, write its metrics there in the Prometheus text format "
             "(for node-exporter's textfile collector: a batch job's figures)",
         ),

@@ -44,6 +44,18 @@ def _check_shard(value: str | None) -> str | None:
     return value
 
 
+def _check_ray_address(value: str | None) -> str | None:
+    """``--ray-address``: a usage error (exit 2, naming the option) unless Ray can join it."""
+    if value is None:
+        return None
+    from kgrag.ingest.ray_job import check_ray_address
+
+    try:
+        return check_ray_address(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--ray-address'") from None
+
+
 def _check_acl(values: list[str] | None) -> list[str] | None:
     """``--acl``: a usage error (exit 2, naming the value) unless every entry is ``user:NAME``,
     ``group:NAME`` or ``*``."""
@@ -134,6 +146,7 @@ def ingest(
         typer.Option(
             "--ray-address",
             metavar="ADDRESS",
+            callback=_check_ray_address,
             help="join this Ray cluster (ray://HOST:10001, HOST:6379 or auto); implies --ray",
         ),
     ] = None,

@@ -8,22 +8,54 @@ import typer
 
 from kgrag.cli.common import JsonOpt, StoreOpt, emit, err, open_store, state
 
+
+def _check_age(value: str) -> str:
+    """``--older-than DAYS``: a usage error (exit 2, naming the option) unless DAYS is a number
+    of days from 0 to 100 years."""
+    from kgrag.retention import check_age_days
+
+    try:
+        days = float(value)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{value!r} is not a number of days (e.g. 30 or 0.5)", param_hint="'--older-than'"
+        ) from None
+    try:
+        check_age_days(days)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--older-than'") from None
+    return value
+
+
+def _check_keep_last(value: int) -> int:
+    """``--keep-last N``: a usage error (exit 2, naming the option) unless 0 <= N <= 10^9."""
+    from kgrag.retention import check_keep_last
+
+    try:
+        return check_keep_last(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--keep-last'") from None
+
+
 traces_app = typer.Typer(no_args_is_help=True, help="Retention of the traces of answers.")
 
 
 @traces_app.command("prune")
 def traces_prune(
     older_than: Annotated[
-        float,
+        str,
         typer.Option(
             "--older-than",
             metavar="DAYS",
-            min=0,
+            callback=_check_age,
             help="remove the traces of questions asked more than DAYS days ago (0: all)",
         ),
     ],
     keep_last: Annotated[
-        int, typer.Option("--keep-last", min=0, help="keep the N newest questions in any case")
+        int,
+        typer.Option(
+            "--keep-last", callback=_check_keep_last, help="keep the N newest questions in any case"
+        ),
     ] = 0,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
@@ -33,7 +65,7 @@ def traces_prune(
     from kgrag.retention import prune_traces
 
     with open_store(store) as st:
-        report = prune_traces(st, older_than_days=older_than, keep_last=keep_last)
+        report = prune_traces(st, older_than_days=float(older_than), keep_last=keep_last)
     if as_json:
         emit(report.model_dump())
     elif not state["quiet"]:

@@ -104,7 +104,7 @@ def run_demo(workdir: Path, console: Console, settings: Settings | None = None) 
     citation, and :class:`~kgrag.demo.corpus.SpeechSynthesisError` when espeak-ng is missing.
     """
     from kgrag.agent.agent import KnowledgeAgent
-    from kgrag.executor.hits import OPERATOR
+    from kgrag.core import OPERATOR
     from kgrag.executor.trace import read_trace
     from kgrag.viewer import render_trace_html
 

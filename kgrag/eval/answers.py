@@ -27,11 +27,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.agent.support import Support
 from kgrag.agent.synthesis import answer_body
 from kgrag.config import Settings
+from kgrag.core import OPERATOR, Frozen
 from kgrag.eval.datasets import Dataset, EvalQuestion
 from kgrag.eval.metrics import recall_at_k
 from kgrag.eval.retrieval import (
@@ -41,7 +40,6 @@ from kgrag.eval.retrieval import (
     ingest_corpus,
     open_eval_agent,
 )
-from kgrag.executor.hits import OPERATOR
 
 if TYPE_CHECKING:
     from kgrag.agent.agent import KnowledgeAgent as _Agent
@@ -67,10 +65,6 @@ EVAL_READER = "kgrag-eval-reader"
 _HIDDEN_ACL = ["user:kgrag-eval-nobody"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
 def normalise(text: str) -> str:
     """SQuAD answer normalisation: lower case, no punctuation, no articles, single spaces."""
     text = text.lower()
@@ -85,7 +79,7 @@ def contains_answer(answer: str, gold: Sequence[str]) -> bool:
     return any(g and f" {g} " in body for g in (normalise(x) for x in gold))
 
 
-class AnswerResult(_Frozen):
+class AnswerResult(Frozen):
     id: str
     setting: Setting
     question: str
@@ -100,7 +94,7 @@ class AnswerResult(_Frozen):
     latency_ms: float
 
 
-class SettingSummary(_Frozen):
+class SettingSummary(Frozen):
     questions: int
     abstained: int
     abstention_rate: float
@@ -109,7 +103,7 @@ class SettingSummary(_Frozen):
     recall: Recall | None = None
 
 
-class AnswersReport(_Frozen):
+class AnswersReport(Frozen):
     """What ``kgrag eval answers --json`` prints."""
 
     format: str

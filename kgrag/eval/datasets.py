@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from kgrag.core import Frozen
 from kgrag.errors import KgragError
 
 Format = Literal["musique", "hotpotqa"]
@@ -27,16 +28,12 @@ class EvalError(KgragError):
     """An evaluation input could not be read or does not match a known format."""
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Passage(_Frozen):
+class Passage(Frozen):
     title: str
     text: str
 
 
-class EvalQuestion(_Frozen):
+class EvalQuestion(Frozen):
     id: str
     question: str
     gold_titles: tuple[str, ...]
@@ -46,7 +43,7 @@ class EvalQuestion(_Frozen):
     """Other accepted spellings of the answer (MuSiQue ``answer_aliases``)."""
 
 
-class Dataset(_Frozen):
+class Dataset(Frozen):
     format: Format
     questions: tuple[EvalQuestion, ...]
     passages: tuple[Passage, ...]

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.planner.intent import (
     IntentClassifier,
     IntentPrediction,
@@ -25,11 +24,7 @@ __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
 SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Miss(_Frozen):
+class Miss(Frozen):
     text: str
     label: str
     predicted: str
@@ -37,7 +32,7 @@ class Miss(_Frozen):
     margin: float
 
 
-class SetReport(_Frozen):
+class SetReport(Frozen):
     name: str
     size: int
     accuracy: float
@@ -49,7 +44,7 @@ class SetReport(_Frozen):
     misses: tuple[Miss, ...]
 
 
-class IntentReport(_Frozen):
+class IntentReport(Frozen):
     threshold: float
     """The fallback margin, chosen on the training folds."""
     training_phrasings: int

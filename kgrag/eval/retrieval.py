@@ -21,12 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from kgrag.config import Settings
+from kgrag.core import AccessContext, Frozen, Hit
 from kgrag.eval.datasets import Dataset, EvalError, EvalQuestion, load_dataset
 from kgrag.eval.metrics import distinct_titles, percentile, recall_at_k
-from kgrag.executor.hits import AccessContext, Hit
 from kgrag.graph import open_store
 from kgrag.ingest.models import ParsedDocument, ParsedPage, SourceItem
 from kgrag.ingest.pipeline import IngestReport, ProgressCallback
@@ -40,21 +40,19 @@ KS = (2, 5)
 EVAL_URI_ROOT = "/eval"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+class Recall(Frozen):
+    model_config = ConfigDict(populate_by_name=True)
 
-
-class Recall(_Frozen):
     at_2: float = Field(alias="recall@2")
     at_5: float = Field(alias="recall@5")
 
 
-class Latency(_Frozen):
+class Latency(Frozen):
     p50: float
     p95: float
 
 
-class IngestSummary(_Frozen):
+class IngestSummary(Frozen):
     ingested: int
     skipped: int
     failed: int
@@ -72,7 +70,7 @@ class IngestSummary(_Frozen):
         )
 
 
-class QuestionResult(_Frozen):
+class QuestionResult(Frozen):
     id: str
     gold: tuple[str, ...]
     kgrag: tuple[str, ...]
@@ -95,7 +93,7 @@ class QuestionResult(_Frozen):
         }
 
 
-class RetrievalReport(_Frozen):
+class RetrievalReport(Frozen):
     """What ``kgrag eval retrieval --json`` prints (``by_alias`` gives the ``recall@k`` keys)."""
 
     questions: int
@@ -244,7 +242,7 @@ def evaluate_retrieval(
 
 def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[QuestionResult, float]:
     from kgrag.agent.loop import final_evidence
-    from kgrag.executor.handlers import ExecutionEnv
+    from kgrag.executor.base import ExecutionEnv
     from kgrag.executor.scheduler import Executor
     from kgrag.planner.models import Plan
 

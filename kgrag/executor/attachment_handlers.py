@@ -7,57 +7,19 @@ similar to the attached one, query by example). What each step heard or matched 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict
-
-from kgrag.cancel import CancelToken
+from kgrag.core import Hit
 from kgrag.errors import ExecutionError
-from kgrag.executor.hits import Hit
+from kgrag.executor.attachments import Attachment
+from kgrag.executor.base import Registration, StepOutcome, StepReader
 from kgrag.executor.nearest import read_nearest
-from kgrag.modalities.base import Transcriber
-from kgrag.planner.models import AudioTranscriptionStep, ImageEmbeddingStep, Step
+from kgrag.planner.models import AudioTranscriptionStep, ImageEmbeddingStep
 
-if TYPE_CHECKING:
-    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-
-__all__ = ["ATTACHMENT_HANDLERS", "Attachment", "AttachmentInputs"]
+__all__ = ["ATTACHMENT_HANDLERS"]
 
 
-class Attachment(BaseModel):
-    """A file attached to a question, checked (size, signature) before the question runs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    """The file's name as the caller gave it (for messages and the trace)."""
-    path: Path
-    modality: Literal["image", "audio"]
-    mime: str
-    sha256: str
-    bytes: int
-
-
-@dataclass(frozen=True)
-class AttachmentInputs:
-    """The attachments of one question and the model that reads audio ones."""
-
-    files: tuple[Attachment, ...] = ()
-    transcriber: Callable[[], Transcriber] | None = None
-
-
-class _Reader(Protocol):
-    env: ExecutionEnv
-    outcome: StepOutcome
-    cancel: CancelToken | None
-
-    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
-
-
-def _attachment(rec: _Reader, index: int, modality: str) -> Attachment:
+def _attachment(rec: StepReader, index: int, modality: str) -> Attachment:
     files = rec.env.attachments.files if rec.env.attachments is not None else ()
     if index >= len(files):
         raise ExecutionError(
@@ -69,8 +31,9 @@ def _attachment(rec: _Reader, index: int, modality: str) -> Attachment:
     return found
 
 
-def _audio_transcription(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader) -> list[Hit]:
-    assert isinstance(step, AudioTranscriptionStep)
+def _audio_transcription(
+    step: AudioTranscriptionStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     att = _attachment(rec, step.parameters.attachment, "audio")
     factory = rec.env.attachments.transcriber if rec.env.attachments is not None else None
     if factory is None:
@@ -103,8 +66,9 @@ def _audio_transcription(step: Step, inputs: Mapping[int, StepOutcome], rec: _Re
     ]
 
 
-def _image_embedding(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader) -> list[Hit]:
-    assert isinstance(step, ImageEmbeddingStep)
+def _image_embedding(
+    step: ImageEmbeddingStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     att = _attachment(rec, p.attachment, "image")
     if rec.env.image_embedder is None:
@@ -122,10 +86,8 @@ def _image_embedding(step: Step, inputs: Mapping[int, StepOutcome], rec: _Reader
     return hits
 
 
-AttachmentHandler = Callable[[Step, Mapping[int, "StepOutcome"], Any], list[Hit]]
-
-ATTACHMENT_HANDLERS: dict[str, AttachmentHandler] = {
-    "audio_transcription": _audio_transcription,
-    "image_embedding": _image_embedding,
-}
-"""Step type -> handler, merged into the executor's dispatch table."""
+ATTACHMENT_HANDLERS = (
+    Registration(AudioTranscriptionStep, _audio_transcription),
+    Registration(ImageEmbeddingStep, _image_embedding),
+)
+"""The handlers of these steps, for the executor's dispatch table."""

@@ -10,34 +10,24 @@ Handlers return typed hits; what they matched is put in ``outcome.details`` for 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
+from kgrag.executor.base import Registration, StepOutcome, StepReader
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.models import (
     CompareStep,
     DocumentSummaryStep,
     ListDocumentsStep,
     MetadataSearchStep,
-    Step,
 )
 from kgrag.text import document_terms
-
-if TYPE_CHECKING:
-    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 
 __all__ = ["DOCUMENT_HANDLERS", "answer_text", "metadata_coverage", "metadata_score"]
 
 #: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
 OVERFETCH = 4
-
-
-class _Reader(Protocol):
-    env: ExecutionEnv
-    outcome: StepOutcome
-
-    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
 
 
 def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
@@ -66,7 +56,7 @@ RESOLVE_COVERAGE = 0.6
 
 
 def _about(
-    rec: _Reader,
+    rec: StepReader,
     terms: Sequence[str],
     entity_ids: Sequence[str],
     k: int,
@@ -100,16 +90,18 @@ def _matched(row: Mapping[str, Any], score: float) -> dict[str, Any]:
     }
 
 
-def _list_documents(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
-    assert isinstance(step, ListDocumentsStep)
+def _list_documents(
+    step: ListDocumentsStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     found = _about(rec, p.about, p.entity_ids, p.k)
     rec.outcome.details["matched"] = [_matched(r, s) for s, r in found]
     return [_document_hit(r, s, step.step_id) for s, r in found]
 
 
-def _document_summary(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
-    assert isinstance(step, DocumentSummaryStep)
+def _document_summary(
+    step: DocumentSummaryStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     terms = document_terms(p.target) or (p.target.lower(),)
     found = _about(rec, terms, (), p.k, min_coverage=RESOLVE_COVERAGE)
@@ -121,8 +113,9 @@ def _document_summary(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> li
     return hits
 
 
-def _metadata_search(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
-    assert isinstance(step, MetadataSearchStep)
+def _metadata_search(
+    step: MetadataSearchStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     rows = rec.read(
         "documents_by_metadata",
@@ -141,10 +134,9 @@ def _metadata_search(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> lis
     return [_document_hit(r, 1.0, step.step_id) for r in rows[: p.k]]
 
 
-def _compare(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
+def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     """Each side as an entity (its profile from the passages that mention it most) or, when no
     entity of that name is readable, as a document (its summary). Sides interleave."""
-    assert isinstance(step, CompareStep)
     p = step.parameters
     columns: list[list[Hit]] = []
     sides: list[dict[str, Any]] = []
@@ -200,15 +192,13 @@ def _entity_side(row: Mapping[str, Any], k: int, step_id: int) -> list[Hit]:
     return [entity, *chunks]
 
 
-DocumentHandler = Callable[[Step, Mapping[int, Any], Any], list[Hit]]
-
-DOCUMENT_HANDLERS: dict[str, DocumentHandler] = {
-    "list_documents": _list_documents,
-    "document_summary": _document_summary,
-    "metadata_search": _metadata_search,
-    "compare": _compare,
-}
-"""Step type -> handler, merged into the executor's dispatch table."""
+DOCUMENT_HANDLERS = (
+    Registration(ListDocumentsStep, _list_documents),
+    Registration(DocumentSummaryStep, _document_summary),
+    Registration(MetadataSearchStep, _metadata_search),
+    Registration(CompareStep, _compare),
+)
+"""The handlers of these steps, for the executor's dispatch table."""
 
 
 def answer_text(step_type: str, hits: Sequence[Hit], limit: int = 10) -> str:

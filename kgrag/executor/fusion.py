@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal, TypeVar
 
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 
 FusionMethod = Literal["rrf", "max", "sum"]
 #: The reciprocal-rank constant of Cormack et al. (2009), used as published (not tuned).

@@ -5,26 +5,35 @@ typed hits plus the exact statements it ran, for the trace."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from kgrag.cancel import CancelToken, check
+from kgrag.core import Hit
 from kgrag.errors import ExecutionError, QueryRefusedError
-from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS, AttachmentInputs
+from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS
+from kgrag.executor.base import (
+    ExecutionEnv,
+    Handler,
+    HandlerTable,
+    Registration,
+    StepOutcome,
+    StepReader,
+)
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.fusion import fuse
-from kgrag.executor.hits import AccessContext, Hit
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
-from kgrag.executor.metadata_rerank import RuleBook, with_metadata_rules
+from kgrag.executor.metadata_rerank import (
+    CANDIDATES,
+    apply_rules,
+    document_meta,
+)
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.session_handlers import SESSION_HANDLERS
 from kgrag.graph import cypher
-from kgrag.graph.store import GraphStore
-from kgrag.modalities.base import ImageEmbedder, TextEmbedder
 from kgrag.planner.models import (
     AggregateStep,
     FilterStep,
@@ -37,37 +46,6 @@ from kgrag.planner.models import (
     VectorSearchStep,
 )
 from kgrag.text.tokens import lexical_tokens
-
-
-@dataclass
-class StepOutcome:
-    """What a step produced; conditions read ``result``, ``status`` and ``count``."""
-
-    status: str  # ok | skipped | error
-    result: list[Hit] = field(default_factory=list)
-    error: str | None = None
-    statements: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    duration_ms: float = 0.0
-    query: str | None = None
-    """The text a text vector search searched for (multi_hop re-queries with it)."""
-    details: dict[str, Any] = field(default_factory=dict)
-    """What a handler wants in the trace beyond its hits (rerank factors, matched metadata)."""
-
-    @property
-    def count(self) -> int:
-        return len(self.result)
-
-
-@dataclass
-class ExecutionEnv:
-    store: GraphStore
-    text_embedder: TextEmbedder
-    access: AccessContext
-    image_embedder: Callable[[], ImageEmbedder] | None = None
-    tools: Mapping[str, Callable[[dict[str, Any]], list[Hit]]] = field(default_factory=dict)
-    llm: Callable[[str, Sequence[Hit], int], str] | None = None
-    rerank_rules: RuleBook | None = None  # metadata-aware rerank rule sets (Settings.rerank_rules)
-    attachments: AttachmentInputs | None = None  # files attached to the question
 
 
 class _Recorder:
@@ -100,13 +78,13 @@ def run_step(
     check(cancel)
     outcome = StepOutcome(status="ok")
     rec = _Recorder(env, outcome, cancel)
-    handler = _HANDLERS[step.type]
-    outcome.result = handler(step, inputs, rec)
+    outcome.result = _HANDLERS.run(step, inputs, rec)
     return outcome
 
 
-def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, VectorSearchStep)
+def _vector_search(
+    step: VectorSearchStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     query = p.query
     if query is None and p.query_from is not None:
@@ -131,8 +109,9 @@ def _vector_search(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder
     return [Hit.from_row(r, kind, step.step_id) for r in rows]
 
 
-def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, GraphQueryStep)
+def _graph_query(
+    step: GraphQueryStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     p = step.parameters
     name = f"templates/{p.template}"
     if not cypher.exists(name):
@@ -146,7 +125,9 @@ def _graph_query(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) 
     return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
 
 
-def _lexical(query: str, k: int, params: dict[str, Any], rec: _Recorder, step_id: int) -> list[Hit]:
+def _lexical(
+    query: str, k: int, params: dict[str, Any], rec: StepReader, step_id: int
+) -> list[Hit]:
     """The lexical stage: the full-text index's readable candidates (a pool of up to
     ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
     found = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
@@ -178,7 +159,7 @@ BRIDGE_SEED_CHUNKS = 2
 MAX_BRIDGES = 32
 
 
-def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+def _multi_hop(step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     """Multi-hop expansion from the seeds' results.
 
     When a seed is a text vector search (its query is known), the expansion is *iterative bridge
@@ -193,7 +174,6 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
     the neighbourhood over
     MENTIONS/RELATED is ranked by personalised PageRank (HippoRAG-style).
     """
-    assert isinstance(step, MultiHopStep)
     p = step.parameters
     text_seeds = [s for s in p.seeds_from if inputs[s].query]
     query = next((inputs[s].query for s in text_seeds), None)
@@ -204,7 +184,7 @@ def _multi_hop(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
 
 
 def _bridge_hops(
-    step: MultiHopStep, query: str, inputs: Mapping[int, StepOutcome], rec: _Recorder
+    step: MultiHopStep, query: str, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
     p = step.parameters
     seeds = _dedupe(
@@ -250,7 +230,7 @@ def _bridge_hops(
 
 
 def _pagerank_hops(
-    step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: _Recorder
+    step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
     """Personalised PageRank over the neighbourhood of the seeds that the caller may read.
 
@@ -340,8 +320,7 @@ def _add_edge(graph: nx.Graph, a: str, b: str, w: float) -> None:
         graph.add_edge(a, b, weight=w)
 
 
-def _filter(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, FilterStep)
+def _filter(step: FilterStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     p = step.parameters
     hits = inputs[p.source].result
     out = [
@@ -359,8 +338,7 @@ def _modality(hit: Hit) -> str:
     return {"image": "image", "segment": "audio"}.get(hit.kind, "text")
 
 
-def _rerank(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, RerankStep)
+def _rerank(step: RerankStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     p = step.parameters
     hits = _dedupe(h for s in p.sources for h in inputs[s].result)
     texts = [h for h in hits if h.text]
@@ -378,9 +356,10 @@ def _rerank(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> li
     return [texts[i].rescored(float(scores[i]), step.step_id) for i in order[: p.k]]
 
 
-def _aggregate(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
+def _aggregate(
+    step: AggregateStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
     """Fuse ranked lists: weighted reciprocal-rank fusion (default), max or sum of scores."""
-    assert isinstance(step, AggregateStep)
     p = step.parameters
     fused = fuse(
         [inputs[s].result for s in p.sources],
@@ -394,8 +373,7 @@ def _aggregate(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) ->
     return [h.rescored(v, step.step_id) for h, v in fused]
 
 
-def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, LlmCallStep)
+def _llm_call(step: LlmCallStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     if rec.env.llm is None:
         raise ExecutionError("llm_call needs an LLM; configure KGRAG_LLM_MODEL and an endpoint")
     evidence = [h for s in step.parameters.sources for h in inputs[s].result]
@@ -412,8 +390,7 @@ def _llm_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> 
     ]
 
 
-def _tool_call(step: Step, inputs: Mapping[int, StepOutcome], rec: _Recorder) -> list[Hit]:
-    assert isinstance(step, ToolCallStep)
+def _tool_call(step: ToolCallStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     tool = rec.env.tools.get(step.parameters.tool)
     if tool is None:
         raise QueryRefusedError(f"unknown tool {step.parameters.tool!r}")
@@ -436,16 +413,53 @@ def _terms(text: str) -> list[str]:
     return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if len(t) > 2]
 
 
-_HANDLERS: dict[str, Callable[[Step, Mapping[int, StepOutcome], _Recorder], list[Hit]]] = {
-    "vector_search": _vector_search,
-    "graph_query": _graph_query,
-    "multi_hop": _multi_hop,
-    "filter": _filter,
-    "rerank": with_metadata_rules(_rerank),
-    "aggregate": _aggregate,
-    "llm_call": _llm_call,
-    "tool_call": _tool_call,
-    **DOCUMENT_HANDLERS,
-    **ATTACHMENT_HANDLERS,
-    **SESSION_HANDLERS,
-}
+def with_metadata_rules(base: Handler[RerankStep]) -> Handler[RerankStep]:
+    """The ``rerank`` handler with metadata rules: ``base`` scores the candidates (embedding or
+    lexical, as before); when the step names a rule set, its rules reorder them and the factors
+    of every hit go to ``outcome.details["rerank"]`` (shown by ``kgrag trace --json``)."""
+
+    def rerank(step: RerankStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
+        p = step.parameters
+        if p.rules is None:
+            return base(step, inputs, rec)
+        book = rec.env.rerank_rules
+        if book is None:
+            raise ExecutionError(
+                f"the rerank step names rule set {p.rules!r} but no rule file is configured "
+                "(set KGRAG_RERANK_RULES to a TOML rule file)"
+            )
+        rules = book.get(p.rules)
+        widened = step.model_copy(update={"parameters": p.model_copy(update={"k": CANDIDATES})})
+        hits = base(widened, inputs, rec)
+        ids = sorted({h.document_id for h in hits if h.document_id})
+        rows = rec.read("documents_by_ids", {"ids": ids}) if ids else []
+        documents = {r["id"]: document_meta(r) for r in rows}
+        scored = apply_rules(hits, documents, rules)[: p.k]
+        by_id = {h.id: h for h in hits}
+        rec.outcome.details["rerank"] = {
+            "rules": p.rules,
+            "rule_file": book.path,
+            "formula": "retrieval + authority + recency + source",
+            "hits": [s.model_dump(mode="json") for s in scored],
+        }
+        return [by_id[s.id].model_copy(update={"score": s.score}) for s in scored]
+
+    return rerank
+
+
+_HANDLERS = HandlerTable(
+    [
+        Registration(VectorSearchStep, _vector_search),
+        Registration(GraphQueryStep, _graph_query),
+        Registration(MultiHopStep, _multi_hop),
+        Registration(FilterStep, _filter),
+        Registration(RerankStep, with_metadata_rules(_rerank)),
+        Registration(AggregateStep, _aggregate),
+        Registration(LlmCallStep, _llm_call),
+        Registration(ToolCallStep, _tool_call),
+        *DOCUMENT_HANDLERS,
+        *ATTACHMENT_HANDLERS,
+        *SESSION_HANDLERS,
+    ]
+)
+"""Step class -> handler: the executor's dispatch table."""

@@ -21,20 +21,17 @@ import datetime as dt
 import fnmatch
 import logging
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
+from kgrag.core import Frozen, Hit
 from kgrag.errors import ConfigError, ExecutionError
-from kgrag.executor.hits import Hit
-from kgrag.planner.models import RerankStep, Step
-
-if TYPE_CHECKING:
-    from kgrag.executor.handlers import ExecutionEnv, StepOutcome
 
 __all__ = [
+    "CANDIDATES",
     "AuthorityRule",
     "DocumentMeta",
     "FactorScore",
@@ -43,8 +40,8 @@ __all__ = [
     "RuleSet",
     "SourceRule",
     "apply_rules",
+    "document_meta",
     "load_rule_book",
-    "with_metadata_rules",
 ]
 
 logger = logging.getLogger(__name__)
@@ -53,11 +50,7 @@ logger = logging.getLogger(__name__)
 CANDIDATES = 200
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AuthorityRule(_Frozen):
+class AuthorityRule(Frozen):
     """How much a document counts, by tag (the best matching tag wins) or by document type."""
 
     weight: float = Field(default=0.0, ge=0.0)
@@ -66,7 +59,7 @@ class AuthorityRule(_Frozen):
     default: float = 0.0
 
 
-class RecencyRule(_Frozen):
+class RecencyRule(Frozen):
     """Newer above older: half-life decay of the document's age."""
 
     weight: float = Field(default=0.0, ge=0.0)
@@ -77,7 +70,7 @@ class RecencyRule(_Frozen):
     """The value for a document with no readable date."""
 
 
-class SourceRule(_Frozen):
+class SourceRule(Frozen):
     """Source priority by URI pattern (``fnmatch``, first match wins, in file order)."""
 
     weight: float = Field(default=0.0, ge=0.0)
@@ -85,7 +78,7 @@ class SourceRule(_Frozen):
     default: float = 0.0
 
 
-class RuleSet(_Frozen):
+class RuleSet(Frozen):
     description: str = ""
     retrieval_weight: float = Field(default=1.0, ge=0.0)
     authority: AuthorityRule = AuthorityRule()
@@ -93,7 +86,7 @@ class RuleSet(_Frozen):
     source: SourceRule = SourceRule()
 
 
-class RuleBook(_Frozen):
+class RuleBook(Frozen):
     """Every rule set of one rule file, by name; ``default`` (the file's top-level
     ``default = "NAME"``, or ``KGRAG_RERANK_RULESET``) reranks every question's evidence."""
 
@@ -118,7 +111,7 @@ class RuleBook(_Frozen):
             ) from None
 
 
-class DocumentMeta(_Frozen):
+class DocumentMeta(Frozen):
     """What the rules read about a hit's document."""
 
     id: str
@@ -128,7 +121,7 @@ class DocumentMeta(_Frozen):
     date: dt.date | None = None
 
 
-class FactorScore(_Frozen):
+class FactorScore(Frozen):
     """One hit's score, factor by factor (what the trace shows)."""
 
     id: str
@@ -249,55 +242,12 @@ def _parse_date(value: Any) -> dt.date | None:
         return None
 
 
-class _Reader(Protocol):
-    env: ExecutionEnv
-    outcome: StepOutcome
-
-    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
-
-
-Handler = Callable[[Step, Mapping[int, Any], Any], list[Hit]]
-
-
-def with_metadata_rules(base: Handler) -> Handler:
-    """The ``rerank`` handler with metadata rules: ``base`` scores the candidates (embedding or
-    lexical, as before); when the step names a rule set, its rules reorder them and the factors
-    of every hit go to ``outcome.details["rerank"]`` (shown by ``kgrag trace --json``)."""
-
-    def rerank(step: Step, inputs: Mapping[int, Any], rec: _Reader) -> list[Hit]:
-        assert isinstance(step, RerankStep)
-        p = step.parameters
-        if p.rules is None:
-            return base(step, inputs, rec)
-        book = rec.env.rerank_rules
-        if book is None:
-            raise ExecutionError(
-                f"the rerank step names rule set {p.rules!r} but no rule file is configured "
-                "(set KGRAG_RERANK_RULES to a TOML rule file)"
-            )
-        rules = book.get(p.rules)
-        widened = step.model_copy(update={"parameters": p.model_copy(update={"k": CANDIDATES})})
-        hits = base(widened, inputs, rec)
-        ids = sorted({h.document_id for h in hits if h.document_id})
-        rows = rec.read("documents_by_ids", {"ids": ids}) if ids else []
-        documents = {
-            r["id"]: DocumentMeta(
-                id=r["id"],
-                uri=r.get("uri") or "",
-                modality=r.get("modality") or "",
-                tags=tuple(r.get("tags") or ()),
-                date=_parse_date(r.get("date")),
-            )
-            for r in rows
-        }
-        scored = apply_rules(hits, documents, rules)[: p.k]
-        by_id = {h.id: h for h in hits}
-        rec.outcome.details["rerank"] = {
-            "rules": p.rules,
-            "rule_file": book.path,
-            "formula": "retrieval + authority + recency + source",
-            "hits": [s.model_dump(mode="json") for s in scored],
-        }
-        return [by_id[s.id].model_copy(update={"score": s.score}) for s in scored]
-
-    return rerank
+def document_meta(row: Mapping[str, Any]) -> DocumentMeta:
+    """What the rules read of a document, from a ``documents_by_ids`` row."""
+    return DocumentMeta(
+        id=row["id"],
+        uri=row.get("uri") or "",
+        modality=row.get("modality") or "",
+        tags=tuple(row.get("tags") or ()),
+        date=_parse_date(row.get("date")),
+    )

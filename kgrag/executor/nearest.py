@@ -12,7 +12,9 @@ the :data:`MAX_POOL` nearest of all."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
+
+from kgrag.executor.base import StatementReader
 
 #: The smallest pool the statements search (their ``CASE WHEN $k > 200``): FalkorDB's efRuntime.
 BEAM = 200
@@ -29,12 +31,8 @@ _SIZE_OF = {
 }
 
 
-class Reader(Protocol):
-    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
-
-
 def read_nearest(
-    reader: Reader, name: str, vector: Sequence[float], k: int
+    reader: StatementReader, name: str, vector: Sequence[float], k: int
 ) -> list[dict[str, Any]]:
     """The ``k`` nearest readable rows of vector statement ``name``, best first."""
     if name not in _SIZE_OF:

@@ -13,7 +13,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from kgrag.cancel import CancelToken
 from kgrag.errors import CancelledError, KgragError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome, run_step
+from kgrag.executor.base import ExecutionEnv, StepOutcome
+from kgrag.executor.handlers import run_step
 from kgrag.graph import cypher
 from kgrag.planner.conditions import parse_condition
 from kgrag.planner.models import Plan, Step

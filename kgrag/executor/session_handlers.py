@@ -5,20 +5,17 @@ before and after."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from kgrag.executor.hits import Hit
-from kgrag.planner.models import DemoteStep, Step
-
-if TYPE_CHECKING:
-    from kgrag.executor.handlers import StepOutcome
+from kgrag.core import Hit
+from kgrag.executor.base import Registration, StepOutcome, StepReader
+from kgrag.planner.models import DemoteStep
 
 __all__ = ["SESSION_HANDLERS"]
 
 
-def _demote(step: Step, inputs: Mapping[int, StepOutcome], rec: Any) -> list[Hit]:
-    assert isinstance(step, DemoteStep)
+def _demote(step: DemoteStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     p = step.parameters
     discussed = set(p.document_ids)
     demoted: list[dict[str, Any]] = []
@@ -50,7 +47,5 @@ def _demote(step: Step, inputs: Mapping[int, StepOutcome], rec: Any) -> list[Hit
     return out
 
 
-SESSION_HANDLERS: dict[str, Callable[[Step, Mapping[int, StepOutcome], Any], list[Hit]]] = {
-    "demote": _demote,
-}
-"""Step type -> handler, merged into the executor's dispatch table."""
+SESSION_HANDLERS = (Registration(DemoteStep, _demote),)
+"""The handlers of these steps, for the executor's dispatch table."""

@@ -7,30 +7,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.core import AccessContext, Decision, Hit, Trace
+from kgrag.executor.base import StepOutcome
 from kgrag.graph.store import GraphStore
 from kgrag.planner.models import Plan
-
-
-class Decision(BaseModel):
-    """What the evaluate/refine loop decided after one iteration, and what it searched next."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    iteration: int
-    query: str
-    """The query this iteration searched with (the question, then the judge's next queries)."""
-    decision: Literal["SATISFIED", "REFINE", "EXPAND", "FILTER"]
-    reason: str
-    next_query: str | None = None
-    coverage: float
-    judge: Literal["llm", "offline"] = "offline"
-
 
 _RETURNED = {
     "chunk": "trace_returned_chunks",
@@ -248,8 +230,8 @@ class TraceVisibility:
         )
 
 
-def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> dict[str, Any]:
-    """One answer's whole story as plain JSON (the shape of ``kgrag trace --json``), as
+def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> Trace:
+    """One answer's whole story (``Trace.to_json`` is what ``kgrag trace --json`` prints), as
     ``access`` may read it now: evidence, excerpts and citations of documents the reader cannot
     read (any more) are left out, each step and the answer say how many (``hidden``), and the
     answer's text is withheld when it cites such a document. Who may open the query at all is
@@ -309,41 +291,43 @@ def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> dict[
         if seen.visible(c)
     ]
     withheld = len(cited) - len(citations)
-    return {
-        "query": {
-            k: q[k]
-            for k in (
-                "id",
-                "text",
-                "user",
-                "asked_by",
-                "created_at",
-                "planner",
-                "exit_reason",
-                "iterations",
-                "latency_ms",
-                "cost",
-                "query_class",
-                "intent",
-            )
+    return Trace.model_validate(
+        {
+            "query": {
+                k: q[k]
+                for k in (
+                    "id",
+                    "text",
+                    "user",
+                    "asked_by",
+                    "created_at",
+                    "planner",
+                    "exit_reason",
+                    "iterations",
+                    "latency_ms",
+                    "cost",
+                    "query_class",
+                    "intent",
+                )
+            }
+            | {"decisions": json.loads(q["decisions_json"] or "[]")},
+            "plan": {
+                "id": q["plan_id"],
+                "source": q["plan_source"],
+                "fallback_reason": q["fallback_reason"],
+                "json": seen.scrub(json.loads(q["plan_json"])) if q["plan_json"] else None,
+            },
+            "steps": steps,
+            "answer": {
+                "text": None if withheld else q["answer"],
+                "groundedness": q["groundedness"],
+                "verdict": q["verdict"],
+                "mode": q["answer_mode"],
+                "citations": citations,
+                "hidden": withheld,
+            },
         }
-        | {"decisions": json.loads(q["decisions_json"] or "[]")},
-        "plan": {
-            "id": q["plan_id"],
-            "source": q["plan_source"],
-            "fallback_reason": q["fallback_reason"],
-            "json": seen.scrub(json.loads(q["plan_json"])) if q["plan_json"] else None,
-        },
-        "steps": steps,
-        "answer": {
-            "text": None if withheld else q["answer"],
-            "groundedness": q["groundedness"],
-            "verdict": q["verdict"],
-            "mode": q["answer_mode"],
-            "citations": citations,
-            "hidden": withheld,
-        },
-    }
+    )
 
 
 def _factors(scored: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,10 @@ quoted as an identifier), which keeps the file valid Cypher for the linter; :fun
 replaces it, backticks included, with an identifier that
 :func:`kgrag.graph.schema.check_identifier` allows for that slot. Values are never substituted:
 they stay ``$parameters``.
+
+Each file's header comment declares whether running the statement twice leaves the graph as
+running it once, as the line ``// idempotent: yes`` (or ``no``): :func:`idempotent` reads it, and
+the stores repeat a write after a transient error only when it says yes.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from kgrag.graph.schema import check_identifier
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$")
 #: An identifier placeholder: `{{slot}}`, backticks included.
 _SLOT = re.compile(r"`\{\{([a-z_]+)\}\}`")
+#: The header line declaring whether a statement may run twice (:func:`idempotent`).
+_IDEMPOTENT = re.compile(r"^\s*//\s*idempotent:\s*(yes|no)\s*$")
 
 
 @cache
@@ -47,13 +53,34 @@ def corpus_root() -> Traversable:
 @cache
 def load(name: str, overlays: tuple[str, ...] = ()) -> str:
     """The text of statement ``name``, taken from the first overlay that has it, else the base."""
+    return _strip_comments(_source(name, overlays))
+
+
+@cache
+def idempotent(name: str, overlays: tuple[str, ...] = ()) -> bool:
+    """Whether the file :func:`load` reads for ``name`` declares ``// idempotent: yes`` in its
+    header comment: running it twice leaves the graph as running it once (a read, or a write of
+    MERGEs and plain SETs), so a store may repeat it after a transient error. No declaration, or
+    ``no``: never repeated."""
+    declared = []
+    for line in _source(name, overlays).splitlines():
+        if not line.lstrip().startswith("//"):
+            break  # the header is the comment lines before the statement
+        found = _IDEMPOTENT.match(line)
+        if found:
+            declared.append(found.group(1))
+    return declared == ["yes"]
+
+
+def _source(name: str, overlays: tuple[str, ...]) -> str:
+    """The file of statement ``name`` as written, comments included."""
     if not _NAME.match(name):
         raise QueryRefusedError(f"invalid Cypher statement name {name!r}")
     root = corpus_root()
     for overlay in (*overlays, ""):
         node = root / overlay / f"{name}.cypher" if overlay else root / f"{name}.cypher"
         if node.is_file():
-            return _strip_comments(node.read_text(encoding="utf-8"))
+            return node.read_text(encoding="utf-8")
     raise QueryRefusedError(f"unknown Cypher statement {name!r}: no file cypher/{name}.cypher")
 
 

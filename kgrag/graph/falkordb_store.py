@@ -166,7 +166,9 @@ class FalkorDBStore(GraphStore):
         return cls(f"falkordb://{host}:{port}", graph, db)
 
     # -- execution ----------------------------------------------------------------------------
-    def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+    def _execute(
+        self, text: str, params: dict[str, Any], *, read_only: bool, idempotent: bool = False
+    ) -> list[Row]:
         try:
             if read_only:
                 result = self._graph.ro_query(text, params or None)

@@ -22,7 +22,7 @@ from kgrag.errors import (
     StoreUnavailableError,
 )
 from kgrag.graph import cypher
-from kgrag.graph.retry import NO_RETRY, RetryPolicy, call_with_retry, is_idempotent
+from kgrag.graph.retry import NO_RETRY, RetryPolicy, call_with_retry
 from kgrag.graph.schema import (
     VECTOR_INDEXES,
     FulltextIndex,
@@ -151,11 +151,13 @@ class Neo4jStore(GraphStore):
         log.info("connected to Neo4j %s at %s", version, uri)
         return cls(uri, driver, database, version, retry=policy)
 
-    def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+    def _execute(
+        self, text: str, params: dict[str, Any], *, read_only: bool, idempotent: bool = False
+    ) -> list[Row]:
         import neo4j
 
         routing = neo4j.RoutingControl.READ if read_only else neo4j.RoutingControl.WRITE
-        repeatable = read_only or is_idempotent(text)
+        repeatable = read_only or idempotent
         # Concurrent writers (shards on several machines) MERGE the same entities: under the
         # unique constraint the loser of a creation race fails; its MERGE, run again, matches.
         retryable = _retryable_merge if repeatable and _MERGE.search(text) else _retryable
@@ -178,15 +180,16 @@ class Neo4jStore(GraphStore):
             raise self._wrap(e, repeatable) from e
         return [_plain(r.data()) for r in records]
 
-    def _execute_transaction(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    def _execute_transaction(
+        self, statements: Sequence[tuple[str, dict[str, Any]]], *, idempotent: bool
+    ) -> None:
         """Run write statements in one explicit transaction: one commit for all of them. A
         transient error (deadlock, lost MERGE race, dropped connection) rolls it all back and
         the whole transaction runs again, when every statement is idempotent."""
         import neo4j
 
-        texts = [text for text, _ in statements]
-        repeatable = all(is_idempotent(t) for t in texts)
-        merges = any(_MERGE.search(t) for t in texts)
+        repeatable = idempotent
+        merges = any(_MERGE.search(text) for text, _ in statements)
         retryable = _retryable_merge if repeatable and merges else _retryable
 
         def work(tx: Any) -> None:
@@ -291,7 +294,7 @@ class Neo4jStore(GraphStore):
             statement, name=index_name(op), label=label, property=op.property
         )
         try:
-            self._execute_ddl(text, {})
+            self._execute_ddl(statement, text, {})
         except StoreError as e:
             # Neo4j validates the stored data while CREATE CONSTRAINT runs and creates nothing
             # when it fails: say so in the words FalkorDB's FAILED background build gets
@@ -301,12 +304,13 @@ class Neo4jStore(GraphStore):
                 raise constraint_failed(op, self.uri, detail) from e
             raise
 
-    def _execute_ddl(self, text: str, params: dict[str, Any]) -> None:
-        """Run ``CREATE ... IF NOT EXISTS``. Two processes migrating one database at once (N
-        shards starting together) race: the loser's statement fails with "an equivalent index
-        already exists" although IF NOT EXISTS was given, and that outcome is the one wanted."""
+    def _execute_ddl(self, statement: str, text: str, params: dict[str, Any]) -> None:
+        """Run ``CREATE ... IF NOT EXISTS`` (``text``, rendered from ``statement``). Two processes
+        migrating one database at once (N shards starting together) race: the loser's statement
+        fails with "an equivalent index already exists" although IF NOT EXISTS was given, and
+        that outcome is the one wanted."""
         try:
-            self._execute(text, params, read_only=False)
+            self._execute(text, params, read_only=False, idempotent=self.idempotent(statement))
         except StoreError as e:
             if getattr(e.__cause__, "code", None) not in _ALREADY_EXISTS:
                 raise
@@ -319,11 +323,13 @@ class Neo4jStore(GraphStore):
             label=check_label(index.label),
             property=index.property,
         )
-        self._execute_ddl(text, {"dimensions": positive_int("dimensions", dimensions)})
+        dimensions = positive_int("dimensions", dimensions)
+        self._execute_ddl("schema/vector_index", text, {"dimensions": dimensions})
 
     def drop_vector_index(self, index: VectorIndex) -> None:
-        text = self.schema_statement("schema/vector_index_drop", name=index_name(index))
-        self._execute(text, {}, read_only=False)
+        statement = "schema/vector_index_drop"
+        text = self.schema_statement(statement, name=index_name(index))
+        self._execute(text, {}, read_only=False, idempotent=self.idempotent(statement))
 
     def _await_indexes(self, timeout_s: float) -> None:
         # db.awaitIndexes fails when an index (a constraint's too) FAILED or the time runs out.

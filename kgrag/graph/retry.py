@@ -1,39 +1,27 @@
-"""Retries with exponential backoff for store calls that are safe to repeat.
+"""Retries with exponential backoff for store calls that are safe to repeat, through tenacity.
 
 A call is repeated only when both hold: the error is one the database driver classifies as
 retryable (Neo4j: ``ServiceUnavailable``, ``SessionExpired``, ``TransientError`` — what
 ``Neo4jError.is_retryable()`` / ``DriverError.is_retryable()`` answer), and running the statement
-twice gives the same graph as running it once (a read, or a write built from ``MERGE`` and plain
-``SET``). A write that creates nodes unconditionally or increments a property is never repeated:
-after a dropped connection its outcome is unknown, and the error says so.
+twice gives the same graph as running it once: a read, or a write whose ``.cypher`` file declares
+``// idempotent: yes`` in its header (:func:`kgrag.graph.cypher.idempotent`). Any other write is
+never repeated: after a dropped connection its outcome is unknown, and the error says so.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import re
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-# A CREATE clause that is not "ON CREATE SET" and not schema DDL ("CREATE INDEX ... IF NOT EXISTS").
-_CREATE_CLAUSE = re.compile(
-    r"(?<!\bON\s)\bCREATE\b(?!\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+|FULLTEXT\s+|RANGE\s+|TEXT\s+|"
-    r"POINT\s+|LOOKUP\s+)?(?:INDEX|CONSTRAINT)\b)",
-    re.IGNORECASE,
-)
-# SET a.b = a.b + ... or SET a.b = coalesce(a.b, 0) + ...: repeating it changes the value again.
-_INCREMENT = re.compile(
-    r"\b(\w+)\.(\w+)\s*=\s*(?:coalesce\(\s*\1\.\2\s*,[^)]*\)|\1\.\2)\s*[-+]",
-    re.IGNORECASE,
-)
 
 
 class RetryPolicy(BaseModel):
@@ -48,21 +36,20 @@ class RetryPolicy(BaseModel):
     max_delay_s: float = Field(5.0, ge=0)
     jitter: float = Field(0.2, ge=0, le=1)
 
+    def delay(self, attempt: int, rng: random.Random | None = None) -> float:
+        """The wait after failed attempt ``attempt`` (from 1)."""
+        r = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        base = min(self.max_delay_s, self.initial_delay_s * self.multiplier ** (attempt - 1))
+        return base * (1 - self.jitter * r.random())
+
     def delays(self, rng: random.Random | None = None) -> Iterator[float]:
         """The waits between attempts (``attempts - 1`` of them)."""
-        r = rng or random.Random()  # noqa: S311 - jitter, not cryptography
-        for n in range(self.attempts - 1):
-            base = min(self.max_delay_s, self.initial_delay_s * self.multiplier**n)
-            yield base * (1 - self.jitter * r.random())
+        for n in range(1, self.attempts):
+            yield self.delay(n, rng)
 
 
 #: No repetition (for writes that are not idempotent).
 NO_RETRY = RetryPolicy(attempts=1)
-
-
-def is_idempotent(cypher: str) -> bool:
-    """Whether running ``cypher`` twice leaves the same graph as running it once."""
-    return not _CREATE_CLAUSE.search(cypher) and not _INCREMENT.search(cypher)
 
 
 def call_with_retry(
@@ -78,25 +65,33 @@ def call_with_retry(
     The last error is raised unchanged (the caller wraps it), with a note (``__notes__``) saying
     how many attempts were made when they ran out.
     """
-    delays = policy.delays()
-    attempt = 1
-    while True:
-        try:
-            return fn()
-        except Exception as e:
-            if not is_retryable(e):
-                raise
-            delay = next(delays, None)
-            if delay is None:
-                e.add_note(f"gave up after {attempt} attempt(s)")
-                raise
-            log.warning(
-                "%s failed (attempt %d of %d): %s; retrying in %.2f s",
-                what,
-                attempt,
-                policy.attempts,
-                type(e).__name__,
-                delay,
-            )
-            sleep(delay)
-            attempt += 1
+
+    def wait(state: RetryCallState) -> float:
+        return policy.delay(state.attempt_number)
+
+    def before_sleep(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        log.warning(
+            "%s failed (attempt %d of %d): %s; retrying in %.2f s",
+            what,
+            state.attempt_number,
+            policy.attempts,
+            type(error).__name__,
+            state.upcoming_sleep,
+        )
+
+    def give_up(state: RetryCallState) -> T:
+        error = state.outcome.exception() if state.outcome else None
+        assert error is not None  # tenacity gives up only after a failed attempt
+        error.add_note(f"gave up after {state.attempt_number} attempt(s)")
+        raise error
+
+    retrying = Retrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=wait,
+        retry=retry_if_exception(is_retryable),
+        sleep=sleep,
+        before_sleep=before_sleep,
+        retry_error_callback=give_up,
+    )
+    return retrying(fn)

@@ -71,6 +71,10 @@ class GraphStore(ABC):
         """The exact Cypher text this store runs for statement ``name``."""
         return cypher.load(name, self.overlays)
 
+    def idempotent(self, name: str) -> bool:
+        """Whether statement ``name`` may run twice (its header: :func:`cypher.idempotent`)."""
+        return cypher.idempotent(name, self.overlays)
+
     def read(self, name: str, params: Params | None = None) -> list[Row]:
         """Run a read-only statement; the engine refuses it if it writes."""
         return self._counted(self.statement(name), dict(params or {}), read_only=True)
@@ -81,7 +85,7 @@ class GraphStore(ABC):
         text = self.statement(name)
         values = dict(params or {})
         guard_write(text, values, None, UNIQUE_KEYS)
-        return self._counted(text, values, read_only=False)
+        return self._counted(text, values, read_only=False, idempotent=self.idempotent(name))
 
     def write_rows(
         self,
@@ -99,9 +103,10 @@ class GraphStore(ABC):
         text = self.statement(name)
         extra = dict(params or {})
         guard_write(text, extra, rows, UNIQUE_KEYS)  # every row, before the first batch
+        idempotent = self.idempotent(name)
         for start in range(0, len(rows), batch_size):
             batch = [dict(r) for r in rows[start : start + batch_size]]
-            self._counted(text, {**extra, "rows": batch}, read_only=False)
+            self._counted(text, {**extra, "rows": batch}, read_only=False, idempotent=idempotent)
         return len(rows)
 
     def write_all(self, steps: Sequence[WriteStep], *, batch_size: int = 500) -> int:
@@ -124,14 +129,18 @@ class GraphStore(ABC):
                 batch = [dict(r) for r in step.rows[start : start + batch_size]]
                 statements.append((text, {**extra, "rows": batch}))
         if statements:
-            self._execute_transaction(statements)
+            idempotent = all(self.idempotent(step.name) for step in steps)
+            self._execute_transaction(statements, idempotent=idempotent)
         return len(statements)
 
-    def _execute_transaction(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        """Run write statements as one transaction; this base version (an engine without
-        multi-statement transactions) runs each on its own, in order."""
+    def _execute_transaction(
+        self, statements: Sequence[tuple[str, dict[str, Any]]], *, idempotent: bool
+    ) -> None:
+        """Run write statements as one transaction (``idempotent``: each may run twice); this
+        base version (an engine without multi-statement transactions) runs each on its own, in
+        order."""
         for text, params in statements:
-            self._execute(text, params, read_only=False)
+            self._execute(text, params, read_only=False, idempotent=idempotent)
 
     def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
         """Run caller-written Cypher, refused by the engine unless it is read-only.
@@ -141,11 +150,13 @@ class GraphStore(ABC):
         """
         return self._execute_freeform_read(text, dict(params or {}))
 
-    def _counted(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]:
+    def _counted(
+        self, text: str, params: dict[str, Any], *, read_only: bool, idempotent: bool = False
+    ) -> list[Row]:
         """:meth:`_execute`, a failure counted in ``kgrag_store_errors`` (a refused query is
         the caller's mistake, not the store's, and is not counted)."""
         try:
-            return self._execute(text, params, read_only=read_only)
+            return self._execute(text, params, read_only=read_only, idempotent=idempotent)
         except QueryRefusedError:
             raise
         except StoreError as e:
@@ -244,7 +255,11 @@ class GraphStore(ABC):
 
     # -- engine -------------------------------------------------------------------------------
     @abstractmethod
-    def _execute(self, text: str, params: dict[str, Any], *, read_only: bool) -> list[Row]: ...
+    def _execute(
+        self, text: str, params: dict[str, Any], *, read_only: bool, idempotent: bool = False
+    ) -> list[Row]:
+        """Run ``text``; ``idempotent``: it may run twice (its file says so), so an engine that
+        retries may repeat a write after a transient error. Reads may always be repeated."""
 
     @abstractmethod
     def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]: ...

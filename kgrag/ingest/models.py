@@ -5,18 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kgrag.acl import AclEntry
+from kgrag.core import Frozen
 
 Modality = Literal["text", "pdf", "image", "audio"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SourceItem(_Frozen):
+class SourceItem(Frozen):
     """One input file to ingest, with what the user said about it (manifest title, ACL, tags)."""
 
     path: Path
@@ -52,7 +49,7 @@ SkipKind = Literal[
 ParentRelation = Literal["CONTAINED_IN", "ATTACHED_TO"]
 
 
-class UnsupportedInput(_Frozen):
+class UnsupportedInput(Frozen):
     """An input that was not turned into a :class:`SourceItem`, and why."""
 
     path: str
@@ -65,21 +62,21 @@ class UnsupportedInput(_Frozen):
     """Why a file that was not named is skipped (used when ``explicit`` is False)."""
 
 
-class ExpandedInputs(_Frozen):
+class ExpandedInputs(Frozen):
     """What :func:`kgrag.ingest.sources.expand_inputs` found: items to parse, inputs refused."""
 
     items: tuple[SourceItem, ...] = ()
     rejected: tuple[UnsupportedInput, ...] = ()
 
 
-class ParsedPage(_Frozen):
+class ParsedPage(Frozen):
     """Text of one page (PDF: 1-based page number) or of a whole text file (number None)."""
 
     number: int | None = None
     text: str
 
 
-class ParsedImage(_Frozen):
+class ParsedImage(Frozen):
     """An image: a file of its own (``path``) or embedded in a PDF (``data``, ``page``)."""
 
     path: Path | None = None
@@ -90,7 +87,7 @@ class ParsedImage(_Frozen):
     caption: str | None = None
 
 
-class ParsedTable(_Frozen):
+class ParsedTable(Frozen):
     """A table as data: its cells, where it sits, and how to cite it."""
 
     index: int  # 0-based order of the table in its document
@@ -101,14 +98,14 @@ class ParsedTable(_Frozen):
     rows: tuple[tuple[str, ...], ...] = ()
 
 
-class ParentLink(_Frozen):
+class ParentLink(Frozen):
     """The document a member of a container belongs to (by its source URI), and how."""
 
     uri: str
     relation: ParentRelation
 
 
-class ParsedDocument(_Frozen):
+class ParsedDocument(Frozen):
     """One parsed input. Audio has no pages and no images: transcription happens elsewhere.
 
     A member of an archive or an e-mail attachment has ``source.path`` ``container!member``
@@ -126,7 +123,7 @@ class ParsedDocument(_Frozen):
     container: bool = False
 
 
-class ParsedInputs(_Frozen):
+class ParsedInputs(Frozen):
     """What one input yielded: its documents (a container's own first, then its members), and
     the inputs or members refused (``explicit`` True: a failure; else a skip of ``kind``)."""
 
@@ -134,7 +131,7 @@ class ParsedInputs(_Frozen):
     refused: tuple[UnsupportedInput, ...] = ()
 
 
-class TextChunk(_Frozen):
+class TextChunk(Frozen):
     """A piece of one page's text: ``page_text[start_char:end_char] == text``."""
 
     position: int

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import logging
 import pickle
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,30 @@ log = logging.getLogger(__name__)
 
 #: Files per parse task.
 PARSE_BATCH = 8
+#: A cluster address: ``ray://HOST:PORT`` (Ray Client) or ``HOST:PORT`` (the GCS); HOST a name,
+#: an IPv4 address or an IPv6 one in brackets.
+_ADDRESS = re.compile(
+    r"^(?:ray://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?):(\d{1,5})$"
+)
+#: Addresses ray.init() resolves itself: the cluster of this machine, a new local Ray.
+_NAMED_ADDRESSES = ("auto", "local")
+
+
+def check_ray_address(address: str) -> str:
+    """``address`` if Ray can join it (``ray://HOST:PORT``, ``HOST:PORT``, ``auto`` or
+    ``local``), else ValueError saying what is wrong, before any connection is tried."""
+    if not address.strip():
+        raise ValueError("an empty Ray address; give ray://HOST:10001, HOST:6379 or auto")
+    if address in _NAMED_ADDRESSES:
+        return address
+    found = _ADDRESS.match(address)
+    if found is None:
+        raise ValueError(
+            f"{address!r} is not a Ray address: give ray://HOST:10001, HOST:6379 or auto"
+        )
+    if not 1 <= int(found.group(1)) <= 65535:
+        raise ValueError(f"{address!r}: port {int(found.group(1))} is not 1 to 65535")
+    return address
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,15 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from kgrag.core import Frozen
 from kgrag.ingest.entities import ExtractionResult
 
 DocModality = Literal["text", "pdf", "image", "audio"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ChunkRecord(_Frozen):
+class ChunkRecord(Frozen):
     id: str
     text: str
     position: int
@@ -35,7 +32,7 @@ class ChunkRecord(_Frozen):
     table starts at the sheet's first row, a CSV file's line number for one-line records)."""
 
 
-class TableRecord(_Frozen):
+class TableRecord(Frozen):
     """A table of a document; its rows are chunks (``ChunkRecord.table_id``)."""
 
     id: str
@@ -48,7 +45,7 @@ class TableRecord(_Frozen):
     column_count: int
 
 
-class ImageRecord(_Frozen):
+class ImageRecord(Frozen):
     id: str
     uri: str
     width: int
@@ -59,7 +56,7 @@ class ImageRecord(_Frozen):
     near_chunk_ids: tuple[str, ...] = ()
 
 
-class DocumentBundle(_Frozen):
+class DocumentBundle(Frozen):
     id: str
     uri: str
     sha256: str
@@ -83,7 +80,7 @@ def document_id(uri: str, sha256: str) -> str:
     return "doc_" + hashlib.sha256(f"{uri}\n{sha256}".encode()).hexdigest()[:20]
 
 
-class AclChange(_Frozen):
+class AclChange(Frozen):
     """A document's ACL changed by an ingestion: who asked, when, from what to what. Recorded in
     the graph as an ``AclChange`` node linked to the document (``CHANGED_ACL_OF``) and listed in
     the job's report."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgrag.agent.evidence import Evidence
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 
 
 def hit_text(hit: Hit) -> str:

@@ -283,7 +283,7 @@ class KgragTools:
 
         who = self.reader(ctx)
         check_query_reader(self.agent.store, query_id, who)
-        return read_trace(self.agent.store, query_id, who.access())
+        return read_trace(self.agent.store, query_id, who.access()).to_json()
 
     def audit(self, ctx: Context[Any, Any], query_id: str) -> AuditReport:
         from kgrag.agent.audit import build_audit

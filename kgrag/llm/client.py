@@ -12,17 +12,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrag.errors import ConfigError
 from kgrag.llm.errors import LLMError
 from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
-from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage, price_table
-
-if TYPE_CHECKING:
-    from kgrag.config import Settings
+from kgrag.llm.prices import DEFAULT_PRICES, CostMeter, PriceTable, Usage
 
 __all__ = ["ChatMessage", "ChatResult", "LLMClient"]
 
@@ -103,25 +100,6 @@ class LLMClient(OpenAIEndpoint):
             request="check the model name and the request",
             timeout=f"after {self._max_retries} retries; raise KGRAG_LLM_TIMEOUT_S",
             connect="check KGRAG_OPENAI_BASE_URL and that the server runs",
-        )
-
-    @classmethod
-    def from_settings(cls, settings: Settings, meter: CostMeter | None = None) -> LLMClient | None:
-        """A client for ``settings.llm_model``, or ``None`` when no LLM is configured.
-
-        Without ``meter`` a new one is made with ``settings.llm_budget_usd``."""
-        if not settings.llm_model:
-            return None
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
-        return cls(
-            settings.llm_model,
-            base_url=settings.openai_base_url,
-            api_key=key,
-            prices=price_table(settings.llm_prices),
-            meter=meter
-            if meter is not None
-            else CostMeter(settings.llm_budget_usd, settings.llm_max_tokens_per_query),
-            timeout_s=settings.llm_timeout_s,
         )
 
     def with_meter(self, meter: CostMeter) -> LLMClient:

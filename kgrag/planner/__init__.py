@@ -8,27 +8,29 @@ from kgrag.planner.conditions import (
     parse_condition,
 )
 from kgrag.planner.models import (
-    AggregateParams,
     AggregateStep,
-    FilterParams,
     FilterStep,
-    GraphQueryParams,
     GraphQueryStep,
-    LlmCallParams,
     LlmCallStep,
-    Modality,
-    MultiHopParams,
     MultiHopStep,
     Plan,
-    RerankParams,
     RerankStep,
     Step,
     StepTrace,
-    ToolCallParams,
     ToolCallStep,
-    VectorSearchParams,
     VectorSearchStep,
     plan_json_schema,
+)
+from kgrag.planner.params import (
+    AggregateParams,
+    FilterParams,
+    GraphQueryParams,
+    LlmCallParams,
+    Modality,
+    MultiHopParams,
+    RerankParams,
+    ToolCallParams,
+    VectorSearchParams,
 )
 from kgrag.planner.validate import generations, validate_plan
 

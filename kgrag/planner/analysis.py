@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import PlanError
 from kgrag.planner.intent import (
     Intent,
@@ -28,7 +27,7 @@ from kgrag.planner.intent import (
     IntentPrediction,
     default_intent_classifier,
 )
-from kgrag.planner.models import Modality
+from kgrag.planner.params import Modality
 from kgrag.text.stopwords import FUNCTION_WORDS
 from kgrag.text.tokens import (
     QuestionToken,
@@ -67,11 +66,7 @@ class QueryClass(StrEnum):
     COMPARISON = "comparison"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ResolvedEntity(_Frozen):
+class ResolvedEntity(Frozen):
     """A graph entity a span of the question was matched to."""
 
     id: str
@@ -81,7 +76,7 @@ class ResolvedEntity(_Frozen):
     """The span of the question that matched (one of the candidates)."""
 
 
-class QueryAnalysis(_Frozen):
+class QueryAnalysis(Frozen):
     """What the rules found in one question."""
 
     text: str

@@ -13,7 +13,8 @@ import re
 from typing import get_args
 
 from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
-from kgrag.planner.models import DocumentModality, Plan
+from kgrag.planner.models import Plan
+from kgrag.planner.params import DocumentModality
 from kgrag.text.tokens import document_terms
 from kgrag.text.words import word_set
 

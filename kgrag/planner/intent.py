@@ -42,8 +42,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
+from kgrag.core import Frozen
 from kgrag.errors import ConfigError
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import DEFAULT_SENTENCE_MODEL, SentenceTransformerEmbedder
@@ -122,18 +122,14 @@ def _margins(probs: np.ndarray, classes: tuple[Intent, ...]) -> tuple[np.ndarray
     return top, margins
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Phrasing(_Frozen):
+class Phrasing(Frozen):
     """One labelled phrasing of the shipped sets."""
 
     text: str
     label: Intent
 
 
-class IntentPrediction(_Frozen):
+class IntentPrediction(Frozen):
     """The classifier's decision on one question."""
 
     intent: Intent

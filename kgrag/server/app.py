@@ -108,6 +108,7 @@ def create_app(
         supervisor = StoreSupervisor(opened, reopen, max_backoff_s=backoff)
         state = ServerState(s, opened, supervisor, max_queued_jobs=queued)
         app.state.server = state
+        state.start_retention()
         log.info("kgrag API ready on store %s", opened.store.uri)
         if authenticator is None:
             log.warning(
@@ -117,6 +118,8 @@ def create_app(
         try:
             yield
         finally:
+            if state.retention is not None:
+                await asyncio.to_thread(state.retention.stop)
             await asyncio.to_thread(state.jobs.close)
             await asyncio.to_thread(supervisor.stop)
             if own:

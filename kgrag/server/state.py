@@ -14,6 +14,7 @@ from kgrag.auth.principal import Principal, Role
 from kgrag.config import Settings
 from kgrag.errors import KgragError, StoreUnavailableError
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.server.background import RetentionTask
 from kgrag.server.drain import Drain
 from kgrag.server.jobs import IngestJobs
 from kgrag.server.recovery import StoreSupervisor
@@ -50,6 +51,8 @@ class ServerState:
     store_wait_s: float = STORE_WAIT_S
     jobs: IngestJobs = field(init=False)
     drain: Drain = field(default_factory=Drain, init=False)
+    retention: RetentionTask | None = field(default=None, init=False)
+    """The background prune, when Settings.trace_retention_days is set."""
     _job_store: GraphStore | None = field(default=None, init=False)
     """The store the running job uses."""
 
@@ -60,6 +63,17 @@ class ServerState:
             retry=self._retry_job,
             failure_message=job_failure,
         )
+
+    def start_retention(self) -> None:
+        """Start the background prune when the settings ask for one."""
+        days = self.settings.trace_retention_days
+        if days is not None and self.retention is None:
+            self.retention = RetentionTask(
+                self.supervisor,
+                older_than_days=days,
+                keep_last=self.settings.trace_retention_keep_last,
+                interval_s=self.settings.trace_retention_interval_s,
+            )
 
     def _ingest(self, paths: Sequence[str], acl: Sequence[str], by: Principal) -> IngestReport:
         # checked again right before reading: the files may have changed since the request
@@ -72,7 +86,7 @@ class ServerState:
         return self.agent.ingest(
             paths,
             acl,
-            lambda _event: self.jobs.check_interrupted(),
+            progress=lambda _event: self.jobs.check_interrupted(),
             actor=by.id,
             may_change_acl=by.can(Role.ADMIN),
         )

@@ -1,4 +1,12 @@
-"""A light stemmer for matching words, not for showing them."""
+"""A light stemmer for matching words, not for showing them.
+
+Kept hand-written rather than Snowball's English stemmer (``snowballstemmer``): Snowball groups
+3,059 of the 18,168 key terms of the MuSiQue corpus differently (a quarter of its term
+occurrences: "city"/"cities", "nation"/"national", "first"/"firstly" meet there, not here), and
+the answer-support features and the support model fitted on them (:mod:`kgrag.agent.support`)
+were measured with this one. Measured on the 50 MuSiQue dev questions: passage recall the same,
+but 13 of 50 extractive answers differ (19 -> 21 correct, 2 -> 1 abstained), so a switch is a
+behaviour change that needs the support model refitted, not a refactoring."""
 
 from __future__ import annotations
 

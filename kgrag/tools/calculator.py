@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgrag.core import Hit
 from kgrag.errors import ExecutionError
-from kgrag.executor.hits import Hit
-from kgrag.tools.registry import Tool, ToolContext
+from kgrag.tools.base import Tool, ToolContext
 
 MAX_EXPRESSION_CHARS = 500
 MAX_EXPONENT = 1000

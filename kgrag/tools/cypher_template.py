@@ -10,10 +10,10 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from kgrag.core import Hit, HitKind
 from kgrag.errors import QueryRefusedError
-from kgrag.executor.hits import Hit, HitKind
 from kgrag.graph import cypher
-from kgrag.tools.registry import Tool, ToolContext
+from kgrag.tools.base import Tool, ToolContext
 
 #: Parameters only the tool sets: the caller's principals and admin flag.
 RESERVED_PARAMS = frozenset({"principals", "admin"})

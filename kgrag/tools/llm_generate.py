@@ -6,9 +6,9 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgrag.core import Hit
 from kgrag.errors import ExecutionError
-from kgrag.executor.hits import Hit
-from kgrag.tools.registry import Tool, ToolContext
+from kgrag.tools.base import Tool, ToolContext
 
 
 class LlmGenerateArgs(BaseModel):

@@ -1,69 +1,17 @@
-"""The tool registry: named tools with pydantic argument models (their JSON schemas are what a
-planner sees), bound to one caller's context into the ``ExecutionEnv.tools`` shape."""
+"""The tool registry: the tools (kgrag.tools.base) by name, bound to one caller's context into
+the ``ExecutionEnv.tools`` shape."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
+from kgrag.core import Hit
 from kgrag.errors import QueryRefusedError
-from kgrag.executor.hits import AccessContext, Hit
-from kgrag.graph.store import GraphStore
-
-if TYPE_CHECKING:
-    from kgrag.llm import LLM
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ToolContext:
-    """Who calls a tool and with what: every read a tool makes carries ``access``."""
-
-    store: GraphStore
-    access: AccessContext
-    llm: LLM | None = None
-
-
-ToolFunction = Callable[[Any, ToolContext], list[Hit]]
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A named tool: what it does, its argument model, and the function that runs it."""
-
-    name: str
-    description: str
-    arguments: type[BaseModel]
-    run: ToolFunction
-    needs_llm: bool = False
-
-    def json_schema(self) -> dict[str, Any]:
-        """The OpenAI function-tool shape: ``{"type": "function", "function": {...}}``."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.arguments.model_json_schema(),
-            },
-        }
-
-    def call(self, arguments: Mapping[str, Any], ctx: ToolContext) -> list[Hit]:
-        try:
-            parsed = self.arguments.model_validate(dict(arguments))
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(arguments)"
-            raise QueryRefusedError(
-                f"tool {self.name!r}: invalid arguments at {where}: {first['msg']}"
-            ) from None
-        log.debug("tool %s called", self.name)
-        return self.run(parsed, ctx)
+from kgrag.tools.base import Tool, ToolContext
+from kgrag.tools.calculator import CALCULATOR
+from kgrag.tools.cypher_template import CYPHER_TEMPLATE
+from kgrag.tools.llm_generate import LLM_GENERATE
 
 
 class ToolRegistry:
@@ -113,8 +61,4 @@ class ToolRegistry:
 
 def default_registry() -> ToolRegistry:
     """calculator, cypher_template and llm_generate (the last only when an LLM is configured)."""
-    from kgrag.tools.calculator import CALCULATOR
-    from kgrag.tools.cypher_template import CYPHER_TEMPLATE
-    from kgrag.tools.llm_generate import LLM_GENERATE
-
     return ToolRegistry([CALCULATOR, CYPHER_TEMPLATE, LLM_GENERATE])

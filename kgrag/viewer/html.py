@@ -5,11 +5,11 @@ details on click. The trace is embedded as JSON that cannot close its script ele
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from html import escape
 from importlib import resources
 from typing import Any
 
+from kgrag.core import Trace
 from kgrag.viewer.layout import layout_trace
 
 _JSON_ESCAPES = {
@@ -30,11 +30,11 @@ def _asset(name: str) -> str:
     return resources.files("kgrag.viewer").joinpath(name).read_text(encoding="utf-8")
 
 
-def render_trace_html(trace: Mapping[str, Any]) -> str:
-    """The viewer page for ``trace`` (the shape of :func:`kgrag.executor.trace.read_trace`)."""
+def render_trace_html(trace: Trace) -> str:
+    """The viewer page for ``trace`` (from :func:`kgrag.executor.trace.read_trace`)."""
     layout = layout_trace(trace)
-    q = trace.get("query") or {}
-    data = {"layout": layout.model_dump(mode="json"), "trace": trace}
+    q = trace.query
+    data = {"layout": layout.model_dump(mode="json"), "trace": trace.to_json()}
     legend = "".join(
         f'<span><i style="background:{colour};border:1px solid #7a8699"></i>{name}</span>'
         for name, colour in (
@@ -50,12 +50,11 @@ def render_trace_html(trace: Mapping[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
-        f"<title>kgrag trace {escape(str(q.get('id') or ''))}</title>\n"
+        f"<title>kgrag trace {escape(q.id)}</title>\n"
         f"<style>{_asset('viewer.css')}</style></head>\n<body>\n"
-        f"<header><h1>Trace of {escape(str(q.get('id') or ''))}: "
-        f"{escape(str(q.get('text') or ''))}</h1>"
-        f'<div class="meta">exit reason {escape(str(q.get("exit_reason")))} · iterations '
-        f"{escape(str(q.get('iterations')))} · latency {escape(str(q.get('latency_ms')))} ms · "
+        f"<header><h1>Trace of {escape(q.id)}: {escape(q.text or '')}</h1>"
+        f'<div class="meta">exit reason {escape(str(q.exit_reason))} · iterations '
+        f"{escape(str(q.iterations))} · latency {escape(str(q.latency_ms))} ms · "
         f'click a node for its details</div><div class="legend">{legend}</div></header>\n'
         '<div id="wrap"><div id="graph"></div><aside id="details"></aside></div>\n'
         f'<script type="application/json" id="kgrag-data">{embed_json(data)}</script>\n'

@@ -4,10 +4,10 @@ page's script only draws them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from kgrag.core import Frozen, Trace, TraceStep
 
 NodeKind = Literal["query", "plan", "step", "evidence", "answer"]
 
@@ -21,11 +21,7 @@ MARGIN = 24
 SIDE_LANE = 60  # room on the right for the Query -> Answer edge
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ViewNode(_Frozen):
+class ViewNode(Frozen):
     id: str
     kind: NodeKind
     label: str
@@ -37,14 +33,14 @@ class ViewNode(_Frozen):
     ref: str | None = None  # step_id for steps, evidence id for evidence
 
 
-class ViewEdge(_Frozen):
+class ViewEdge(Frozen):
     source: str
     target: str
     type: str
     label: str | None = None
 
 
-class TraceLayout(_Frozen):
+class TraceLayout(Frozen):
     nodes: tuple[ViewNode, ...]
     edges: tuple[ViewEdge, ...]
     width: float
@@ -58,8 +54,8 @@ def _short(text: str | None, n: int) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def _depths(steps: Sequence[Mapping[str, Any]]) -> dict[int, int]:
-    deps = {int(s["step_id"]): [int(d) for d in s.get("dependencies") or ()] for s in steps}
+def _depths(steps: Sequence[TraceStep]) -> dict[int, int]:
+    deps = {s.step_id: list(s.dependencies) for s in steps}
     depth: dict[int, int] = {}
 
     def visit(sid: int, seen: frozenset[int]) -> int:
@@ -74,12 +70,12 @@ def _depths(steps: Sequence[Mapping[str, Any]]) -> dict[int, int]:
     return depth
 
 
-def layout_trace(trace: Mapping[str, Any]) -> TraceLayout:
-    """Nodes and edges of ``trace`` (the shape of ``read_trace``) with positions."""
-    q = trace.get("query") or {}
-    plan = trace.get("plan") or {}
-    steps = list(trace.get("steps") or ())
-    answer = trace.get("answer") or {}
+def layout_trace(trace: Trace) -> TraceLayout:
+    """Nodes and edges of ``trace`` (from ``read_trace``) with positions."""
+    q = trace.query
+    plan = trace.plan
+    steps = list(trace.steps)
+    answer = trace.answer
     nodes: dict[str, dict[str, Any]] = {}
     edges: list[ViewEdge] = []
 
@@ -87,63 +83,61 @@ def layout_trace(trace: Mapping[str, Any]) -> TraceLayout:
         "id": "query",
         "kind": "query",
         "label": "Query",
-        "caption": _short(q.get("text"), 24),
-        "status": q.get("exit_reason"),
+        "caption": _short(q.text, 24),
+        "status": q.exit_reason,
         "layer": 0,
     }
     nodes["plan"] = {
         "id": "plan",
         "kind": "plan",
-        "label": f"Plan ({plan.get('source') or '?'})",
+        "label": f"Plan ({plan.source or '?'})",
         "caption": f"{len(steps)} steps",
         "layer": 1,
     }
     edges.append(ViewEdge(source="query", target="plan", type="PLANNED"))
     depth = _depths(steps)
-    step_ids = {int(s["step_id"]) for s in steps}
+    step_ids = {s.step_id for s in steps}
     for s in steps:
-        sid = int(s["step_id"])
+        sid = s.step_id
         nid = f"step:{sid}"
         nodes[nid] = {
             "id": nid,
             "kind": "step",
-            "label": f"{sid}. {s.get('type')}",
-            "caption": f"{s.get('status')} · {s.get('result_count') or 0} hits · "
-            f"{s.get('duration_ms') or 0:.0f} ms",
-            "status": s.get("status"),
+            "label": f"{sid}. {s.type}",
+            "caption": f"{s.status} · {s.result_count or 0} hits · {s.duration_ms or 0:.0f} ms",
+            "status": s.status,
             "layer": 2 + depth.get(sid, 0),
             "ref": str(sid),
         }
-        deps = [int(d) for d in s.get("dependencies") or () if int(d) in step_ids]
+        deps = [d for d in s.dependencies if d in step_ids]
         if not deps:
             edges.append(ViewEdge(source="plan", target=nid, type="HAS_STEP"))
         for d in deps:
             edges.append(ViewEdge(source=f"step:{d}", target=nid, type="DEPENDS_ON"))
     evidence_layer = 2 + max(depth.values(), default=0) + 1
-    cited = {str(c["node_id"]): c for c in answer.get("citations") or ()}
+    cited = {c.node_id: c for c in answer.citations}
     for s in steps:
-        for r in list(s.get("returned") or ())[:EVIDENCE_PER_STEP]:
-            _evidence_node(nodes, str(r["id"]), str(r.get("kind") or ""), r.get("text"))
-            nodes[f"ev:{r['id']}"]["layer"] = evidence_layer
+        for r in s.returned[:EVIDENCE_PER_STEP]:
+            _evidence_node(nodes, r.id, r.kind or "", r.text)
+            nodes[f"ev:{r.id}"]["layer"] = evidence_layer
             edges.append(
                 ViewEdge(
-                    source=f"step:{s['step_id']}",
-                    target=f"ev:{r['id']}",
+                    source=f"step:{s.step_id}",
+                    target=f"ev:{r.id}",
                     type="RETURNED",
-                    label=f"#{r.get('rank')}",
+                    label=f"#{r.rank}",
                 )
             )
     for node_id, c in cited.items():
-        _evidence_node(nodes, node_id, str(c.get("label") or ""), None)
+        _evidence_node(nodes, node_id, c.label or "", None)
         nodes[f"ev:{node_id}"]["layer"] = evidence_layer
-    if answer.get("text") is not None or cited:
+    if answer.text is not None or cited:
         nodes["answer"] = {
             "id": "answer",
             "kind": "answer",
             "label": "Answer",
-            "caption": f"{answer.get('verdict') or answer.get('mode') or ''} · "
-            f"{len(cited)} citations",
-            "status": answer.get("verdict"),
+            "caption": f"{answer.verdict or answer.mode or ''} · {len(cited)} citations",
+            "status": answer.verdict,
             "layer": evidence_layer + 1,
         }
         edges.append(ViewEdge(source="query", target="answer", type="ANSWERED_BY"))
@@ -153,7 +147,7 @@ def layout_trace(trace: Mapping[str, Any]) -> TraceLayout:
                     source="answer",
                     target=f"ev:{node_id}",
                     type="CITES",
-                    label=f"[{c.get('marker')}]",
+                    label=f"[{c.marker}]",
                 )
             )
     return _place(nodes, edges)

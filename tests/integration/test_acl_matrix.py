@@ -22,10 +22,10 @@ pytest.importorskip("open_clip", reason="the image extra (open_clip_torch) is no
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.attachments import check_attachments
 from kgrag.config import Settings
+from kgrag.core import AccessContext, Hit
 from kgrag.demo.shapes import draw_shape
-from kgrag.executor.attachment_handlers import AttachmentInputs
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.attachments import AttachmentInputs
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
@@ -276,7 +276,7 @@ def test_the_same_plans_reach_it_for_alice(
 def test_every_step_type_is_covered() -> None:
     from typing import get_args
 
-    from kgrag.planner.models import StepType
+    from kgrag.planner.params import StepType
 
     covered = {name.split()[0] for name in PLANS}
     assert set(get_args(StepType)) - covered == {"audio_transcription"}, covered

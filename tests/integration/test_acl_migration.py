@@ -13,7 +13,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.graph.migrations import migrate, status
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder

@@ -20,9 +20,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.errors import ModelError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
 from kgrag.modalities.base import TextEmbedder
@@ -184,7 +184,7 @@ def test_bobs_pagerank_walk_never_reaches_alices_document(
         assert not _leaks(world, [h.model_dump() for h in out.result])
         assert not _leaks(world, [params for _, params in out.statements])
     # ... nor in the stored trace (cypher_parameters included) or the audit, JSON and HTML
-    trace = read_trace(store, "q-bob", OPERATOR)
+    trace = read_trace(store, "q-bob", OPERATOR).to_json()
     step = next(s for s in trace["steps"] if s["type"] == "multi_hop")
     assert step["cypher_parameters"], "no parameters were traced: the check would be empty"
     assert not _leaks(world, trace)
@@ -213,7 +213,7 @@ def test_alice_does_reach_her_document_and_its_entities(
     assert world.private_chunks & {h.id for h in hop.result}
     reached = {i for _, params in hop.statements for i in params.get("ids", [])}
     assert {"zephyr turbine zt9", "hedy lamarr"} <= reached
-    trace = read_trace(world.agent.store, "q-alice", OPERATOR)
+    trace = read_trace(world.agent.store, "q-alice", OPERATOR).to_json()
     step = next(s for s in trace["steps"] if s["type"] == "multi_hop")
     assert {"zephyr turbine zt9", "hedy lamarr"} <= set(_leaks(world, step["cypher_parameters"]))
     assert world.private_doc in json.dumps(step["returned"]) or any(

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.cli import app
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine

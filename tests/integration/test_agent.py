@@ -18,7 +18,7 @@ from kgrag.agent.answer import Answer
 from kgrag.agent.audit import build_audit
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
@@ -84,7 +84,9 @@ def agent(
 
 def _returned_ids(store: GraphStore, query_id: str) -> set[str]:
     return {
-        r["id"] for step in read_trace(store, query_id, OPERATOR)["steps"] for r in step["returned"]
+        r["id"]
+        for step in read_trace(store, query_id, OPERATOR).to_json()["steps"]
+        for r in step["returned"]
     }
 
 
@@ -138,7 +140,7 @@ def test_unanswerable_question_refines_and_stops_with_a_reason(
     assert answer.iterations >= 2
     # the loop stopped (limit, repeat or no next query); nothing supports an answer: abstained
     assert answer.exit_reason == "not_found" and answer.citations == ()
-    plan = read_trace(store, answer.query_id, OPERATOR)["plan"]["json"]["plan"]
+    plan = read_trace(store, answer.query_id, OPERATOR).to_json()["plan"]["json"]["plan"]
     explanations = [s["trace"]["explanation"] for s in plan]
     assert any(e.startswith("iteration 2") for e in explanations)
     assert len({s["step_id"] for s in plan}) == len(plan)
@@ -155,7 +157,7 @@ def test_unanswerable_question_refines_and_stops_with_a_reason(
         "MATCH (q:Query {id: $id}) RETURN q.decisions AS d", {"id": answer.query_id}
     )[0]
     assert row["d"] == [d.decision for d in decisions]
-    stored = read_trace(store, answer.query_id, OPERATOR)["query"]["decisions"]
+    stored = read_trace(store, answer.query_id, OPERATOR).to_json()["query"]["decisions"]
     assert stored == [d.model_dump() for d in decisions]
     report = build_audit(store, answer.query_id, OPERATOR)
     assert any(line.startswith("iteration 1 (") and "REFINE" in line for line in report.reasoning)
@@ -234,7 +236,7 @@ def test_session_follow_ups_and_reformat_without_retrieval(
         "MATCH (q:Query {id: $id}) RETURN q.reuses AS reuses", {"id": listed.query_id}
     )
     assert reused == [{"reuses": follow.query_id}]  # the trace whose evidence it cites
-    cited = read_trace(store, listed.query_id, OPERATOR)["answer"]["citations"]
+    cited = read_trace(store, listed.query_id, OPERATOR).to_json()["answer"]["citations"]
     assert {c["node_id"] for c in cited} <= _returned_ids(store, follow.query_id)
     turns = store.read_freeform(
         "MATCH (:Session {id: $s})-[t:HAS_TURN]->(q:Query) RETURN t.n AS n, q.id AS id ORDER BY n",
@@ -278,7 +280,7 @@ def test_noisy_evidence_is_filtered_to_supporting_documents(
     assert decisions == ["FILTER", "SATISFIED"]
     assert (answer.exit_reason, answer.iterations) == ("satisfied", 2)
     assert {c.uri.rsplit("/", 1)[-1] for c in answer.citations if c.uri} == {"canteen.txt"}
-    steps = read_trace(store, answer.query_id, OPERATOR)["steps"]
+    steps = read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]
     filters = [s for s in steps if s["type"] == "filter" and s["parameters"].get("document_ids")]
     assert len(filters) == 1 and filters[0]["status"] == "ok"
     assert all(r["id"] in _returned_ids(store, answer.query_id) for r in filters[0]["returned"])

@@ -23,9 +23,9 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
 from kgrag.cli import app
 from kgrag.config import Settings
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import KgragError, QueryRefusedError
-from kgrag.executor.hits import OPERATOR, AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.modalities import factory
@@ -119,7 +119,7 @@ def _assert_nothing_private(store: GraphStore, answer: Answer, private: set[str]
             assert set(row["mentioned_in"]) - private, row  # type: ignore[arg-type]
         else:
             assert row["doc"] not in private, row
-    trace = json.dumps(read_trace(store, answer.query_id, OPERATOR))
+    trace = json.dumps(read_trace(store, answer.query_id, OPERATOR).to_json())
     assert not any(d in trace for d in private)
     assert not any(s in trace for s in SECRETS)
 

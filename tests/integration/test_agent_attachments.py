@@ -29,9 +29,9 @@ from kgrag.agent.attachments import AttachmentError
 from kgrag.agent.events import PlanEvent, StepEvent
 from kgrag.cli import app
 from kgrag.config import Settings
+from kgrag.core import OPERATOR
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.shapes import draw_shape
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.pipeline import IngestOptions
@@ -87,7 +87,7 @@ def _docs(store: GraphStore) -> dict[str, str]:
 
 
 def _steps(store: GraphStore, query_id: str) -> list[dict[str, Any]]:
-    return list(read_trace(store, query_id, OPERATOR)["steps"])
+    return list(read_trace(store, query_id, OPERATOR).to_json()["steps"])
 
 
 def _drawing(folder: Path, colour: str, shape: str, seed: int) -> Path:

@@ -21,7 +21,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
@@ -141,7 +141,7 @@ def test_llm_synthesis_cites_only_evidence_the_trace_returned(
     assert [c.marker for c in answer.citations] == [1]
     returned = {
         r["id"]
-        for s in read_trace(store, answer.query_id, OPERATOR)["steps"]
+        for s in read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]
         for r in s["returned"]
     }
     assert {c.node_id for c in answer.citations} <= returned
@@ -263,7 +263,7 @@ def test_an_llm_plan_longer_than_the_step_limit_is_refused_for_the_rule_plan(
     script = Script(plan=long_plan)
     answer = _agent(store, embedder, openai_server, script, max_plan_steps=16).ask(QUESTION)
     assert answer.planner == "rule" and "Ada Lovelace" in answer.answer
-    plan = read_trace(store, answer.query_id, OPERATOR)["plan"]
+    plan = read_trace(store, answer.query_id, OPERATOR).to_json()["plan"]
     assert "the plan has 17 steps; at most 16 are allowed" in plan["fallback_reason"]
     # the same plan within the limit is the LLM's
     within = _agent(store, embedder, openai_server, Script(plan=long_plan), max_plan_steps=32)
@@ -301,8 +301,8 @@ def test_refinements_stop_before_the_step_limit(
 
     bounded = _agent(store, embedder, openai_server, refining(), max_plan_steps=16).ask(QUESTION)
     roomy = _agent(store, embedder, openai_server, refining(), max_plan_steps=32).ask(QUESTION)
-    bounded_steps = len(read_trace(store, bounded.query_id, OPERATOR)["steps"])
-    roomy_steps = len(read_trace(store, roomy.query_id, OPERATOR)["steps"])
+    bounded_steps = len(read_trace(store, bounded.query_id, OPERATOR).to_json()["steps"])
+    roomy_steps = len(read_trace(store, roomy.query_id, OPERATOR).to_json()["steps"])
     assert bounded.exit_reason == "max_iterations" and bounded_steps <= 16
     # the control: with room, the same refinements run past 16 steps to the judge's "satisfied"
     assert (roomy.exit_reason, roomy.iterations) == ("satisfied", 3) and roomy_steps > 16

@@ -29,6 +29,7 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
 from kgrag.agent.support import ABSTENTION
 from kgrag.config import Settings
+from kgrag.core import OPERATOR
 from kgrag.demo import corpus as demo_corpus
 from kgrag.demo import run as demo_run
 from kgrag.demo.corpus import SpeechSynthesisError, make_corpus, missing_keywords
@@ -42,7 +43,6 @@ from kgrag.demo.run import (
     empty_store,
     run_demo,
 )
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph import open_store
 from tests.support.engines import FALKORDB, NEO4J, Engine, neo4j_server
@@ -159,7 +159,7 @@ def test_every_answer_cites_sources_and_has_a_stored_trace(demo: DemoRun) -> Non
     with open_store(result.store, **demo.engine.credentials()) as store:
         for question, answer in result.answers:
             assert answer.citations, question.text
-            trace = read_trace(store, answer.query_id, OPERATOR)
+            trace = read_trace(store, answer.query_id, OPERATOR).to_json()
             assert trace["query"]["id"] == answer.query_id
             assert trace["steps"] and trace["answer"]["citations"]
             # every answer prints the three ways to open its trace

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.core import OPERATOR, AccessContext, Hit
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.document_handlers import answer_text
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext, Hit
 from kgrag.executor.metadata_rerank import load_rule_book
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
@@ -165,7 +165,7 @@ def _traced(store: GraphStore, plan: Plan, outcomes: dict[int, StepOutcome]) -> 
     writer = TraceWriter(store)
     writer.write_query(query_id, "test", user=None, groups=(), planner="rule")
     writer.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
-    return read_trace(store, query_id, OPERATOR)
+    return read_trace(store, query_id, OPERATOR).to_json()
 
 
 def _titles(hits: list[Hit]) -> list[str]:
@@ -426,14 +426,14 @@ def test_listing_and_summary_questions_through_the_agent_use_no_vector_search(
 ) -> None:
     agent = KnowledgeAgent(store, embedder)
     listed = agent.ask("Which documents do you have about the feed pump?", user="eve")
-    steps = read_trace(store, listed.query_id, OPERATOR)["steps"]
+    steps = read_trace(store, listed.query_id, OPERATOR).to_json()["steps"]
     assert [s["type"] for s in steps] == ["list_documents"]
     cited = {c.title for c in listed.citations}
     assert {"Feed pump service manual", "Pump meeting notes"} <= cited
     assert "Zephyr pump budget" not in cited and "Zephyr" not in listed.answer
 
     summary = agent.ask("Summarise the maintenance roster", user="eve")
-    steps = read_trace(store, summary.query_id, OPERATOR)["steps"]
+    steps = read_trace(store, summary.query_id, OPERATOR).to_json()["steps"]
     assert [s["type"] for s in steps] == ["document_summary"]
     assert [c.title for c in summary.citations] == ["Maintenance roster"]
     assert _documents(store)["Maintenance roster"]["summary"] in summary.answer
@@ -448,13 +448,13 @@ def test_rephrased_document_questions_reach_the_document_tools(
     agent = KnowledgeAgent(store, embedder)
 
     def steps(answer: Any) -> list[str]:
-        return [s["type"] for s in read_trace(store, answer.query_id, OPERATOR)["steps"]]
+        return [s["type"] for s in read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]]
 
     everything = agent.ask("list what is stored", user="eve")
     assert steps(everything) == ["metadata_search"]
     readable = {t for t, d in _documents(store).items() if t != "Zephyr pump budget"}
     assert {c.title for c in everything.citations} == readable
-    trace = read_trace(store, everything.query_id, OPERATOR)["query"]
+    trace = read_trace(store, everything.query_id, OPERATOR).to_json()["query"]
     assert trace["query_class"] == "listing"
     assert trace["intent"].startswith("intent classifier: listing (p=")
 
@@ -471,7 +471,10 @@ def test_rephrased_document_questions_reach_the_document_tools(
 
     content = agent.ask("How often must the Feed Pump FP-2 be inspected?", user="eve")
     assert steps(content)[0] == "vector_search"
-    assert read_trace(store, content.query_id, OPERATOR)["query"]["query_class"] == "content_search"
+    assert (
+        read_trace(store, content.query_id, OPERATOR).to_json()["query"]["query_class"]
+        == "content_search"
+    )
 
 
 def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) -> list[str]:
@@ -479,7 +482,7 @@ def _reranked(store: GraphStore, embedder: TextEmbedder, default: str | None) ->
     rules = load_rule_book(RULES, default=default)
     agent = KnowledgeAgent(store, embedder, rerank_rules=rules)
     answer = agent.ask("How is the feed pump maintenance done?", user="eve")
-    trace = read_trace(store, answer.query_id, OPERATOR)
+    trace = read_trace(store, answer.query_id, OPERATOR).to_json()
     reranks = [s for s in trace["steps"] if s["type"] == "rerank"]
     if not reranks:
         return []

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.errors import PlanError, QueryRefusedError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import OPERATOR, AccessContext
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
 from kgrag.graph import cypher
@@ -123,7 +123,7 @@ def _trace(store: GraphStore, query_id: str, plan: Plan, outcomes: dict[int, Ste
     writer = TraceWriter(store)
     writer.write_query(query_id, "test", user=None, groups=(), planner="test")
     writer.write_plan(query_id, f"{query_id}:plan", plan, outcomes, source="rule")
-    return {s["step_id"]: s for s in read_trace(store, query_id, OPERATOR)["steps"]}
+    return {s["step_id"]: s for s in read_trace(store, query_id, OPERATOR).to_json()["steps"]}
 
 
 # --------------------------------------------------------------------- conditional fallback
@@ -359,7 +359,7 @@ def test_the_llm_fallback_reason_is_recorded_in_the_trace(
         source=result.source,
         fallback_reason=result.fallback_reason,
     )
-    stored = read_trace(store, "q_llm_fallback", OPERATOR)
+    stored = read_trace(store, "q_llm_fallback", OPERATOR).to_json()
     assert stored["plan"]["source"] == "rule"
     assert stored["plan"]["fallback_reason"] == result.fallback_reason
     assert "step 1: the dependencies form a cycle: 1 -> 2 -> 1" in stored["plan"]["fallback_reason"]

@@ -9,6 +9,7 @@ import threading
 import pytest
 from pydantic import BaseModel
 
+from kgrag.agent.providers import llm_client
 from kgrag.config import Settings
 from kgrag.llm import (
     DEFAULT_PRICES,
@@ -146,8 +147,8 @@ def test_refusal_and_connection_errors(openai_server: LocalOpenAIServer) -> None
 
 
 def test_from_settings(openai_server: LocalOpenAIServer) -> None:
-    assert LLMClient.from_settings(Settings(llm_model=None)) is None
-    client = LLMClient.from_settings(
+    assert llm_client(Settings(llm_model=None)) is None
+    client = llm_client(
         Settings(llm_model="gpt-4o-mini", openai_base_url=openai_server.base_url, llm_budget_usd=0)
     )
     assert client is not None

@@ -10,8 +10,8 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
-from kgrag.executor.handlers import ExecutionEnv
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.core import AccessContext, Hit
+from kgrag.executor.base import ExecutionEnv
 from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan

@@ -24,9 +24,9 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.core import OPERATOR
 from kgrag.demo.corpus import make_corpus
 from kgrag.demo.run import BROWSER_CYPHER, CHAIN_QUESTION, neo4j_browser_url
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from tests.support.engines import NEO4J, engine_for, neo4j_server
 
@@ -65,7 +65,7 @@ def test_neo4j_browser_draws_the_trace_of_the_demos_first_answer(tmp_path: Path)
         assert report.failed == 0 and report.ingested == len(corpus)
         answer = agent.ask(CHAIN_QUESTION.text)
         assert answer.citations
-        trace = read_trace(agent.store, answer.query_id, OPERATOR)
+        trace = read_trace(agent.store, answer.query_id, OPERATOR).to_json()
         browser_url = neo4j_browser_url(agent.store)
     stored_steps = sorted(s["type"] for s in trace["steps"])
 

@@ -27,7 +27,7 @@ from kgrag import metrics
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.auth.principal import Role
 from kgrag.cli import app as cli_app
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.logs import JsonFormatter

@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
@@ -260,14 +260,17 @@ def _ask(corpus: Corpus, model: ObeyingModel, **who: Any) -> tuple[Answer, list[
 
 
 def _steps(corpus: Corpus, answer: Answer) -> dict[int, dict[str, Any]]:
-    return {s["step_id"]: s for s in read_trace(corpus.store, answer.query_id, OPERATOR)["steps"]}
+    return {
+        s["step_id"]: s
+        for s in read_trace(corpus.store, answer.query_id, OPERATOR).to_json()["steps"]
+    }
 
 
 def _assert_nothing_of_alice(corpus: Corpus, answer: Answer, requests: list[str]) -> None:
     assert not [s for s in SECRETS if s in answer.answer], answer.answer
     assert answer.citations, "bob's answer cites nothing: the check below would be empty"
     assert {c.document_id for c in answer.citations} == {corpus.public}
-    trace = read_trace(corpus.store, answer.query_id, OPERATOR)
+    trace = read_trace(corpus.store, answer.query_id, OPERATOR).to_json()
     returned = [r for s in trace["steps"] for r in s["returned"]]
     assert returned, "no step returned anything: the check below would be empty"
     text = json.dumps(trace)
@@ -320,7 +323,7 @@ def test_plan_outside_the_allow_lists_falls_back_with_a_reason(corpus: Corpus, c
     answer, requests = _ask(corpus, model, user="bob")
     assert _snapshot(corpus.store) == before
     assert answer.planner == "rule"
-    plan = read_trace(corpus.store, answer.query_id, OPERATOR)["plan"]
+    plan = read_trace(corpus.store, answer.query_id, OPERATOR).to_json()["plan"]
     assert plan["source"] == "rule"
     assert plan["fallback_reason"] and named in plan["fallback_reason"], plan["fallback_reason"]
     assert "the LLM plan is invalid" in plan["fallback_reason"]
@@ -348,5 +351,6 @@ def test_alice_does_get_her_document_quoted_by_the_same_model(corpus: Corpus) ->
     steps = _steps(corpus, answer)
     assert steps[6]["status"] == "ok" and steps[6]["returned"]  # the same template, her access
     assert any(
-        s in json.dumps(read_trace(corpus.store, answer.query_id, OPERATOR)) for s in SECRETS
+        s in json.dumps(read_trace(corpus.store, answer.query_id, OPERATOR).to_json())
+        for s in SECRETS
     )

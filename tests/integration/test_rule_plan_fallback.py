@@ -10,9 +10,9 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
+from kgrag.core import AccessContext
 from kgrag.errors import ModelError
-from kgrag.executor.handlers import ExecutionEnv, StepOutcome
-from kgrag.executor.hits import AccessContext
+from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder

@@ -20,7 +20,7 @@ import openpyxl
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit, render_audit_html
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.spreadsheet import MAX_SCANNED_CELLS
 from kgrag.modalities import factory

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.viewer import embed_json, layout_trace, render_trace_html
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
@@ -104,7 +104,7 @@ def test_layout_puts_steps_below_what_they_depend_on(traced: tuple[Engine, str, 
     layout = layout_trace(trace)
     by_id = {n.id: n for n in layout.nodes}
     assert by_id["query"].y < by_id["plan"].y
-    for step in trace["steps"]:
+    for step in trace.to_json()["steps"]:
         for dep in step["dependencies"]:
             assert by_id[f"step:{dep}"].y < by_id[f"step:{step['step_id']}"].y
     evidence = [n for n in layout.nodes if n.kind == "evidence"]
@@ -156,7 +156,7 @@ def test_a_step_shows_its_cypher_parameters_and_evidence(traced: tuple[Engine, s
     engine, qid, root = traced
     with engine.open() as store:
         trace = read_trace(store, qid, OPERATOR)
-    step = next(s for s in trace["steps"] if s["status"] == "ok" and s["cypher"])
+    step = next(s for s in trace.to_json()["steps"] if s["status"] == "ok" and s["cypher"])
     page = root / "step.html"
     page.write_text(render_trace_html(trace))
     dom = _dump_dom(page, fragment=f"step:{step['step_id']}")

@@ -198,8 +198,10 @@ def test_a_job_starting_while_another_writes_does_not_remove_its_documents(
     original = fresh_store._execute
     state = {"paused": False}
 
-    def execute(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
-        result = original(text, params, read_only=read_only)
+    def execute(
+        text: str, params: dict[str, Any], *, read_only: bool, idempotent: bool = False
+    ) -> Any:
+        result = original(text, params, read_only=read_only, idempotent=idempotent)
         # after the first documents_begin of job A: that document is now 'ingesting'
         writer = threading.current_thread().name.startswith("kgrag-writer")
         if writer and not read_only and not state["paused"] and "'ingesting'" in text:
@@ -210,10 +212,12 @@ def test_a_job_starting_while_another_writes_does_not_remove_its_documents(
 
     original_transaction = fresh_store._execute_transaction
 
-    def execute_transaction(statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    def execute_transaction(
+        statements: Sequence[tuple[str, dict[str, Any]]], *, idempotent: bool
+    ) -> None:
         # Neo4j runs a batch's writes as one transaction: pause once the one that began the
         # document has committed (FalkorDB's runs statement by statement, through execute)
-        original_transaction(statements)
+        original_transaction(statements, idempotent=idempotent)
         writer = threading.current_thread().name.startswith("kgrag-writer")
         began = any("'ingesting'" in text for text, _ in statements)
         if writer and began and not state["paused"]:

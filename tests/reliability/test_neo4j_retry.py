@@ -22,7 +22,8 @@ from neo4j.exceptions import (  # noqa: E402
 from kgrag.errors import StoreError, StoreUnavailableError  # noqa: E402
 from kgrag.graph import cypher  # noqa: E402
 from kgrag.graph.neo4j_store import Neo4jStore  # noqa: E402
-from kgrag.graph.retry import RetryPolicy, is_idempotent  # noqa: E402
+from kgrag.graph.retry import RetryPolicy  # noqa: E402
+from tests.support.idempotence import looks_idempotent  # noqa: E402
 
 pytestmark = pytest.mark.reliability
 
@@ -90,7 +91,7 @@ def test_backoff_is_capped_and_the_error_says_what_to_do_when_attempts_run_out()
 
 
 def test_idempotent_merge_writes_are_retried_on_transient_errors() -> None:
-    assert is_idempotent(cypher.load("chunk_upsert"))
+    assert cypher.idempotent("entity_upsert")
     store, driver, slept = _store([_transient()])
     store.write_rows("entity_upsert", [{"id": "a", "name": "A", "type": "OTHER"}])
     assert len(driver.calls) == 2 and slept == [0.1]
@@ -143,20 +144,27 @@ def test_persistent_transient_errors_end_as_a_store_error_naming_the_cause() -> 
 
 
 def test_every_statement_in_the_corpus_is_idempotent_so_each_may_be_retried() -> None:
-    names = [*cypher.names(), *cypher.names("templates")]
+    """Every file declares ``// idempotent: yes`` in its header (the overlays of each dialect
+    too), and no statement's text contradicts it."""
+    names = [*cypher.names(), *cypher.names("templates"), *cypher.names("schema")]
     assert len(names) > 30
-    assert [n for n in names if not is_idempotent(cypher.load(n))] == []
+    overlays = [(), ("falkordb",), ("neo4j_search",)]
+    assert [(n, o) for n in names for o in overlays if not cypher.idempotent(n, o)] == []
+    texts = [cypher.load(n, o) for n in names for o in overlays]
+    assert [t for t in texts if not looks_idempotent(t)] == []
 
 
 def test_idempotence_check_recognises_creates_and_increments() -> None:
-    assert not is_idempotent("CREATE (n:Step {id: $id})")
-    assert not is_idempotent("MATCH (a {id: $a}) CREATE (a)-[:NEXT]->(b)")
-    assert not is_idempotent("MATCH (r) SET r.weight = r.weight + 1")
-    assert not is_idempotent("MATCH (r) SET r.weight = coalesce(r.weight, 0) + $w")
-    assert is_idempotent("MERGE (m:Migration {name: $n}) ON CREATE SET m.applied_at = $t")
-    assert is_idempotent("CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)")
-    assert is_idempotent("CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (n:Chunk) ON n.e")
-    assert is_idempotent("MATCH (a), (b) MERGE (a)-[r:RELATED]-(b) SET r.weight = $w")
+    assert not looks_idempotent("CREATE (n:Step {id: $id})")
+    assert not looks_idempotent("MATCH (a {id: $a}) CREATE (a)-[:NEXT]->(b)")
+    assert not looks_idempotent("MATCH (r) SET r.weight = r.weight + 1")
+    assert not looks_idempotent("MATCH (r) SET r.weight = coalesce(r.weight, 0) + $w")
+    assert looks_idempotent("MERGE (m:Migration {name: $n}) ON CREATE SET m.applied_at = $t")
+    assert looks_idempotent("CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)")
+    assert looks_idempotent(
+        "CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (n:Chunk) ON n.e"
+    )
+    assert looks_idempotent("MATCH (a), (b) MERGE (a)-[r:RELATED]-(b) SET r.weight = $w")
 
 
 def test_jittered_delays_stay_within_the_policy() -> None:

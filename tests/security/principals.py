@@ -3,7 +3,7 @@ namespaced: ``user:NAME`` / ``group:NAME``)."""
 
 from __future__ import annotations
 
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 
 
 def user_acl(name: str) -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 
 from kgrag.agent.markdown_guard import REMOVED, guard_links
 from kgrag.agent.synthesis import llm_answer
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 from kgrag.llm import LLMClient
 from tests.support.openai_server import LocalOpenAIServer
 

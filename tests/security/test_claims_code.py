@@ -44,14 +44,14 @@ def test_nothing_in_kgrag_runs_text_as_code() -> None:
 
 
 def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
-    """Outside ``ask(..., admin=...)`` (kgrag/agent/agent.py passes the caller's flag on), the
+    """Outside ``ask(..., admin=...)`` (kgrag/agent/request.py passes the caller's flag on), the
     operator's ``kgrag eval`` (kgrag/eval/retrieval.py) and ``OPERATOR`` (used by the operator's
     CLI and the demo only), every ``admin=`` is ``False``."""
     allowed = [
-        ("kgrag/agent/agent.py", "admin"),
+        ("kgrag/agent/request.py", "self.admin"),
+        ("kgrag/core/access.py", "True"),  # OPERATOR: the operator's own tools, below
         ("kgrag/eval/answers.py", "True"),  # kgrag eval answers: asks as the operator
         ("kgrag/eval/retrieval.py", "True"),
-        ("kgrag/executor/hits.py", "True"),  # OPERATOR: the operator's own tools, below
     ]
     found = []
     for path, tree in _trees(KGRAG):
@@ -70,7 +70,7 @@ def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
     )
     assert users == [
         "kgrag/cli/ask.py",
+        "kgrag/core/access.py",
         "kgrag/demo/run.py",
         "kgrag/eval/answers.py",
-        "kgrag/executor/hits.py",
     ]

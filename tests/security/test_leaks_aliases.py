@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
 from kgrag.ingest.entities import MentionMerger
 from kgrag.modalities import factory
 from tests.security.principals import user_acl

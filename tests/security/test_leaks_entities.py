@@ -14,8 +14,8 @@ from pathlib import Path
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
+from kgrag.core import OPERATOR, AccessContext
 from kgrag.demo.shapes import draw_shape
-from kgrag.executor.hits import OPERATOR, AccessContext
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
 from tests.security.principals import PUBLIC_ACL, user_acl

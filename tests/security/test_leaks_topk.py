@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kgrag.executor.handlers import ExecutionEnv
-from kgrag.executor.hits import AccessContext
+from kgrag.core import AccessContext
+from kgrag.executor.base import ExecutionEnv
 from kgrag.executor.nearest import BEAM, read_nearest
 from kgrag.executor.scheduler import Executor
 from kgrag.graph.spaces import EmbeddingSpace, ensure_space

@@ -13,7 +13,7 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit
 from kgrag.config import Settings
-from kgrag.executor.hits import OPERATOR
+from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.modalities import factory
 from tests.security.principals import ADA, ANONYMOUS, group_acl, user_acl
@@ -53,15 +53,15 @@ def test_narrowed_acl_hides_old_trace_and_audit(engine: Engine, tmp_path: Path) 
         assert {c.document_id for c in answer.citations} & doc_ids
         qid = answer.query_id
         # ada can read it now: her trace and audit show the evidence (so the checks can fail)
-        assert _leaks(read_trace(store, qid, ADA), doc_ids)
+        assert _leaks(read_trace(store, qid, ADA).to_json(), doc_ids)
         before = build_audit(store, qid, ADA)
         assert before.answer and _leaks(before.to_html(), doc_ids)
         # ... an anonymous reader of the same trace sees none of it
-        assert not _leaks(read_trace(store, qid, ANONYMOUS), doc_ids)
+        assert not _leaks(read_trace(store, qid, ANONYMOUS).to_json(), doc_ids)
 
         # the ACL is narrowed to bob alone after the question
         assert agent.ingest([str(report)], acl=user_acl("bob")).failed == 0
-        trace = read_trace(store, qid, ADA)
+        trace = read_trace(store, qid, ADA).to_json()
         assert not _leaks(trace, doc_ids), _leaks(trace, doc_ids)
         assert trace["answer"]["text"] is None and trace["answer"]["hidden"] >= 1
         assert sum(s["hidden"] for s in trace["steps"]) >= 1
@@ -71,7 +71,7 @@ def test_narrowed_acl_hides_old_trace_and_audit(engine: Engine, tmp_path: Path) 
         assert not _leaks(audit.to_html(), doc_ids)
         assert "withheld" in audit.to_html()
         # the trace itself is intact: the operator still reads all of it
-        assert _leaks(read_trace(store, qid, OPERATOR), doc_ids)
+        assert _leaks(read_trace(store, qid, OPERATOR).to_json(), doc_ids)
     finally:
         store.close()
 
@@ -83,6 +83,6 @@ def test_unknown_query_is_not_found(engine: Engine, reader: object) -> None:
     store = engine.open()
     try:
         with pytest.raises(NotFoundError):
-            read_trace(store, "no-such-query", reader)  # type: ignore[arg-type]
+            read_trace(store, "no-such-query", reader).to_json()  # type: ignore[arg-type]
     finally:
         store.close()

@@ -25,8 +25,8 @@ from typer.testing import CliRunner
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.cli import app
+from kgrag.core import AccessContext
 from kgrag.errors import InvalidAclError
-from kgrag.executor.hits import AccessContext
 from kgrag.modalities.text import default_text_embedder
 from kgrag.server.launch import serve_subprocess
 from tests.support.engines import Engine

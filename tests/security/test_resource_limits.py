@@ -19,8 +19,8 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.limits import QueryLimits
 from kgrag.config import DEFAULT_LLM_MAX_TOKENS_PER_QUERY, Settings
+from kgrag.core import OPERATOR
 from kgrag.errors import IngestError, MediaTooLongError
-from kgrag.executor.hits import OPERATOR
 from kgrag.executor.trace import read_trace
 from kgrag.llm import LLMClient
 from kgrag.modalities import factory
@@ -217,7 +217,9 @@ def test_an_llm_plan_is_held_to_the_llm_bounds_and_its_fulltext_query_is_escaped
         client = LLMClient("gpt-4o-mini", base_url=openai_server.base_url, api_key="t")
         answer = KnowledgeAgent(store, embedder, llm=client).ask(question)
         assert answer.planner == "llm"  # clamped, not refused: the plan ran
-        steps = {s["step_id"]: s for s in read_trace(store, answer.query_id, OPERATOR)["steps"]}
+        steps = {
+            s["step_id"]: s for s in read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]
+        }
         assert {i: steps[i]["status"] for i in (1, 2, 3, 4)} == dict.fromkeys((1, 2, 3, 4), "ok")
         fulltext = steps[2]["parameters"]["params"]["query"]
         assert fulltext == fulltext_query(HOSTILE_FULLTEXT)

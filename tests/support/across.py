@@ -124,7 +124,7 @@ def ties_by_id(items: list[tuple[Any, ...]], score: int, key: int) -> list[tuple
 def trace_digest(store: Any, query_id: str) -> list[dict[str, Any]]:
     """What each step of a stored trace did, without what legitimately differs between engines
     (ids of the query, timings, the Cypher text of the FalkorDB overlays and its parameters)."""
-    from kgrag.executor.hits import OPERATOR
+    from kgrag.core import OPERATOR
     from kgrag.executor.trace import read_trace
 
     return [
@@ -143,7 +143,7 @@ def trace_digest(store: Any, query_id: str) -> list[dict[str, Any]]:
                 )
             ],
         }
-        for s in read_trace(store, query_id, OPERATOR)["steps"]
+        for s in read_trace(store, query_id, OPERATOR).to_json()["steps"]
     ]
 
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from kgrag.acl import PRINCIPAL_MAX_CHARS, PRINCIPAL_PATTERN, parse_acl, parse_principal, stored_acl
+from kgrag.core import AccessContext
 from kgrag.errors import InvalidAclError
-from kgrag.executor.hits import AccessContext
 
 VALID = ["*", "user:ada", "group:team-a", "user:ada@example.org", "group:a b", "user:x:y"]
 INVALID = {

@@ -17,8 +17,8 @@ from kgrag.agent.loop import fuse
 from kgrag.agent.memory import Turn, carry_entities, is_follow_up, reformat_kind
 from kgrag.agent.planning import filter_plan, merge_iterations
 from kgrag.agent.synthesis import alt_text, renumber, source_label
-from kgrag.executor.handlers import StepOutcome
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
+from kgrag.executor.base import StepOutcome
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.planner.rule import rule_plan
 from kgrag.text import stem, terms

@@ -4,8 +4,8 @@ pure parts: names of a question, coverage, the LLM's NOT_FOUND reply."""
 from __future__ import annotations
 
 from kgrag.agent.support import assess, is_not_found, question_names
+from kgrag.core import Hit
 from kgrag.eval.answers import contains_answer, normalise
-from kgrag.executor.hits import Hit
 
 
 def _hit(text: str, title: str = "") -> Hit:

@@ -10,7 +10,7 @@ import pytest
 from kgrag.agent.attachments import attachment_plan, has_own_terms
 from kgrag.agent.memory import DiscussedSource
 from kgrag.agent.planning import Demotion, offset_steps, with_demotion
-from kgrag.executor.attachment_handlers import Attachment
+from kgrag.executor.attachments import Attachment
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
 from kgrag.planner.validate import validate_plan

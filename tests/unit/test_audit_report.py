@@ -5,89 +5,96 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from kgrag.agent.audit import AuditReport, assemble_audit
+from kgrag.core import Trace
 
 HOSTILE = '</pre><script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
-def _trace(*, cite: str = "d1:c0", groundedness: float | None = None) -> dict[str, Any]:
+def _trace(*, cite: str = "d1:c0", groundedness: float | None = None) -> Trace:
     returned = [
         {"id": "d1:c0", "kind": "Chunk", "rank": 1, "score": 0.9, "text": f"Pump FP-2 {HOSTILE}"},
         {"id": "d2:c3", "kind": "Chunk", "rank": 2, "score": 0.4, "text": "other"},
     ]
-    return {
-        "query": {
-            "id": "q_1",
-            "text": f"Who fixed it? {HOSTILE}",
-            "user": "ada",
-            "created_at": "2026-01-01T00:00:00+00:00",
-            "planner": "rule",
-            "exit_reason": "max_iterations",
-            "iterations": 3,
-            "latency_ms": 12.5,
-            "cost": 0.0042,
-        },
-        "plan": {"id": "q_1:plan", "source": "llm", "fallback_reason": None, "json": {"plan": []}},
-        "steps": [
-            {
-                "step_id": 1,
-                "type": "vector_search",
-                "modality": "text",
-                "status": "ok",
-                "error": None,
-                "dependencies": [],
-                "condition": None,
-                "cypher": "CALL db.index.vector.queryNodes('chunk_embedding', $k, $vector)",
-                "parameters": {"query": "Who fixed it?", "k": 10},
-                "cypher_parameters": [{"vector": "<vector of 384 floats>", "k": 40}],
-                "duration_ms": 31.0,
-                "result_count": 2,
-                "explanation": "dense search",
-                "returned": returned,
+    return Trace.model_validate(
+        {
+            "query": {
+                "id": "q_1",
+                "text": f"Who fixed it? {HOSTILE}",
+                "user": "ada",
+                "created_at": "2026-01-01T00:00:00+00:00",
+                "planner": "rule",
+                "exit_reason": "max_iterations",
+                "iterations": 3,
+                "latency_ms": 12.5,
+                "cost": 0.0042,
             },
-            {
-                "step_id": 2,
-                "type": "graph_query",
-                "modality": "text",
-                "status": "skipped",
-                "error": "condition is false: len(step_1.result) == 0",
-                "dependencies": [1],
-                "condition": "len(step_1.result) == 0",
-                "cypher": None,
-                "parameters": {"template": "chunks_fulltext"},
-                "cypher_parameters": [],
-                "duration_ms": 0.0,
-                "result_count": 0,
-                "explanation": "lexical fallback",
-                "returned": [],
+            "plan": {
+                "id": "q_1:plan",
+                "source": "llm",
+                "fallback_reason": None,
+                "json": {"plan": []},
             },
-            {
-                "step_id": 3,
-                "type": "multi_hop",
-                "modality": "text",
-                "status": "error",
-                "error": "store went away",
-                "dependencies": [1],
-                "condition": None,
-                "cypher": None,
-                "parameters": {},
-                "cypher_parameters": [],
-                "duration_ms": 2.0,
-                "result_count": 0,
-                "explanation": "expand",
-                "returned": [],
+            "steps": [
+                {
+                    "step_id": 1,
+                    "type": "vector_search",
+                    "modality": "text",
+                    "status": "ok",
+                    "error": None,
+                    "dependencies": [],
+                    "condition": None,
+                    "cypher": "CALL db.index.vector.queryNodes('chunk_embedding', $k, $vector)",
+                    "parameters": {"query": "Who fixed it?", "k": 10},
+                    "cypher_parameters": [{"vector": "<vector of 384 floats>", "k": 40}],
+                    "duration_ms": 31.0,
+                    "result_count": 2,
+                    "explanation": "dense search",
+                    "returned": returned,
+                },
+                {
+                    "step_id": 2,
+                    "type": "graph_query",
+                    "modality": "text",
+                    "status": "skipped",
+                    "error": "condition is false: len(step_1.result) == 0",
+                    "dependencies": [1],
+                    "condition": "len(step_1.result) == 0",
+                    "cypher": None,
+                    "parameters": {"template": "chunks_fulltext"},
+                    "cypher_parameters": [],
+                    "duration_ms": 0.0,
+                    "result_count": 0,
+                    "explanation": "lexical fallback",
+                    "returned": [],
+                },
+                {
+                    "step_id": 3,
+                    "type": "multi_hop",
+                    "modality": "text",
+                    "status": "error",
+                    "error": "store went away",
+                    "dependencies": [1],
+                    "condition": None,
+                    "cypher": None,
+                    "parameters": {},
+                    "cypher_parameters": [],
+                    "duration_ms": 2.0,
+                    "result_count": 0,
+                    "explanation": "expand",
+                    "returned": [],
+                },
+            ],
+            "answer": {
+                "text": f"Grace fixed it [1]. {HOSTILE}",
+                "groundedness": groundedness,
+                "verdict": "grounded" if groundedness is not None else None,
+                "mode": "llm",
+                "citations": [{"marker": 1, "node_id": cite, "label": "Chunk"}],
             },
-        ],
-        "answer": {
-            "text": f"Grace fixed it [1]. {HOSTILE}",
-            "groundedness": groundedness,
-            "verdict": "grounded" if groundedness is not None else None,
-            "mode": "llm",
-            "citations": [{"marker": 1, "node_id": cite, "label": "Chunk"}],
-        },
-    }
+        }
+    )
 
 
 CHUNK = {

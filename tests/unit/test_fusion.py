@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from kgrag.core import Hit
 from kgrag.errors import PlanError
 from kgrag.executor.fusion import fuse
-from kgrag.executor.hits import Hit
 from kgrag.executor.lexical import bm25
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import (

@@ -26,7 +26,7 @@ from kgrag.planner.intent import (
     load_phrasings,
     train_model,
 )
-from kgrag.planner.models import ListDocumentsParams, MetadataSearchParams
+from kgrag.planner.params import ListDocumentsParams, MetadataSearchParams
 
 #: Measured 2026-11-25: 96.4% class accuracy on fresh.jsonl (written before the last training
 #: set was, never trained or tuned on; the issue's goal is 95%) and 93.7% on heldout.jsonl (older,

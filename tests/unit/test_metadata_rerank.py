@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from kgrag.core import Hit
 from kgrag.errors import ConfigError, ExecutionError
-from kgrag.executor.hits import Hit
 from kgrag.executor.metadata_rerank import (
     AuthorityRule,
     DocumentMeta,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kgrag.agent.anchors import MAX_ANCHORS, anchors
 from kgrag.agent.support import EVIDENCE_HITS, assess, name_phrases, phrase_in
-from kgrag.executor.hits import Hit
+from kgrag.core import Hit
 
 
 def _hit(text: str, title: str = "", n: int = 0) -> Hit:

@@ -21,10 +21,10 @@ from kgrag.planner.models import (
     RerankStep,
     StepTrace,
     ToolCallStep,
-    VectorSearchParams,
     VectorSearchStep,
     plan_json_schema,
 )
+from kgrag.planner.params import VectorSearchParams
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,9 +14,10 @@ from typing import Any, cast
 import pytest
 
 from kgrag.cancel import CancelToken
+from kgrag.core import AccessContext, Hit
 from kgrag.errors import CancelledError, ExecutionError
-from kgrag.executor.handlers import ExecutionEnv, run_step
-from kgrag.executor.hits import AccessContext, Hit
+from kgrag.executor.base import ExecutionEnv
+from kgrag.executor.handlers import run_step
 from kgrag.executor.scheduler import Executor
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.base import TextEmbedder

@@ -3,4 +3,5 @@
 // GRAPH.CONSTRAINT command (FalkorDB has no CREATE CONSTRAINT).
 // `{{label}}`, `{{property}}`: allow-listed identifiers substituted by
 // kgrag.graph.cypher.render().
+// idempotent: yes
 CREATE INDEX FOR (n:`{{label}}`) ON (n.`{{property}}`)

@@ -4,6 +4,7 @@
 // which the vector queries in cypher/falkordb/ turn into a similarity.
 // `{{label}}`, `{{property}}`: allow-listed identifiers substituted by
 // kgrag.graph.cypher.render().
+// idempotent: yes
 CREATE VECTOR INDEX FOR (n:`{{label}}`) ON (n.`{{property}}`)
 OPTIONS {dimension: $dimensions, similarityFunction: 'cosine', M: $m,
          efConstruction: $ef_construction, efRuntime: $ef_runtime}

@@ -3,6 +3,7 @@
 // term of three letters or more is also searched as a prefix ("kestrin*" finds that token); the
 // caller re-scores the candidates on its own tokens (kgrag/executor/lexical.py), so a prefix-only
 // match adds no score.
+// idempotent: yes
 WITH [t IN split(replace(replace(replace(toLower($query), '|', ' '), '"', ' '), '*', ' '), ' ')
       WHERE t <> ''] AS terms
 CALL db.idx.fulltext.queryNodes('Chunk', reduce(q = '', t IN split($query, ' | ') |

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, pairwise
 
-from kgrag.acl import PUBLIC
+from kgrag.core import PUBLIC
 from kgrag.ingest.entities.models import EntityType, ExtractionResult, Mention, Relation
 from kgrag.ingest.entities.names import normalise_name
 from kgrag.ingest.entities.resolver import MentionMerger, is_shouting

@@ -8,7 +8,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from kgrag.core import Frozen
 
 EntityType = Literal["PERSON", "ORG", "PLACE", "PRODUCT", "DATE", "OTHER"]
 ENTITY_TYPES: tuple[EntityType, ...] = ("PERSON", "ORG", "PLACE", "PRODUCT", "DATE", "OTHER")
@@ -45,11 +47,7 @@ def coerce_entity_type(value: Any) -> Any:
     return value
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EntityRecord(_Frozen):
+class EntityRecord(Frozen):
     """One entity: ``id`` is the normalised name, ``name`` the display form."""
 
     id: str = Field(min_length=1)
@@ -63,7 +61,7 @@ class EntityRecord(_Frozen):
         return coerce_entity_type(value)
 
 
-class Mention(_Frozen):
+class Mention(Frozen):
     """``(Chunk {id: chunk_id})-[:MENTIONS {count}]->(Entity {id: entity_id})``."""
 
     chunk_id: str = Field(min_length=1)
@@ -71,7 +69,7 @@ class Mention(_Frozen):
     count: int = Field(default=1, ge=1)
 
 
-class Relation(_Frozen):
+class Relation(Frozen):
     """An undirected co-occurrence, stored once with ``source_id < target_id``."""
 
     source_id: str = Field(min_length=1)
@@ -88,7 +86,7 @@ class Relation(_Frozen):
         return self
 
 
-class ExtractionResult(_Frozen):
+class ExtractionResult(Frozen):
     """What one batch of chunks contributes to the graph. Checked for internal consistency."""
 
     entities: tuple[EntityRecord, ...] = ()
@@ -148,7 +146,7 @@ class EntityExtractor(Protocol):
         ...
 
 
-class EntityState(_Frozen):
+class EntityState(Frozen):
     """Serialised state of one resolved entity."""
 
     id: str
@@ -157,7 +155,7 @@ class EntityState(_Frozen):
     type_votes: dict[str, int] = Field(default_factory=dict)
 
 
-class MergerState(_Frozen):
+class MergerState(Frozen):
     """All an :class:`MentionMerger` knows; ``model_dump_json`` / ``model_validate_json``."""
 
     version: Literal[1] = 1

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from kgrag.acl import PUBLIC
+from kgrag.core import PUBLIC
 from kgrag.ingest.entities.models import (
     ENTITY_TYPES,
     EntityRecord,

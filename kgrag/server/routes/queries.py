@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from kgrag.agent.audit import AuditReport
 from kgrag.auth.principal import Principal, Role
 from kgrag.auth.readers import check_query_reader
+from kgrag.core import Trace
 from kgrag.executor.trace import read_trace
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller, split_groups
 from kgrag.server.identity import acting_as, require
@@ -51,7 +52,7 @@ def opened_query(
 
 def readable_trace(
     state: ServerState, query_id: str, who: Principal, user: str | None, groups: str | None
-) -> dict[str, Any]:
+) -> Trace:
     reader = opened_query(state, query_id, who, user, groups)
     return read_trace(state.agent.store, query_id, reader.access())
 
@@ -74,7 +75,7 @@ def trace(
     groups: str | None = ReaderGroups,
 ) -> dict[str, Any]:
     """The reasoning of one answer (``kgrag trace --json``)."""
-    return readable_trace(state, query_id, who, user, groups)
+    return readable_trace(state, query_id, who, user, groups).to_json()
 
 
 @router.get(

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from kgrag.core.frozen import Frozen
 
-from kgrag.acl import PUBLIC, group_principal, user_principal
+__all__ = ["Hit", "HitKind"]
 
 HitKind = Literal["chunk", "segment", "image", "entity", "document"]
 
 
-class Hit(BaseModel):
+class Hit(Frozen):
     """One piece of evidence a step returned."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
     kind: HitKind
@@ -58,30 +56,3 @@ class Hit(BaseModel):
 
     def rescored(self, score: float, step_id: int) -> Hit:
         return self.model_copy(update={"score": score, "provenance": (*self.provenance, step_id)})
-
-
-class AccessContext(BaseModel):
-    """Who is asking. Every read of every step is filtered by these principals."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    user: str | None = None
-    groups: tuple[str, ...] = ()
-    admin: bool = False
-
-    @property
-    def principals(self) -> list[str]:
-        """What ``d.acl`` entries grant this reader: ``*``, ``group:<g>`` for each group and
-        ``user:<u>`` (kgrag.acl), so a group named like a user matches nothing of that user."""
-        out = [PUBLIC, *(group_principal(g) for g in self.groups)]
-        if self.user:
-            out.append(user_principal(self.user))
-        return out
-
-    def params(self) -> dict[str, Any]:
-        return {"principals": self.principals, "admin": self.admin}
-
-
-#: The operator, who holds the store itself (the CLI's ``kgrag trace`` / ``kgrag audit``, the
-#: demo): reads through no ACL. Never what a request to the server gets.
-OPERATOR = AccessContext(admin=True)

@@ -1,0 +1,51 @@
+"""The types every layer shares, and nothing else: a frozen-model base, who is asking
+(:class:`AccessContext`), what a step returned (:class:`Hit`) and the stored story of an answer
+(:class:`Trace`).
+
+This package imports nothing of kgrag but :mod:`kgrag.errors` (tests/unit/test_import_graph.py
+holds it to that), so the store, the executor, the agent, the CLI and the server can all use it
+without tying themselves to each other.
+"""
+
+from kgrag.core.access import (
+    GROUP,
+    OPERATOR,
+    PUBLIC,
+    USER,
+    AccessContext,
+    group_principal,
+    user_principal,
+)
+from kgrag.core.frozen import Frozen
+from kgrag.core.hits import Hit, HitKind
+from kgrag.core.trace import (
+    Decision,
+    ReturnedItem,
+    Trace,
+    TraceAnswer,
+    TraceCitation,
+    TracePlan,
+    TraceQuery,
+    TraceStep,
+)
+
+__all__ = [
+    "GROUP",
+    "OPERATOR",
+    "PUBLIC",
+    "USER",
+    "AccessContext",
+    "Decision",
+    "Frozen",
+    "Hit",
+    "HitKind",
+    "ReturnedItem",
+    "Trace",
+    "TraceAnswer",
+    "TraceCitation",
+    "TracePlan",
+    "TraceQuery",
+    "TraceStep",
+    "group_principal",
+    "user_principal",
+]

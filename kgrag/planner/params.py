@@ -1,0 +1,314 @@
+"""The parameters of each step type, and the typed values they are made of (step ids,
+identifiers, modalities, node kinds). The steps that carry them, and the plan, are in
+:mod:`kgrag.planner.models`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, get_args
+
+from pydantic import AfterValidator, Field, JsonValue, model_validator
+
+from kgrag.core import Frozen
+
+__all__ = [
+    "STEP_TYPES",
+    "AggregateParams",
+    "AudioTranscriptionParams",
+    "CompareParams",
+    "DemoteParams",
+    "DocumentModality",
+    "DocumentSummaryParams",
+    "FilterParams",
+    "GraphQueryParams",
+    "HopRelationship",
+    "ImageEmbeddingParams",
+    "ListDocumentsParams",
+    "LlmCallParams",
+    "MetadataSearchParams",
+    "Modality",
+    "MultiHopParams",
+    "NodeKind",
+    "RerankParams",
+    "StepId",
+    "StepIds",
+    "StepParams",
+    "StepType",
+    "ToolCallParams",
+    "VectorSearchParams",
+]
+
+Modality = Literal["text", "image", "audio"]
+NodeKind = Literal["chunk", "segment", "image", "entity", "document"]
+HopRelationship = Literal["MENTIONS", "RELATED", "NEXT"]
+"""What a ``multi_hop`` may walk: chunk-entity mentions, entity co-mentions, reading order.
+(Images are reached by their own steps: ``image_embedding`` search and ``entity_images``.)"""
+"""Relationship types a ``multi_hop`` step may traverse (an allow-list: types are written into
+Cypher, where they cannot be parameters)."""
+StepType = Literal[
+    "vector_search",
+    "graph_query",
+    "multi_hop",
+    "filter",
+    "rerank",
+    "aggregate",
+    "llm_call",
+    "tool_call",
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
+    "audio_transcription",
+    "image_embedding",
+    "demote",
+]
+STEP_TYPES = frozenset(get_args(StepType))
+
+StepId = Annotated[int, Field(ge=1)]
+_IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_SNAKE_NAME = r"^[a-z][a-z0-9_]*$"
+Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
+ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
+DocumentModality = Literal["text", "pdf", "image", "audio"]
+"""A document's type as stored on ``Document.modality``."""
+_DATE = r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$"
+Term = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+def _unique(ids: tuple[int, ...]) -> tuple[int, ...]:
+    """Drop repeated ids, keeping the first occurrence (order is kept)."""
+    return tuple(dict.fromkeys(ids))
+
+
+StepIds = Annotated[tuple[StepId, ...], AfterValidator(_unique)]
+"""Step ids; a repeated id is dropped (harmless, and common in LLM output)."""
+
+
+class StepParams(Frozen):
+    """The parameters of a step; each step type has its own."""
+
+    def reads(self) -> frozenset[int]:
+        """Step ids whose results these parameters read."""
+        return frozenset()
+
+
+class VectorSearchParams(StepParams):
+    """Nearest neighbours in one vector index, for a query text or for an earlier step's top
+    result (``query_from``: the text of that step's best-ranked result is the query)."""
+
+    query: str | None = Field(default=None, min_length=1)
+    query_from: StepId | None = None
+    index: Literal["chunk_embedding", "image_embedding", "entity_clip"] = "chunk_embedding"
+    k: int = Field(default=10, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _one_query(self) -> VectorSearchParams:
+        if (self.query is None) == (self.query_from is None):
+            raise ValueError("give exactly one of 'query' and 'query_from'")
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset() if self.query_from is None else frozenset({self.query_from})
+
+
+class GraphQueryParams(StepParams):
+    """A named Cypher template from ``cypher/`` with its parameters. ``inputs`` maps a template
+    parameter to a step whose result node ids are passed as a list."""
+
+    template: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    params: dict[Identifier, ParamValue] = Field(default_factory=dict)
+    inputs: dict[Identifier, StepId] = Field(default_factory=dict)
+    k: int = Field(default=20, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> GraphQueryParams:
+        both = sorted(set(self.params) & set(self.inputs))
+        if both:
+            raise ValueError(f"parameter(s) {', '.join(both)} given both in 'params' and 'inputs'")
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.inputs.values())
+
+
+class MultiHopParams(StepParams):
+    """Expand from the result nodes of ``seeds_from`` over ``relationships`` for up to ``hops``
+    hops and rank what is reached (personalised PageRank with ``damping``)."""
+
+    seeds_from: StepIds = Field(min_length=1)
+    hops: int = Field(default=2, ge=1, le=3)
+    relationships: tuple[HopRelationship, ...] = Field(
+        default=("MENTIONS", "RELATED"), min_length=1
+    )
+    k: int = Field(default=10, ge=1, le=200)
+    damping: float = Field(default=0.85, gt=0.0, lt=1.0)
+    max_nodes: int = Field(default=2000, ge=1, le=100_000)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.seeds_from)
+
+
+class FilterParams(StepParams):
+    """Keep the results of ``source`` that pass every given test, at most ``k`` of them."""
+
+    source: StepId
+    min_score: float | None = None
+    kinds: tuple[NodeKind, ...] | None = Field(default=None, min_length=1)
+    modality: Modality | None = None
+    document_ids: tuple[str, ...] | None = Field(default=None, min_length=1)
+    k: int | None = Field(default=None, ge=1, le=1000)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset({self.source})
+
+
+class RerankParams(StepParams):
+    """Re-score the union of ``sources`` against ``query`` and keep the best ``k``."""
+
+    sources: StepIds = Field(min_length=1)
+    query: str = Field(min_length=1)
+    k: int = Field(default=10, ge=1, le=200)
+    method: Literal["embedding", "lexical"] = "embedding"
+    rules: str | None = Field(default=None, pattern=_SNAKE_NAME, max_length=64)
+    """A rule set of the metadata-aware rerank rule file (``Settings.rerank_rules``): the score
+    is then combined with the hits' document metadata (authority, recency, source priority)."""
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class AggregateParams(StepParams):
+    """Fuse the rankings of ``sources`` (reciprocal rank fusion by default) into one."""
+
+    sources: StepIds = Field(min_length=1)
+    k: int = Field(default=10, ge=1, le=200)
+    method: Literal["rrf", "max", "sum"] = "rrf"
+    rrf_k: int = Field(default=60, ge=1)
+    min_share: float | None = Field(default=None, gt=0.0, le=1.0)
+    """Keep only hits whose fused score is at least this share of the best one (with ``rrf``
+    and 0.5: when the best hit was found by two sources, hits only one found are dropped)."""
+    weights: tuple[Annotated[float, Field(ge=0.0, le=10.0)], ...] | None = None
+    """One weight per source (``rrf`` and ``sum``): how much its ranking counts; all 1 when
+    not given."""
+
+    @model_validator(mode="after")
+    def _one_weight_per_source(self) -> AggregateParams:
+        if self.weights is not None and len(self.weights) != len(self.sources):
+            raise ValueError(f"{len(self.weights)} weights given for {len(self.sources)} sources")
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class LlmCallParams(StepParams):
+    """Ask the LLM ``prompt`` with the results of ``sources`` as context."""
+
+    prompt: str = Field(min_length=1)
+    sources: StepIds = ()
+    max_tokens: int = Field(default=512, ge=1, le=32_768)
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.sources)
+
+
+class ToolCallParams(StepParams):
+    """Call a registered tool with ``arguments``; ``inputs`` maps an argument to a step whose
+    result node ids are passed as a list."""
+
+    tool: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    arguments: dict[Identifier, JsonValue] = Field(default_factory=dict)
+    inputs: dict[Identifier, StepId] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> ToolCallParams:
+        both = sorted(set(self.arguments) & set(self.inputs))
+        if both:
+            raise ValueError(
+                f"argument(s) {', '.join(both)} given both in 'arguments' and 'inputs'"
+            )
+        return self
+
+    def reads(self) -> frozenset[int]:
+        return frozenset(self.inputs.values())
+
+
+class ListDocumentsParams(StepParams):
+    """Readable documents about ``about`` (terms, lowercased) or mentioning ``entity_ids``,
+    matched on document metadata only: title, tags, summary, names of mentioned entities."""
+
+    about: tuple[Term, ...] = Field(min_length=1, max_length=20)
+    entity_ids: tuple[Term, ...] = ()
+    k: int = Field(default=20, ge=1, le=200)
+
+
+class DocumentSummaryParams(StepParams):
+    """The stored summary of the readable document that ``target`` (a title or a description)
+    names best."""
+
+    target: str = Field(min_length=1, max_length=300)
+    k: int = Field(default=1, ge=1, le=10)
+
+
+class MetadataSearchParams(StepParams):
+    """Readable documents by metadata: types, tags (every one given), a date range on the
+    document's date (a ``date:YYYY-MM-DD`` tag, else when it was ingested); ``about`` optionally
+    narrows to documents whose metadata matches those terms."""
+
+    modalities: tuple[DocumentModality, ...] | None = Field(default=None, min_length=1)
+    tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
+    date_from: str | None = Field(default=None, pattern=_DATE)
+    date_to: str | None = Field(default=None, pattern=_DATE)
+    """Inclusive, at its own precision: ``2023`` ends with the last day of 2023."""
+    about: tuple[Term, ...] = ()
+    k: int = Field(default=50, ge=1, le=500)
+
+    @model_validator(mode="after")
+    def _some_filter(self) -> MetadataSearchParams:
+        if not (self.modalities or self.tags or self.date_from or self.date_to or self.about):
+            raise ValueError("give at least one of modalities, tags, date_from, date_to, about")
+        return self
+
+
+class CompareParams(StepParams):
+    """Two to four entities or documents side by side: for each side its entity profile (the
+    readable passages that mention it most) or, for a document, its summary."""
+
+    sides: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = Field(
+        min_length=2, max_length=4
+    )
+    entity_ids: tuple[Term, ...] = ()
+    """Entity ids the sides were resolved to (optional; names are matched too)."""
+    k: int = Field(default=3, ge=1, le=20)
+    """Passages per side."""
+
+
+# ----------------------------------------------------- attachment parameters (query time)
+
+
+class AudioTranscriptionParams(StepParams):
+    """Transcribe the question's attached recording number ``attachment`` (0-based) with Whisper;
+    the result is one hit whose text is the transcript (``vector_search.query_from`` reads it)."""
+
+    attachment: int = Field(default=0, ge=0, le=15)
+
+
+class ImageEmbeddingParams(StepParams):
+    """Embed the question's attached image number ``attachment`` (0-based) with CLIP and return
+    the ``k`` most similar stored images (query by example, image to image)."""
+
+    attachment: int = Field(default=0, ge=0, le=15)
+    k: int = Field(default=5, ge=1, le=100)
+
+
+class DemoteParams(StepParams):
+    """De-prioritise, never remove: the results of ``source`` from ``document_ids`` (sources
+    already cited earlier in the session) have their score multiplied by ``factor``, then the
+    list is re-sorted. ``named_again`` lists cited documents the question names again (kept)."""
+
+    source: StepId
+    document_ids: tuple[str, ...] = ()
+    factor: float = Field(default=0.5, gt=0.0, le=1.0)
+    named_again: tuple[str, ...] = ()
+
+    def reads(self) -> frozenset[int]:
+        return frozenset({self.source})

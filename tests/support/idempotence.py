@@ -1,0 +1,25 @@
+"""A check of the ``// idempotent: yes`` declarations of ``cypher/``: a statement that creates
+nodes or relationships unconditionally, or increments a property, is not idempotent, whatever its
+header says. (The stores trust the header; this keeps the headers honest.)"""
+
+from __future__ import annotations
+
+import re
+
+# A CREATE clause that is not "ON CREATE SET" and not schema DDL ("CREATE INDEX ... IF NOT EXISTS").
+_CREATE_CLAUSE = re.compile(
+    r"(?<!\bON\s)\bCREATE\b(?!\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+|FULLTEXT\s+|RANGE\s+|TEXT\s+|"
+    r"POINT\s+|LOOKUP\s+)?(?:INDEX|CONSTRAINT)\b)",
+    re.IGNORECASE,
+)
+# SET a.b = a.b + ... or SET a.b = coalesce(a.b, 0) + ...: repeating it changes the value again.
+_INCREMENT = re.compile(
+    r"\b(\w+)\.(\w+)\s*=\s*(?:coalesce\(\s*\1\.\2\s*,[^)]*\)|\1\.\2)\s*[-+]",
+    re.IGNORECASE,
+)
+
+
+def looks_idempotent(cypher: str) -> bool:
+    """Whether running ``cypher`` twice leaves the same graph as running it once, as far as its
+    text shows: no unconditional CREATE, no increment."""
+    return not _CREATE_CLAUSE.search(cypher) and not _INCREMENT.search(cypher)
