@@ -166,11 +166,13 @@ class StatementCounter:
         self._lock = threading.Lock()
         execute = store._execute
 
-        def counted_execute(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
+        def counted_execute(
+            text: str, params: dict[str, Any], *, read_only: bool, **kw: Any
+        ) -> Any:
             with self._lock:
                 self.statements += 1
                 self.transactions += 1
-            return execute(text, params, read_only=read_only)
+            return execute(text, params, read_only=read_only, **kw)
 
         store._execute = counted_execute
         from kgrag.graph.store import GraphStore
@@ -213,10 +215,10 @@ class StatementProfile:
         store._execute_transaction = timed
         execute = store._execute
 
-        def timed_one(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
+        def timed_one(text: str, params: dict[str, Any], *, read_only: bool, **kw: Any) -> Any:
             t0 = time.perf_counter()
             try:
-                return execute(text, params, read_only=read_only)
+                return execute(text, params, read_only=read_only, **kw)
             finally:  # an auto-commit statement: its commit is in its time
                 self._add(_statement_name(store, text) + " (+commit)", time.perf_counter() - t0)
 
