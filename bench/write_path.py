@@ -181,11 +181,11 @@ class StatementCounter:
         if type(store)._execute_transaction is not GraphStore._execute_transaction:
             many = store._execute_transaction
 
-            def counted_many(statements: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+            def counted_many(statements: Sequence[tuple[str, dict[str, Any]]], **kw: Any) -> Any:
                 with self._lock:
                     self.statements += len(statements)
                     self.transactions += 1
-                return many(statements)
+                return many(statements, **kw)
 
             store._execute_transaction = counted_many
 
@@ -201,7 +201,7 @@ class StatementProfile:
 
         driver, database = store._driver, store._database
 
-        def timed(statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        def timed(statements: Sequence[tuple[str, dict[str, Any]]], **kw: Any) -> None:
             with driver.session(database=database, default_access_mode=neo4j.WRITE_ACCESS) as s:
                 tx = s.begin_transaction()
                 for text, params in statements:
