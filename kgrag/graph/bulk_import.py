@@ -164,7 +164,7 @@ class _Writer:
         self.directory = directory
         self.out = out
 
-    def write(
+    def write_csv(
         self,
         kind: str,
         label: str,
@@ -230,7 +230,7 @@ def write_import_files(
     now = now or datetime.now(UTC).isoformat()
     out = ImportFiles(directory=directory, documents=len(bundles))
     w = _Writer(directory, out)
-    w.write(
+    w.write_csv(
         "nodes",
         "Document",
         _DOCUMENT,
@@ -255,7 +255,7 @@ def write_import_files(
             for b in bundles
         ),
     )
-    out.chunks = w.write(
+    out.chunks = w.write_csv(
         "nodes",
         "Chunk",
         _CHUNK,
@@ -266,19 +266,19 @@ def write_import_files(
         ),
     )
     entities = _entities(bundles)
-    w.write(
+    w.write_csv(
         "nodes",
         "Entity",
         _ENTITY,
         ((k, r["type"], r["name"], r["name_rank"]) for k, r in sorted(entities.items())),
     )
-    w.write(
+    w.write_csv(
         "relationships",
         "PART_OF",
         [Column(":START_ID(Chunk)", ""), Column(":END_ID(Document)", "")],
         ((c.id, b.id) for b in bundles for c in b.chunks),
     )
-    w.write(
+    w.write_csv(
         "relationships",
         "NEXT",
         [Column(":START_ID(Chunk)", ""), Column(":END_ID(Chunk)", "")],
@@ -293,7 +293,7 @@ def write_import_files(
     for b in bundles:
         for m in b.extraction.mentions:
             mentions[(m.chunk_id, m.entity_id)] = m.count
-    w.write(
+    w.write_csv(
         "relationships",
         "MENTIONS",
         [Column(":START_ID(Chunk)", ""), Column(":END_ID(Entity)", ""), Column("count", "long")],
@@ -309,7 +309,7 @@ def write_import_files(
         for r in b.extraction.relations
         if r.source_id != r.target_id
     }
-    w.write(
+    w.write_csv(
         "relationships",
         "RELATED",
         [Column(":START_ID(Entity)", ""), Column(":END_ID(Entity)", ""), Column("weight", "long")],

@@ -40,13 +40,13 @@ def _kill_server_at(store: GraphStore, *, write: int = 0, read: int = 0) -> dict
     original = store._execute
     seen = {"writes": 0, "reads": 0, "pid": pid, "killed": 0}
 
-    def execute(text: str, params: dict[str, Any], *, read_only: bool) -> Any:
+    def execute(text: str, params: dict[str, Any], *, read_only: bool, **kw: Any) -> Any:
         key = "reads" if read_only else "writes"
         seen[key] += 1
         if not seen["killed"] and seen[key] == (read if read_only else write):
             os.kill(pid, signal.SIGKILL)
             seen["killed"] = 1
-        return original(text, params, read_only=read_only)
+        return original(text, params, read_only=read_only, **kw)
 
     store._execute = execute  # type: ignore[method-assign]
     return seen

@@ -131,7 +131,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path, engine: E
     )
     ingest: subprocess.Popen[bytes] | None = None
     try:
-        load.wait_healthy(base, server, timeout=180)
+        load.wait_healthy(load.Served(server, base, tmp_path / "serve.log"), 180)
         for question in load.QUESTIONS:  # load the models, warm every question's path
             assert load._post(base + "/ask", {"question": question}, 120.0)[0] == 200
         process = psutil.Process(server.pid)

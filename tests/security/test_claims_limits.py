@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from kgrag.agent.providers import llm_client
 from kgrag.config import Settings
 from kgrag.errors import IngestError
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
-from kgrag.llm import ChatMessage, LLMClient
+from kgrag.llm import ChatMessage
 from kgrag.llm.errors import LLMError
 
 LIMIT = 10_000_000
@@ -50,7 +51,7 @@ def test_an_llm_request_that_gets_no_answer_ends_after_the_configured_timeout(
         monkeypatch.setenv("KGRAG_LLM_TIMEOUT_S", "1")
         settings = Settings(llm_model="m", openai_base_url=f"http://127.0.0.1:{port}/v1")
         assert settings.llm_timeout_s == 1
-        client = LLMClient.from_settings(settings)
+        client = llm_client(settings)
         assert client is not None
         start = time.monotonic()
         with pytest.raises(LLMError):
