@@ -151,6 +151,17 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             [BENCH / "trace_overhead.py"],
         ),
         Step("load_http", [PY, str(BENCH / "load_http.py"), "--write"], [BENCH / "load_http.py"]),
+        # README's other figures: Whisper's WER and real-time factor on jfk.flac, torch against
+        # ONNX text embedding, the tiny CLIP's zero-shot accuracy and DEPICTS calibration, a real
+        # folder nobody prepared
+        Step("whisper", [PY, str(BENCH / "whisper_wer.py")], [BENCH / "whisper_wer.py"]),
+        Step("embedding", [PY, str(BENCH / "embedding.py")], [BENCH / "embedding.py"]),
+        Step("clip_depicts", [PY, str(BENCH / "clip_depicts.py")], [BENCH / "clip_depicts.py"]),
+        Step(
+            "real_folder",
+            [PY, str(BENCH / "real_folder.py"), "--label", "after"],
+            [BENCH / "real_folder.py"],
+        ),
         Step(
             "intents",
             [KGRAG, "eval", "intents", "--json"],
