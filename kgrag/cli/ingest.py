@@ -104,6 +104,16 @@ def ingest(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
+    writers: Annotated[
+        int | None,
+        typer.Option(
+            "--writers",
+            min=1,
+            max=64,
+            help="batches written at once into Neo4j (default KGRAG_WRITERS, 1); the embedded "
+            "engine takes one writer",
+        ),
+    ] = None,
     shard: Annotated[
         str | None,
         typer.Option(
@@ -164,6 +174,7 @@ def ingest(
         agent.ingest_options = agent.ingest_options.model_copy(
             update={
                 "workers": workers,
+                "writers": writers or agent.ingest_options.writers,
                 "shard": Shard.parse(shard) if shard else None,
                 "include": tuple(include or ()),
                 "exclude": tuple(exclude or ()),
