@@ -81,6 +81,9 @@ class Ingestor:
         self._intervals: list[tuple[float, float]] = []  # (start, end) of each model call
         self._done: dict[str, int] = defaultdict(int)
         self._writers_used: list[GraphWriter] = []
+        self.bundle_sink: list[DocumentBundle] | None = None
+        """When set, the documents' bundles are kept here instead of written (a bulk import,
+        :mod:`kgrag.ingest.bulk_job`); the job then changes no stored ACL and replaces nothing."""
         self._lock = threading.Lock()  # the extractor, timings and progress, between writers
 
     # -- public -------------------------------------------------------------------------------
@@ -414,6 +417,12 @@ class Ingestor:
         changes: Mapping[str, AclChange],
     ) -> list[str]:
         t0 = time.perf_counter()
+        if self.bundle_sink is not None:
+            if any(b.id in changes or replaced.get(b.id) for b in bundles):
+                raise KgragError("a bulk import adds documents only; this job replaces some")
+            with self._lock:
+                self.bundle_sink.extend(bundles)
+            return [b.id for b in bundles]
         writer.write_many(bundles)
         metrics.INGEST_PASSAGES.inc(sum(len(b.chunks) for b in bundles))
         # recorded before the version of the other ACL goes
