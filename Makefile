@@ -69,9 +69,12 @@ bench-soak: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	cd bench && ../$(BIN)/python soak.py --seconds $(SOAK_SECONDS)
 
-# Serial ingestion against the same job on a local Ray (bench/batch.py): not part of `make bench`.
+# Serial ingestion against the same job on a local Ray, Ray's own overhead, the write-only ceiling
+# per engine and the scaling model, in one run (bench/batch.py -> bench/results/batch.json; not
+# in CI). Starts the project's Neo4j if it is not running; it empties that database.
 bench-batch: setup
-	OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
+	@eval "$$(NEO4J_HEAP=1g bash scripts/neo4j.sh start)" && \
+		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
 
 # Write-only throughput of the graph writer into Neo4j and the embedded store, by batch size and
 # concurrent writers (bench/write_path.py -> bench/results/write_path.json; not in CI). Starts

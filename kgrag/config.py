@@ -125,6 +125,13 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = Field(32, ge=0)
     batch_size: int = Field(256, gt=0)
     workers: int = Field(1, gt=0)
+    writers: int = Field(
+        1,
+        gt=0,
+        le=64,
+        description="batches an ingestion job writes at once into Neo4j (concurrent "
+        "transactions); the embedded engine takes one writer",
+    )
     rerank_rules: Path | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )
