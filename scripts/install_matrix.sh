@@ -161,7 +161,7 @@ if want slim; then
         "$venv/bin/kgrag" ask "Who replaced the impeller of the Feed Pump FP-2?" \
             --store "falkordb-lite:///$run/cli/kg.db") >"$run/cli.out" 2>&1 ||
         { cat "$run/cli.out"; exit 1; }
-    grep -q "fp2-incident.md" "$run/cli.out" || { cat "$run/cli.out"; exit 1; }
+    grep -q "Source: Incident report: Feed Pump FP-2" "$run/cli.out" || { cat "$run/cli.out"; exit 1; }
     "$venv/bin/python" -c "
 from kgrag.config import Settings
 from kgrag.modalities.factory import text_embedder
