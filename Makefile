@@ -83,8 +83,9 @@ bench-writes: setup
 	@eval "$$(NEO4J_HEAP=1g bash scripts/neo4j.sh start)" && \
 		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" $(BIN)/python bench/write_path.py
 
-# Text embedding throughput, torch vs ONNX Runtime (and int8: report only) on 500 MuSiQue
-# passages (bench/embedding.py -> bench/results/embedding.json; not in CI).
+# Text embedding throughput in one run: torch (today's path), ONNX Runtime by batch size, length
+# bucketing, 2 threads vs 2 processes, int8 (report only, with its MuSiQue dense recall)
+# (bench/embedding.py -> bench/results/embedding.json; not in CI).
 bench-embed: setup
 	$(BIN)/python bench/embedding.py
 

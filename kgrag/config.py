@@ -142,6 +142,12 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Path("./kgrag-data")
+    model_cache: Path | None = Field(
+        None,
+        description="folder of model files kgrag builds (the ONNX text model); unset: "
+        "$XDG_CACHE_HOME/kgrag/models or ~/.cache/kgrag/models. <data_dir>/models is used "
+        "first when it holds the file",
+    )
 
     api_keys_file: Path | None = Field(
         None,
