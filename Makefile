@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed bench-growth clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -88,6 +88,14 @@ bench-writes: setup
 # (bench/embedding.py -> bench/results/embedding.json; not in CI).
 bench-embed: setup
 	$(BIN)/python bench/embedding.py
+
+# Growth curve (bench/growth.py -> bench/results/growth.json, docs/bench/growth_*.png): MuSiQue dev
+# at 1,890 / 4,000 / 8,008 passages on both engines; starts the project's Neo4j. Also a
+# `make bench` step. About an hour on 2 busy cores.
+bench-growth: setup
+	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
+	@eval "$$(bash scripts/neo4j.sh start)" && KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" \
+		OMP_NUM_THREADS=1 $(BIN)/python bench/growth.py
 
 clean:
 	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache
