@@ -39,6 +39,8 @@ from common import (
     ENGINES,
     FALKORDB,
     NEO4J,
+    RESULTS,
+    ROOT,
     ShardCache,
     ShardWriteError,
     latency_summary,
@@ -241,6 +243,55 @@ def run(
     return result
 
 
+def plot(doc: dict[str, Any], path: Path) -> Path:
+    """Recall, latency, load time and memory per vector against size, one line per engine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.4), dpi=100)
+    panels = (
+        (axes[0][0], "recall@10 vs exact", lambda r: r["recall_at_10"], None),
+        (axes[0][1], "vector_chunks latency (ms)", lambda r: r["latency_ms"]["p50"], "p95"),
+        (axes[1][0], "load + index build (s)", lambda r: r["load_s"], None),
+        (axes[1][1], "engine RSS per vector (bytes)", lambda r: r["rss_bytes_per_vector"], None),
+    )
+    for ax, title, value, second in panels:
+        for engine in ENGINES:
+            runs = sorted(
+                (r for r in doc["runs"] if r["engine"] == engine), key=lambda r: r["size"]
+            )
+            if not runs:
+                continue
+            sizes = [r["size"] for r in runs]
+            ax.plot(
+                sizes, [value(r) for r in runs], "o-", label=f"{engine} p50" if second else engine
+            )
+            if second:
+                ax.plot(
+                    sizes, [r["latency_ms"][second] for r in runs], "o--", label=f"{engine} p95"
+                )
+        ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_xlabel("vectors (MiniLM, 384-d)")
+        ax.legend(fontsize=7)
+    axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
+    axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
+    axes[0][1].set_yscale("log")
+    fig.suptitle(
+        f"Vector search at scale (load average {max(r['load_average'] for r in doc['runs']):.0f} "
+        "on 2 cores during the run)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,300000,1000000")
@@ -259,7 +310,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--prepare", action="store_true", help="only embed and cache the vectors, then stop"
     )
+    parser.add_argument(
+        "--plot", action="store_true", help="only draw docs/bench/scale_vectors.png from the result"
+    )
     args = parser.parse_args(argv)
+    if args.plot:
+        doc = json.loads((RESULTS / f"{args.out}.json").read_text(encoding="utf-8"))
+        print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
+        return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_models()
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -285,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"unknown engine(s): {', '.join(sorted(unknown))}")
     result = run(sizes, engines, args.queries, args.neo4j_pid, args.neo4j_data, args.out, args.wait)
     print(write_result(args.out, result))
+    try:
+        print(plot(result, ROOT / "docs" / "bench" / "scale_vectors.png"))
+    except ImportError:
+        log.warning("matplotlib is missing (pip install --group bench): no plot")
 
 
 if __name__ == "__main__":
