@@ -323,7 +323,8 @@ def plot(doc: dict[str, Any]) -> list[str]:
         for engine in engines:
             for label, get in lines:
                 xs, ys = series(engine, get)
-                ax.plot(xs, ys, marker="o", label=f"{engine} {label}")
+                style = "-" if engine == FALKORDB else "--"
+                ax.plot(xs, ys, style, marker="o", label=f"{engine} {label}")
         ax.set_xlabel("passages in the corpus")
         ax.set_ylabel(ylabel)
         ax.set_title(f"MuSiQue dev as the corpus grows: {ylabel}")
@@ -351,6 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--resume", action="store_true", help="keep the stores of an interrupted run"
     )
+    parser.add_argument(
+        "--collect", action="store_true", help="NAME.json from the rows an interrupted run left"
+    )
     parser.add_argument("--plot-only", action="store_true")
     parser.add_argument("--one-engine", help=argparse.SUPPRESS)
     parser.add_argument("--rows-to", type=Path, help=argparse.SUPPRESS)
@@ -370,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     engines = [e for e in args.engines.split(",") if e]
     running: list[tuple[str, Path, subprocess.Popen[bytes]]] = []
-    for n, engine in enumerate(engines):
+    for n, engine in enumerate([] if args.collect else engines):
         rows_file = GROWTH_CACHE / f"rows_{engine}.json"
         rows_file.parent.mkdir(parents=True, exist_ok=True)
         rows_file.unlink(missing_ok=True)
@@ -389,6 +393,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if produced.is_file():
                     rows += json.loads(produced.read_text(encoding="utf-8"))
             running = []
+    if args.collect:  # the rows an interrupted run wrote
+        for engine in engines:
+            produced = GROWTH_CACHE / f"rows_{engine}.json"
+            if produced.is_file():
+                rows += json.loads(produced.read_text(encoding="utf-8"))
     if not rows:
         return 1
     payload = {
@@ -397,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ask_measured": "KnowledgeAgent.ask in process, end to end, offline (rule planner, "
         "extractive answer), trace written to the graph; after 3 warm-up questions",
         "engines_side_by_side": args.jobs > 1,
+        "collected_after_interruption": args.collect,
         "wall_s": round(time.perf_counter() - started, 1),
         "rows": rows,
     }
