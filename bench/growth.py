@@ -259,7 +259,7 @@ def section(doc: dict[str, Any] | None) -> str:
         lines.append(
             f"| {r['engine']} | {r['passages']:,} | {100 * k['recall@2']:.1f} "
             f"| {100 * d['recall@2']:.1f} | {100 * k['recall@5']:.1f} | {100 * d['recall@5']:.1f} "
-            f"| {ratio:.2f} | {r['ask_ms']['p50']:.0f} / {r['ask_ms']['p95']:.0f} "
+            f"| {ratio:.3f} | {r['ask_ms']['p50']:.0f} / {r['ask_ms']['p95']:.0f} "
             f"| {_ingest_cell(ing)} "
             f"| {_mb(r['disk_bytes'])} "
             f"| {r['python_peak_rss_mb']:.0f} / {r['engine_peak_rss_mb'] or 0:.0f} |"
