@@ -153,11 +153,14 @@ def flag_query(
     """Flag the answer of query ``query_id`` (a reviewer doubts it, a complaint names it): its
     trace and audit are kept by every prune until :func:`unflag_query`; an erasure of its user
     still removes it. Flagging again replaces who, when and why. NotFoundError for an unknown
-    query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters."""
+    query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters or holding a
+    NUL character."""
     if reason is not None and len(reason) > MAX_FLAG_REASON:
         raise ValueError(
             f"a flag's reason is at most {MAX_FLAG_REASON:,} characters, not {len(reason):,}"
         )
+    if reason is not None and "\x00" in reason:  # neither store can hold one
+        raise ValueError("a flag's reason must not hold a NUL character")
     at = datetime.now(UTC).isoformat()
     return _set_flag(store, query_id, {"flagged_at": at, "flagged_by": by, "reason": reason})
 
