@@ -125,6 +125,13 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = Field(32, ge=0)
     batch_size: int = Field(256, gt=0)
     workers: int = Field(1, gt=0)
+    writers: int = Field(
+        1,
+        gt=0,
+        le=64,
+        description="batches an ingestion job writes at once into Neo4j (concurrent "
+        "transactions); the embedded engine takes one writer",
+    )
     rerank_rules: Path | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )
@@ -135,6 +142,12 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Path("./kgrag-data")
+    model_cache: Path | None = Field(
+        None,
+        description="folder of model files kgrag builds (the ONNX text model); unset: "
+        "$XDG_CACHE_HOME/kgrag/models or ~/.cache/kgrag/models. <data_dir>/models is used "
+        "first when it holds the file",
+    )
 
     api_keys_file: Path | None = Field(
         None,
