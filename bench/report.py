@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from common import ENGINES, FALKORDB, NEO4J, RESULTS, ROOT, result_name
+from growth import section as growth_section
 
 log = logging.getLogger("bench.report")
 
@@ -789,6 +790,7 @@ def render() -> Path:
         "trace_overhead": trace_section(results["trace_overhead"]),
         "load_http": generic_section(results["load_http"], "`python bench/load_http.py --write`"),
         "plots": plots_section(plots),
+        "growth": growth_section(load("growth")),
     }
     text = DOC.read_text(encoding="utf-8")
     for name, body in sections.items():

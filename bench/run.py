@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import CACHE, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
+from common import CACHE, DATA, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
 
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
@@ -167,6 +167,14 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             [KGRAG, "eval", "intents", "--json"],
             [Path(KGRAG)],
             RESULTS / "intents.json",
+        ),
+        # recall, `ask`, ingestion, disk and memory at 1,890 / 4,000 / 8,008 passages, both
+        # engines (the full configuration: `make bench-growth` runs it alone)
+        Step(
+            "growth",
+            [PY, str(BENCH / "growth.py")],
+            [*data, DATA / "wiki_distractors.json", BENCH / "growth.py"],
+            neo4j=True,
         ),
         Step("report", [PY, str(BENCH / "report.py")], [BENCH / "report.py"]),
     ]

