@@ -292,6 +292,29 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
     return path
 
 
+def table(doc: dict[str, Any]) -> str:
+    """The result as a Markdown table for BENCHMARKS.md."""
+    exact = {e["size"]: e["latency_ms"] for e in doc["exact"]}
+    lines = [
+        "| vectors | engine | recall@10 (min) | p50 ms | p95 ms | index call p50 ms "
+        "| exact numpy p50 ms | load + build s (rows/s) | RSS MiB (B/vector) "
+        "| disk MiB (B/vector) | load avg |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(doc["runs"], key=lambda r: (r["size"], r["engine"])):
+        lines.append(
+            f"| {r['size']:,} | {r['engine']} "
+            f"| {r['recall_at_10']:.4f} ({r['recall_at_10_min']:.1f}) "
+            f"| {r['latency_ms']['p50']:.1f} | {r['latency_ms']['p95']:.1f} "
+            f"| {r['index_only_latency_ms']['p50']:.1f} | {exact[r['size']]['p50']:.1f} "
+            f"| {r['load_s']:,.0f} ({r['load_rows_per_s']:.0f}) "
+            f"| {r['rss_bytes'] / 2**20:,.0f} ({r['rss_bytes_per_vector']:,}) "
+            f"| {r['disk_bytes'] / 2**20:,.0f} ({r['disk_bytes_per_vector']:,}) "
+            f"| {r['load_average']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,300000,1000000")
@@ -311,12 +334,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--prepare", action="store_true", help="only embed and cache the vectors, then stop"
     )
     parser.add_argument(
-        "--plot", action="store_true", help="only draw docs/bench/scale_vectors.png from the result"
+        "--plot",
+        action="store_true",
+        help="only draw docs/bench/scale_vectors.png and print the table from the result",
     )
     args = parser.parse_args(argv)
     if args.plot:
         doc = json.loads((RESULTS / f"{args.out}.json").read_text(encoding="utf-8"))
         print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
+        print(table(doc))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_models()
