@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed bench-growth bench-scale clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -69,9 +69,12 @@ bench-soak: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	cd bench && ../$(BIN)/python soak.py --seconds $(SOAK_SECONDS)
 
-# Serial ingestion against the same job on a local Ray (bench/batch.py): not part of `make bench`.
+# Serial ingestion against the same job on a local Ray, Ray's own overhead, the write-only ceiling
+# per engine and the scaling model, in one run (bench/batch.py -> bench/results/batch.json; not
+# in CI). Starts the project's Neo4j if it is not running; it empties that database.
 bench-batch: setup
-	OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
+	@eval "$$(NEO4J_HEAP=1g bash scripts/neo4j.sh start)" && \
+		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" OMP_NUM_THREADS=1 $(BIN)/python bench/batch.py
 
 # Write-only throughput of the graph writer into Neo4j and the embedded store, by batch size and
 # concurrent writers (bench/write_path.py -> bench/results/write_path.json; not in CI). Starts
@@ -85,6 +88,28 @@ bench-writes: setup
 # (bench/embedding.py -> bench/results/embedding.json; not in CI).
 bench-embed: setup
 	$(BIN)/python bench/embedding.py
+
+# Growth curve (bench/growth.py -> bench/results/growth.json, docs/bench/growth_*.png): MuSiQue dev
+# at 1,890 / 4,000 / 8,008 passages on both engines; starts the project's Neo4j. Also a
+# `make bench` step. About an hour on 2 busy cores.
+bench-growth: setup
+	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
+	@eval "$$(bash scripts/neo4j.sh start)" && KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" \
+		OMP_NUM_THREADS=1 $(BIN)/python bench/growth.py
+
+# Vector search at 100k, 300k and 1M real MiniLM vectors on the embedded store and Neo4j:
+# recall@10 vs exact, p50/p95, load time, RSS and disk (bench/scale.py -> bench/results/scale.json;
+# not in CI). Embedding 1M texts (ONNX) takes hours on 2 busy cores; it is cached in shards and
+# resumes where it stopped. Starts the project's Neo4j with a 2 GB heap if it is not running and
+# empties it. SCALE_SIZES=100000 for a shorter run.
+SCALE_SIZES ?= 100000,300000,1000000
+bench-scale: setup
+	cd bench && KGRAG_TEXT_BACKEND=onnx KGRAG_DATA_DIR=.cache/scale OMP_NUM_THREADS=2 \
+		nice -n 10 ../$(BIN)/python scale.py --prepare --sizes $(SCALE_SIZES)
+	@eval "$$(NEO4J_HEAP=2g NEO4J_PAGECACHE=1g bash scripts/neo4j.sh start)" && cd bench && \
+		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" KGRAG_TEXT_BACKEND=onnx KGRAG_DATA_DIR=.cache/scale \
+		../$(BIN)/python scale.py --sizes $(SCALE_SIZES) --engines falkordb-lite,neo4j \
+		--neo4j-pid "$$(cat ../.neo4j/5.26.0/run/neo4j.pid)" --neo4j-data ../.neo4j/5.26.0/data/databases/neo4j
 
 clean:
 	rm -rf kgrag-data demo-output .pytest_cache .mypy_cache .ruff_cache

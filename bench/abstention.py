@@ -18,11 +18,20 @@ nothing (or heard from a recording) is judged by kgrag's fixed rule instead (hal
 in the evidence, ``NAMELESS_THRESHOLD``): it is left out of the fits and counted in every rate
 as that rule decides it, so its probability here is 1 (answered) or 0 (abstained).
 
+The rule kgrag decides by (``evidence_score >= SUPPORT_THRESHOLD`` and ``subject_phrases >=
+SUBJECT_THRESHOLD``) is chosen the same way (``rule_folds``): for each fold, the pair of
+thresholds (each in 0, 0.05, ..., 1) with the most abstention on the training folds' unanswerable
+questions and at most ``MAX_FALSE_ABSTENTION`` false abstention there (ties: less false
+abstention, then lower thresholds), reported on the held-out fold; ``rule_fit`` is that choice on
+all the questions (the constants kgrag.agent.support carries). ``score_only_folds`` is the same
+procedure for ``evidence_score`` alone (the rule before ``subject_phrases``), for comparison.
+
     python bench/abstention.py
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -35,6 +44,7 @@ from common import RESULTS
 from kgrag.agent.support import (
     MODEL_FEATURES,
     NAMELESS_THRESHOLD,
+    SUBJECT_THRESHOLD,
     SUPPORT_MODEL,
     SUPPORT_PROBABILITY,
     SUPPORT_THRESHOLD,
@@ -65,9 +75,72 @@ def fixed_rule(row: Row) -> float:
     return float(float((row["support"] or {}).get("evidence_terms", 0.0)) >= NAMELESS_THRESHOLD)
 
 
+#: The rule's features (kgrag.agent.support) and the thresholds tried for each.
+RULE_FEATURES = ("evidence_score", "subject_phrases")
+GRID = tuple(round(0.05 * i, 2) for i in range(21))
+
+
+def rule_decisions(rows: Sequence[Row], thresholds: Sequence[float]) -> np.ndarray:
+    """1 answered, 0 abstained, for each row, by the rule with these thresholds (one per
+    feature of the rule, in order); a nameless question by the fixed rule."""
+    names = RULE_FEATURES[: len(thresholds)]
+    out = []
+    for row in rows:
+        support = row["support"] or {}
+        if nameless(row):
+            out.append(fixed_rule(row))
+            continue
+        pairs = zip(names, thresholds, strict=True)
+        out.append(float(all(float(support.get(n, 0.0)) >= t for n, t in pairs)))
+    return np.array(out)
+
+
 def rule_score(row: Row) -> float:
     """A named question's decision by kgrag's rule: 1 answered, 0 abstained."""
-    return float(float((row["support"] or {}).get("evidence_score", 0.0)) >= SUPPORT_THRESHOLD)
+    return float(rule_decisions([row], (SUPPORT_THRESHOLD, SUBJECT_THRESHOLD))[0])
+
+
+def choose_rule(rows: Sequence[Row], y: np.ndarray, features: int) -> tuple[float, ...]:
+    """The thresholds with the most abstention on unanswerable ``rows`` and at most
+    ``MAX_FALSE_ABSTENTION`` false abstention (ties: less false abstention, lower thresholds)."""
+    best: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    for thresholds in itertools.product(GRID, repeat=features):
+        u, a = rates(rule_decisions(rows, thresholds), y, 0.5)
+        if a > MAX_FALSE_ABSTENTION:
+            continue
+        key = (u, -a, -sum(thresholds))
+        if best is None or key > best[0]:
+            best = (key, thresholds)
+    assert best is not None  # all thresholds 0 abstain on nothing named
+    return best[1]
+
+
+def rule_cross_validation(
+    rows: Sequence[Row], y: np.ndarray, folds: np.ndarray, features: int
+) -> list[Row]:
+    out = []
+    for k in range(FOLDS):
+        train = [r for r, f in zip(rows, folds, strict=True) if f != k]
+        held = [r for r, f in zip(rows, folds, strict=True) if f == k]
+        thresholds = choose_rule(train, y[folds != k], features)
+        tu, ta = rates(rule_decisions(train, thresholds), y[folds != k], 0.5)
+        hu, ha = rates(rule_decisions(held, thresholds), y[folds == k], 0.5)
+        out.append(
+            {
+                "fold": k,
+                "thresholds": dict(zip(RULE_FEATURES, thresholds, strict=False)),
+                "train": {
+                    "unanswerable_abstention": round(tu, 4),
+                    "false_abstention": round(ta, 4),
+                },
+                "held_out": {
+                    "questions": int(np.sum((folds == k) & (y == 1))),
+                    "unanswerable_abstention": round(hu, 4),
+                    "false_abstention": round(ha, 4),
+                },
+            }
+        )
+    return out
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
@@ -194,9 +267,12 @@ def main() -> int:
     shipped_p = prob(SUPPORT_MODEL, x, fixed)
     shipped_ood = prob(SUPPORT_MODEL, x_ood, fixed_ood)
     su, sa = rates(shipped_p, y, SUPPORT_PROBABILITY)
-    rule_p = np.where(np.isnan(fixed), [rule_score(r) for r in rows], fixed)
-    rule_ood = np.where(np.isnan(fixed_ood), [rule_score(r) for r in ood], fixed_ood)
+    rule_p = np.array([rule_score(r) for r in rows])
+    rule_ood = np.array([rule_score(r) for r in ood])
     ru, ra = rates(rule_p, y, 0.5)
+    rule_cv = rule_cross_validation(rows, y, folds, len(RULE_FEATURES))
+    score_cv = rule_cross_validation(rows, y, folds, 1)
+    rule_fit = choose_rule(rows, y, len(RULE_FEATURES))
     out = {
         "features": list(MODEL_FEATURES),
         "l2": L2,
@@ -213,10 +289,17 @@ def main() -> int:
             "weights": [round(float(v), 4) for v in w_all],
             "threshold": round(t_all, 4),
         },
-        # the rule kgrag decides by (kgrag.agent.support): its threshold was chosen on folds before
-        # these answers were asked, so every question is held out from it
+        # the rule kgrag decides by, its thresholds chosen on four folds, reported on the fifth
+        "rule_folds": rule_cv,
+        "rule_held_out_pooled": pooled(rule_cv),
+        "rule_fit": dict(zip(RULE_FEATURES, rule_fit, strict=False)),
+        # the rule before subject_phrases (evidence_score alone), chosen the same way
+        "score_only_folds": score_cv,
+        "score_only_held_out_pooled": pooled(score_cv),
+        # the rule kgrag.agent.support ships (rule_fit when it was last refitted), on every question
         "shipped": {
-            "rule": f"evidence_score >= {SUPPORT_THRESHOLD}",
+            "rule": f"evidence_score >= {SUPPORT_THRESHOLD} and "
+            f"subject_phrases >= {SUBJECT_THRESHOLD}",
             "unanswerable_abstention": round(ru, 4),
             "false_abstention": round(ra, 4),
             "out_of_domain_abstention": round(float(np.mean(rule_ood < 0.5)) if ood else 0.0, 4),
@@ -241,7 +324,16 @@ def main() -> int:
     (RESULTS / "abstention.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(
         json.dumps(
-            {k: out[k] for k in ("held_out_pooled", "youden_held_out_pooled", "shipped_fit")}
+            {
+                k: out[k]
+                for k in (
+                    "rule_held_out_pooled",
+                    "score_only_held_out_pooled",
+                    "rule_fit",
+                    "shipped",
+                    "held_out_pooled",
+                )
+            }
         )
     )
     return 0

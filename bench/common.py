@@ -7,10 +7,12 @@ slow to make (embeddings, ingested stores) are cached under ``bench/.cache`` (gi
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import platform
 import re
+import shutil
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -46,6 +48,81 @@ def load_corpus() -> list[dict[str, str]]:
 def load_questions() -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads(require(MUSIQUE_QUESTIONS).read_text(encoding="utf-8"))
     return data
+
+
+class ShardWriteError(RuntimeError):
+    """A shard could not be written (disk full, read-only folder): what was stored stays."""
+
+
+class ShardCache:
+    """Rows of a float32 matrix cached as ``.npy`` shards of ``shard`` rows in ``folder``.
+
+    A shard is written to a temporary file in the same folder and renamed into place, so a
+    process killed mid-write (or a full disk) never leaves a shard that reads as complete; an
+    interrupted run resumes at the first shard that is missing. A shard that does not read back
+    with the expected row count is made again.
+    """
+
+    def __init__(self, folder: Path, shard: int) -> None:
+        self.folder = folder
+        self.shard = shard
+
+    def path(self, index: int) -> Path:
+        return self.folder / f"shard-{index:04d}.npy"
+
+    def get(self, index: int, rows: int) -> np.ndarray | None:
+        """Shard ``index`` if it is complete (``rows`` rows), else ``None``."""
+        path = self.path(index)
+        if not path.is_file():
+            return None
+        try:
+            part = np.load(path)
+        except (OSError, ValueError, EOFError):
+            return None
+        return part if part.shape[0] == rows else None
+
+    def put(self, index: int, part: np.ndarray) -> None:
+        """Store shard ``index`` atomically; :class:`ShardWriteError` names the shard and the
+        cause, and leaves every other shard as it was."""
+        path = self.path(index)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            buffer = io.BytesIO()  # numpy writing to a file hides the errno of a short write
+            np.save(buffer, part)
+            with tmp.open("wb") as out:
+                out.write(buffer.getbuffer())
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            try:
+                free = f"; {shutil.disk_usage(self.folder).free // 2**20} MiB free there"
+            except OSError:
+                free = ""
+            raise ShardWriteError(
+                f"cannot write vector shard {path} ({part.nbytes // 2**20} MiB): "
+                f"{exc.strerror or exc}{free}. The shards already written are kept; "
+                "rerun to resume once there is room"
+            ) from exc
+
+    def discard_partials(self) -> int:
+        """Remove temporary files left by a writer that was killed; returns how many."""
+        stale = list(self.folder.glob(".shard-*.partial")) if self.folder.is_dir() else []
+        for path in stale:
+            path.unlink(missing_ok=True)
+        return len(stale)
+
+    def complete(self, total: int) -> int:
+        """How many of the first ``total`` rows are cached in complete leading shards."""
+        done = 0
+        for start in range(0, total, self.shard):
+            rows = min(self.shard, total - start)
+            if not self.path(start // self.shard).is_file():
+                break
+            done += rows
+        return done
 
 
 def latency_summary(ms: Sequence[float]) -> dict[str, float]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import CACHE, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
+from common import CACHE, DATA, MUSIQUE_CORPUS, MUSIQUE_QUESTIONS, RESULTS, ROOT
 
 BENCH = Path(__file__).resolve().parent
 PY = sys.executable
@@ -151,11 +151,30 @@ def steps(reuse_eval_store: bool) -> list[Step]:
             [BENCH / "trace_overhead.py"],
         ),
         Step("load_http", [PY, str(BENCH / "load_http.py"), "--write"], [BENCH / "load_http.py"]),
+        # README's other figures: Whisper's WER and real-time factor on jfk.flac, torch against
+        # ONNX text embedding, the tiny CLIP's zero-shot accuracy and DEPICTS calibration, a real
+        # folder nobody prepared
+        Step("whisper", [PY, str(BENCH / "whisper_wer.py")], [BENCH / "whisper_wer.py"]),
+        Step("embedding", [PY, str(BENCH / "embedding.py")], [BENCH / "embedding.py"]),
+        Step("clip_depicts", [PY, str(BENCH / "clip_depicts.py")], [BENCH / "clip_depicts.py"]),
+        Step(
+            "real_folder",
+            [PY, str(BENCH / "real_folder.py"), "--label", "after"],
+            [BENCH / "real_folder.py"],
+        ),
         Step(
             "intents",
             [KGRAG, "eval", "intents", "--json"],
             [Path(KGRAG)],
             RESULTS / "intents.json",
+        ),
+        # recall, `ask`, ingestion, disk and memory at 1,890 / 4,000 / 8,008 passages, both
+        # engines (the full configuration: `make bench-growth` runs it alone)
+        Step(
+            "growth",
+            [PY, str(BENCH / "growth.py")],
+            [*data, DATA / "wiki_distractors.json", BENCH / "growth.py"],
+            neo4j=True,
         ),
         Step("report", [PY, str(BENCH / "report.py")], [BENCH / "report.py"]),
     ]

@@ -5,10 +5,16 @@ retention of ``--keep-minutes``). Every few seconds: requests done, errors, the 
 and of the embedded FalkorDB it started, the store's files on disk and the machine's load
 average. Writes bench/results/soak.json and plots docs/bench/soak.png.
 
+On Neo4j (``--engine neo4j``: the server of ``KGRAG_BENCH_NEO4J_URI``, emptied first, and its data
+folder ``--neo4j-data``) the engine's RSS is the Neo4j server's (its pid file beside ``data``) and
+the store is its store files plus its transaction logs; it writes soak_neo4j.json and
+soak_neo4j.png.
+
 The questions mix the demo-style maintenance questions, follow-ups in sessions (the memory
 path), listings and questions nothing answers (abstentions), asked as several users.
 
     python bench/soak.py [--seconds 600] [--concurrency 4] [--prune-every 120]
+    python bench/soak.py --engine neo4j --neo4j-data .neo4j/5.26.0/data
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from common import ROOT, percentile, write_result
-from load_http import KGRAG, QUESTIONS, _env, _post, free_port, wait_healthy, write_corpus
+from common import ENGINES, FALKORDB, ROOT, neo4j_uri, open_neo4j, percentile, write_result
+from load_http import KGRAG, QUESTIONS, _env, _post, free_port, write_corpus
 
-PLOT = ROOT / "docs" / "bench" / "soak.png"
+from kgrag.server.launch import Served, wait_healthy
+
+PLOTS = ROOT / "docs" / "bench"
 #: Seconds of each window of the plot and of ``windows`` in the result.
 WINDOW = 30.0
 
@@ -55,6 +63,8 @@ class Sample:
     engine_rss_mb: float
     store_mb: float
     load_average: float
+    tx_log_mb: float = 0.0
+    """Neo4j: its transaction logs (store_mb holds them too)."""
 
 
 def _question(worker: int, n: int) -> dict[str, Any]:
@@ -75,19 +85,37 @@ def _question(worker: int, n: int) -> dict[str, Any]:
     return body
 
 
-def _store_mb(folder: Path) -> float:
+def _folder_mb(folder: Path) -> float:
+    if not folder.is_dir():
+        return 0.0
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
+
+
+def _store_mb(folder: Path, neo4j: bool) -> tuple[float, float]:
+    """The store's files and, on Neo4j, its transaction logs apart (included in the first)."""
+    if neo4j:
+        logs = _folder_mb(folder / "transactions" / "neo4j")
+        return _folder_mb(folder / "databases" / "neo4j") + logs, logs
     files = [folder / "kg.db", *(folder / "appendonlydir").glob("*")]
-    return sum(f.stat().st_size for f in files if f.is_file()) / 1e6
+    return sum(f.stat().st_size for f in files if f.is_file()) / 1e6, 0.0
 
 
-def _rss_mb(server: psutil.Process, db: Path) -> tuple[float, float]:
-    """The RSS of the server and of the embedded FalkorDB serving ``db``, in MB."""
+def _engine_pid(folder: Path, neo4j: bool) -> int | None:
+    """The pid of the embedded FalkorDB serving ``folder/kg.db``, or of the Neo4j server whose
+    data folder ``folder`` is (scripts/neo4j.sh writes its pid file beside it)."""
+    if neo4j:
+        pid_file = folder.parent / "run" / "neo4j.pid"
+        return int(pid_file.read_text().strip()) if pid_file.is_file() else None
     from kgrag.graph.embedded_lease import running_server_pid
 
+    return running_server_pid(folder / "kg.db")
+
+
+def _rss_mb(server: psutil.Process, engine_pid: int | None) -> tuple[float, float]:
+    """The RSS of the server and of the engine, in MB."""
     try:
         own = server.memory_info().rss
-        pid = running_server_pid(db)
-        engine = psutil.Process(pid).memory_info().rss if pid else 0
+        engine = psutil.Process(engine_pid).memory_info().rss if engine_pid else 0
     except psutil.Error:
         return 0.0, 0.0
     return own / 1e6, engine / 1e6
@@ -104,6 +132,8 @@ def _run(cmd: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
+    parser.add_argument("--neo4j-data", type=Path, help="the Neo4j server's data folder")
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--documents", type=int, default=40, help="ingested before the load")
@@ -111,13 +141,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prune-every", type=float, default=120.0)
     parser.add_argument("--keep-minutes", type=float, default=1.0)
     parser.add_argument("--sample-every", type=float, default=5.0)
-    parser.add_argument("--plot", type=Path, default=PLOT)
+    parser.add_argument("--plot", type=Path)
     args = parser.parse_args(argv)
+    neo4j = args.engine != FALKORDB
+    name = "soak" if not neo4j else "soak_neo4j"
+    plot = args.plot or PLOTS / f"{name}.png"
+    if neo4j and args.neo4j_data is None:
+        raise SystemExit("--neo4j-data is needed on Neo4j (the server's data folder)")
 
     with tempfile.TemporaryDirectory(prefix="kgrag-soak-") as tmp:
         work = Path(tmp)
-        store_dir = work / "store"
-        store = f"falkordb-lite:///{store_dir}/kg.db"
+        if neo4j:
+            store_dir = args.neo4j_data.resolve()
+            store = neo4j_uri()
+            open_neo4j(erase=True).close()
+        else:
+            store_dir = work / "store"
+            store = f"falkordb-lite:///{store_dir}/kg.db"
         write_corpus(work / "corpus", 0, args.documents)
         write_corpus(work / "more", args.documents, args.more)
         first = _run(
@@ -143,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         lock = threading.Lock()
         stop = threading.Event()
         try:
-            wait_healthy(base, server, timeout=300)
+            wait_healthy(Served(server, base, None), 300)
+            engine_pid = _engine_pid(store_dir, neo4j)
             _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=300)  # load the models
             started = time.perf_counter()
 
@@ -160,13 +201,15 @@ def main(argv: list[str] | None = None) -> int:
 
             def sampler() -> None:
                 while not stop.is_set():
-                    own, engine = _rss_mb(proc, store_dir / "kg.db")
+                    own, engine = _rss_mb(proc, engine_pid)
+                    size, logs = _store_mb(store_dir, neo4j)
                     sample = Sample(
                         round(now(), 1),
                         round(own, 1),
                         round(engine, 1),
-                        round(_store_mb(store_dir), 3),
+                        round(size, 3),
                         os.getloadavg()[0],
+                        round(logs, 3),
                     )
                     with lock:
                         samples.append(sample)
@@ -216,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     errors = [asdict(r) for r in requests if r.status != 200]
     loads = [s.load_average for s in samples]
     payload = {
+        "engine": args.engine,
         "seconds": round(elapsed, 1),
         "concurrency": args.concurrency,
         "requests": len(requests),
@@ -243,11 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         "samples": [asdict(s) for s in samples],
         "windows": _windows(requests, elapsed),
     }
-    out = write_result("soak", payload)
-    _plot(payload, args.plot)
+    out = write_result(name, payload)
+    _plot(payload, plot)
     summary = {k: v for k, v in payload.items() if k not in {"samples", "windows"}}
     print(json.dumps(summary, indent=1))
-    print(f"written {out} and {args.plot}")
+    print(f"written {out} and {plot}")
     return 0 if not errors and alive else 1
 
 
@@ -299,10 +343,16 @@ def _plot(payload: dict[str, Any], path: Path) -> None:
     axes[1].set_ylabel("ask latency, ms")
     axes[1].legend(fontsize=8)
     axes[2].plot(t, [s["server_rss_mb"] for s in samples], label="kgrag serve")
-    axes[2].plot(t, [s["engine_rss_mb"] for s in samples], label="embedded FalkorDB")
+    neo4j = payload.get("engine", FALKORDB) != FALKORDB
+    engine = "Neo4j server" if neo4j else "embedded FalkorDB"
+    axes[2].plot(t, [s["engine_rss_mb"] for s in samples], label=engine)
     axes[2].set_ylabel("RSS, MB")
     axes[2].legend(fontsize=8)
-    axes[3].plot(t, [s["store_mb"] for s in samples])
+    axes[3].plot(t, [s["store_mb"] for s in samples], label="store files + tx logs")
+    if neo4j:
+        stored = [s["store_mb"] - s.get("tx_log_mb", 0.0) for s in samples]
+        axes[3].plot(t, stored, label="store files")
+        axes[3].legend(fontsize=8)
     axes[3].set_ylabel("store files, MB")
     axes[3].set_xlabel("minutes")
     for e in payload["events"]:
@@ -310,7 +360,8 @@ def _plot(payload: dict[str, Any], path: Path) -> None:
         for a in axes:
             a.axvline(e["at"] / 60, color=colour, lw=0.6, ls="--")
     axes[0].set_title(
-        f"kgrag serve soak: {payload['concurrency']} clients, ingest (purple) and prunes (green)"
+        f"kgrag serve soak ({engine}): {payload['concurrency']} clients, ingest (purple) and "
+        "prunes (green)"
     )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,8 @@ questions are asked (the demo's questions in turn, one in four in a session), st
 thread while the main thread keeps asking (latency "during prune"), after ``--probe`` asks
 without a prune (latency "idle"); a prune compacts the store when done
 (:func:`kgrag.retention.compact`), and the size is measured again; then ``--second`` more
-asks and a prune show whether the space a prune freed is reused. Sizes: the embedded store's
+asks and a prune show whether the space a prune freed is reused (``--rounds`` times: the
+steady state of a store under retention). Sizes: the embedded store's
 snapshot (RDB) and append-only files; Neo4j's store files and transaction logs
 (``--neo4j-data``: the server's data folder).
 
@@ -92,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--second", type=int, default=1000, help="asks (then a prune) after the first prune"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds of --second asks and a prune (steady state)"
+    )
     parser.add_argument("--workdir", type=Path, default=CACHE / "trace_retention")
     parser.add_argument("--neo4j-data", type=Path, help="the Neo4j server's data folder")
     args = parser.parse_args(argv)
@@ -158,12 +162,16 @@ def main(argv: list[str] | None = None) -> int:
         compact_s = time.perf_counter() - t
         compacted = _measure(store, args.engine, folder)
         print(f"after prune: {compacted}", flush=True)
-        # a second round: do the asks after a prune reuse what the prune freed?
+        # more rounds: do the asks after a prune reuse what the prune freed (steady state)?
         base = asks + args.probe + len(during)
-        for i in range(args.second):
-            _ask(agent, base + i)
-        prune_traces(store, older_than_days=0)
-        second = _measure(store, args.engine, folder)
+        rounds: list[dict[str, int]] = []
+        for r in range(args.rounds):
+            for i in range(args.second):
+                _ask(agent, base + r * args.second + i)
+            prune_traces(store, older_than_days=0)
+            rounds.append(_measure(store, args.engine, folder))
+            print(f"round {r + 1}: {args.second} asks and a prune: {rounds[-1]}", flush=True)
+        second = rounds[0] if rounds else compacted
     payload = {
         "engine": args.engine,
         "asks": asks,
@@ -186,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         "disk_after_vs_before": round(compacted["disk_bytes"] / before["disk_bytes"], 4),
         "second_round_asks": args.second,
         "after_second_round_and_prune": second,
+        "rounds": rounds,
+        "disk_after_rounds_vs_before": [
+            round(r["disk_bytes"] / before["disk_bytes"], 4) for r in rounds
+        ],
     }
     name = "trace_retention" if args.engine == FALKORDB else "trace_retention_neo4j"
     out = write_result(name, payload)

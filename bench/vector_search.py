@@ -46,6 +46,7 @@ from common import (
     ENGINES,
     FALKORDB,
     NEO4J,
+    ShardCache,
     latency_summary,
     load_corpus,
     load_questions,
@@ -87,14 +88,18 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) >= 5]
 
 
-def text_pool() -> list[str]:
-    """Every distinct window and sentence of the corpus, shuffled with a fixed seed."""
+def text_pool(
+    passages: Sequence[dict[str, str]] | None = None,
+    windows: Sequence[tuple[int, int, int]] = WINDOWS,
+) -> list[str]:
+    """Every distinct window and sentence of ``passages`` (the MuSiQue corpus by default),
+    shuffled with a fixed seed. ``windows`` holds (words, stride, offset) triples."""
     seen: set[str] = set()
     pool: list[str] = []
-    for passage in load_corpus():
+    for passage in load_corpus() if passages is None else passages:
         words = passage["text"].split()
         candidates: list[str] = []
-        for size, stride, offset in WINDOWS:
+        for size, stride, offset in windows:
             last = max(len(words) - size, 0)
             candidates += [" ".join(words[i : i + size]) for i in range(offset, last + 1, stride)]
         candidates += _sentences(passage["text"])
@@ -139,33 +144,43 @@ def _embed(texts: Sequence[str]) -> np.ndarray:
     return out
 
 
-def pool_vectors(pool: Sequence[str], count: int) -> tuple[np.ndarray, float]:
-    """Embeddings of ``pool[:count]``, from ``.npy`` shards cached by the pool's content.
+def pool_cache(
+    pool: Sequence[str], windows: Sequence[tuple[int, int, int]] = WINDOWS
+) -> ShardCache:
+    """The shard cache of ``pool``'s embeddings, keyed by how the pool was made."""
+    key = hashlib.sha256(json.dumps([windows, SEED, len(pool), pool[:50]]).encode()).hexdigest()
+    return ShardCache(VEC_CACHE / f"pool-{key[:12]}", SHARD)
+
+
+def pool_vectors(
+    pool: Sequence[str], count: int, windows: Sequence[tuple[int, int, int]] = WINDOWS
+) -> tuple[np.ndarray, float]:
+    """Embeddings of ``pool[:count]``, from ``.npy`` shards cached by the pool's content; a
+    missing shard is embedded and stored (atomically) before the next one, so an interrupted
+    run resumes at the first missing shard.
 
     Returns the matrix and the seconds spent embedding now (0 when all came from the cache).
     """
-    key = hashlib.sha256(json.dumps([WINDOWS, SEED, len(pool), pool[:50]]).encode()).hexdigest()
-    folder = VEC_CACHE / f"pool-{key[:12]}"
-    folder.mkdir(parents=True, exist_ok=True)
+    cache = pool_cache(pool, windows)
+    cache.discard_partials()
     parts: list[np.ndarray] = []
     spent = 0.0
     for shard in range(0, count, SHARD):
-        path = folder / f"shard-{shard // SHARD:04d}.npy"
         texts = pool[shard : shard + SHARD]
-        if path.is_file():
-            part = np.load(path)
-            if part.shape[0] == len(texts):
-                parts.append(part)
-                continue
-        with stopwatch() as t:
-            part = _embed(texts)
-        spent += t[0]
-        np.save(path, part)
+        part = cache.get(shard // SHARD, len(texts))
+        if part is None:
+            with stopwatch() as t:
+                part = _embed(texts)
+            spent += t[0]
+            cache.put(shard // SHARD, part)
+            log.info("shard %d stored (%d of %d texts)", shard // SHARD, shard + len(texts), count)
         parts.append(part)
     return np.concatenate(parts)[:count], spent
 
 
-def query_vectors(pool: Sequence[str], count: int) -> tuple[np.ndarray, list[str], int]:
+def query_vectors(
+    pool: Sequence[str], count: int, windows: Sequence[tuple[int, int, int]] = WINDOWS
+) -> tuple[np.ndarray, list[str], int]:
     """``count`` query embeddings: questions and sub-questions, then held-out windows."""
     questions = question_texts()[:count]
     path = (
@@ -180,7 +195,7 @@ def query_vectors(pool: Sequence[str], count: int) -> tuple[np.ndarray, list[str
     rest = count - len(questions)
     if rest > HELD_OUT_WINDOWS:
         raise SystemExit(f"at most {len(questions) + HELD_OUT_WINDOWS} queries")
-    held, _ = pool_vectors(pool, HELD_OUT_WINDOWS)
+    held, _ = pool_vectors(pool, HELD_OUT_WINDOWS, windows)
     kinds = ["question"] * len(questions) + ["window"] * rest
     return np.concatenate([q, held[:rest]]), kinds, len(questions)
 
@@ -220,9 +235,12 @@ def create_index(store: Any, config: HnswConfig, dimensions: int) -> None:
         backend.HNSW_M, backend.HNSW_EF_CONSTRUCTION, backend.HNSW_EF_RUNTIME = saved
 
 
-def load(store: Any, vectors: np.ndarray, texts: Sequence[str], per_doc: int = 1000) -> None:
-    """Write the vectors as Chunk nodes, ``per_doc`` to a Document, in UNWIND batches."""
-    for start in range(0, len(vectors), per_doc):
+def load(
+    store: Any, vectors: np.ndarray, texts: Sequence[str], per_doc: int = 1000, first: int = 0
+) -> None:
+    """Write the vectors from ``first`` on as Chunk nodes (id ``w<row>``), ``per_doc`` to a
+    Document, in UNWIND batches; ``first`` > 0 grows a store that holds the rows before it."""
+    for start in range(first, len(vectors), per_doc):
         doc = f"bench_doc_{start // per_doc}"
         store.write(
             "documents_begin",

@@ -13,6 +13,16 @@ from kgrag.llm.prices import PRICES_AS_OF, ListedPrice
 
 DEFAULT_STORE_URI = "falkordb-lite:///./kgrag-data/kg.db"
 
+#: The oldest cut-off a trace prune takes, in days (100 years; much further back is not a date).
+MAX_AGE_DAYS = 36_500
+#: The most questions a prune keeps per session (the stores take it as a 64-bit parameter).
+MAX_KEEP_LAST = 1_000_000_000
+#: The longest ``shutdown_timeout_s``: a day (longer is a typo; the drain waits that long).
+MAX_SHUTDOWN_TIMEOUT_S = 86_400.0
+#: ``trace_retention_interval_s`` bounds: a tenth of a second (tests) to a year.
+MIN_RETENTION_INTERVAL_S = 0.1
+MAX_RETENTION_INTERVAL_S = 365 * 86_400.0
+
 
 DEFAULT_LLM_MAX_TOKENS_PER_QUERY = 100_000
 """LLM tokens (prompt + completion) one question may use unless KGRAG_LLM_MAX_TOKENS_PER_QUERY
@@ -115,6 +125,13 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = Field(32, ge=0)
     batch_size: int = Field(256, gt=0)
     workers: int = Field(1, gt=0)
+    writers: int = Field(
+        1,
+        gt=0,
+        le=64,
+        description="batches an ingestion job writes at once into Neo4j (concurrent "
+        "transactions); the embedded engine takes one writer",
+    )
     rerank_rules: Path | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )
@@ -166,25 +183,35 @@ class Settings(BaseSettings):
     shutdown_timeout_s: float = Field(
         30.0,
         ge=0,
+        le=MAX_SHUTDOWN_TIMEOUT_S,
+        allow_inf_nan=False,
         description="HTTP API: on SIGTERM, seconds the answers in flight get to finish (new "
         "questions and jobs get 503, the running ingestion job stops resumable) before the "
-        "server stops",
+        "server stops (at most a day)",
     )
     trace_retention_days: float | None = Field(
         None,
         ge=0,
+        le=MAX_AGE_DAYS,
+        allow_inf_nan=False,
         description="HTTP API: the server removes, in the background, the traces of questions "
-        "asked more than this many days ago (as `kgrag traces prune --older-than`); none: it "
-        "keeps every trace",
+        "asked more than this many days ago (as `kgrag traces prune --older-than`; at most "
+        "36,500), flagged answers excepted; none: it keeps every trace",
     )
     trace_retention_keep_last: int = Field(
         0,
         ge=0,
-        description="HTTP API: the background prune keeps the N newest questions of the store "
-        "whatever their age (as `kgrag traces prune --keep-last`)",
+        le=MAX_KEEP_LAST,
+        description="HTTP API: the background prune keeps the N newest questions of each "
+        "session whatever their age, those asked outside a session counting as one session "
+        "(as `kgrag traces prune --keep-last`)",
     )
     trace_retention_interval_s: float = Field(
-        3600.0, gt=0, description="HTTP API: seconds between two background prunes"
+        3600.0,
+        ge=MIN_RETENTION_INTERVAL_S,
+        le=MAX_RETENTION_INTERVAL_S,
+        allow_inf_nan=False,
+        description="HTTP API: seconds between two background prunes (0.1 to a year)",
     )
     ingest_roots: tuple[Path, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"

@@ -2,11 +2,12 @@
 
 Every answer leaves a trace (``Query``, ``Plan``, ``Step``, ``Answer`` and the ``Session`` it was
 asked in, with their relationships), about 28 KB of store a question. :func:`prune_traces` removes
-those of questions asked before a time, keeping the newest ones if asked; :func:`forget_user`
-removes every question one user asked (an erasure request). Both delete in batches of queries (each
-batch one atomic statement), so a large prune never holds one huge transaction, and both leave the
-evidence alone: documents, chunks, segments, images, tables and entities are never touched.
-When they removed anything, the store is compacted afterwards (:func:`compact`).
+those of questions asked before a time, except the flagged ones (:func:`flag_query`: their audit
+is kept) and, if asked, the newest ones of each session; :func:`forget_user` removes every
+question one user asked (an erasure request), flagged or not. Both delete in batches of queries
+(each batch one atomic statement), so a large prune never holds one huge transaction, and both
+leave the evidence alone: documents, chunks, segments, images, tables and entities are never
+touched. When they removed anything, the store is compacted afterwards (:func:`compact`).
 A session is removed once it has no question left.
 """
 
@@ -21,6 +22,8 @@ from pydantic import BaseModel, ConfigDict
 
 from kgrag import metrics
 from kgrag.auth.principal import check_name
+from kgrag.config import MAX_AGE_DAYS, MAX_KEEP_LAST
+from kgrag.errors import NotFoundError
 from kgrag.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -32,10 +35,8 @@ DEFAULT_BATCH = 50
 #: After each delete statement a prune waits this many times as long as the statement took, so
 #: that it holds the store at most half the time while questions are asked.
 PAUSE_FACTOR = 1.0
-#: The oldest cut-off a prune takes, in days (100 years; much further back is not a date).
-MAX_AGE_DAYS = 36_500
-#: The most questions a prune keeps (the stores take it as a 64-bit parameter).
-MAX_KEEP_LAST = 1_000_000_000
+#: The longest reason a flag records, in characters.
+MAX_FLAG_REASON = 2000
 
 
 def check_age_days(days: float) -> float:
@@ -69,6 +70,20 @@ class PruneReport(BaseModel):
     """Prune: questions asked before this time (ISO 8601, UTC) were removed."""
 
 
+class FlagReport(BaseModel):
+    """The flag of one answer: while it is set, no prune removes the question's trace and audit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    query_id: str
+    flagged: bool
+    flagged_at: str | None = None
+    """When it was flagged (ISO 8601, UTC)."""
+    flagged_by: str | None = None
+    """Who flagged it: the credential id (``key:...``, ``jwt:...``, ``local``) or ``operator``."""
+    reason: str | None = None
+
+
 def prune_traces(
     store: GraphStore,
     *,
@@ -78,18 +93,25 @@ def prune_traces(
     now: datetime | None = None,
 ) -> PruneReport:
     """Remove the traces of the questions asked more than ``older_than_days`` days ago, except
-    the ``keep_last`` newest questions of the store. ``older_than_days=0`` removes every trace
-    (but the ``keep_last`` newest)."""
+    flagged ones (:func:`flag_query`) and the ``keep_last`` newest questions of each session
+    (the questions asked outside any session count as one more session).
+    ``older_than_days=0`` removes every trace but those."""
     check_age_days(older_than_days)
     check_keep_last(keep_last)
     moment = (now or datetime.now(UTC)) - timedelta(days=older_than_days)
     before = moment.isoformat()
+    kept_from = None
     if keep_last:
-        rows = store.read("traces_nth_newest", {"skip": keep_last - 1})
-        if not rows:  # fewer questions than keep_last: nothing to remove
-            return PruneReport(queries=0, nodes=0, sessions=0, before=before)
-        before = min(before, str(rows[0]["created_at"]))
-    report = _remove(store, "traces_select_before", {"before": before}, batch)
+        rows = store.read("traces_nth_newest_sessionless", {"skip": keep_last - 1})
+        # fewer questions outside a session than keep_last: every one is kept
+        kept_from = str(rows[0]["created_at"]) if rows else ""
+    params = {"before": before, "keep_last": keep_last}
+    report = _remove(
+        store,
+        ("traces_select_old_sessionless", "traces_select_old_in_sessions"),
+        params | {"kept_from": kept_from},
+        batch,
+    )
     log.info(
         "pruned the traces of %d questions asked before %s (%d nodes, %d sessions)",
         report.queries,
@@ -115,7 +137,7 @@ def forget_user(store: GraphStore, user: str, *, batch: int = DEFAULT_BATCH) -> 
     left empty (the user's conversation memory). Other users' questions stay, even in a session
     they shared."""
     check_name("user", user)
-    report = _remove(store, "traces_select_user", {"user": user}, batch)
+    report = _remove(store, ("traces_select_user",), {"user": user}, batch)
     log.info(
         "erased %d questions of a user (%d nodes, %d sessions)",
         report.queries,
@@ -125,24 +147,61 @@ def forget_user(store: GraphStore, user: str, *, batch: int = DEFAULT_BATCH) -> 
     return report
 
 
+def flag_query(
+    store: GraphStore, query_id: str, *, by: str, reason: str | None = None
+) -> FlagReport:
+    """Flag the answer of query ``query_id`` (a reviewer doubts it, a complaint names it): its
+    trace and audit are kept by every prune until :func:`unflag_query`; an erasure of its user
+    still removes it. Flagging again replaces who, when and why. NotFoundError for an unknown
+    query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters."""
+    if reason is not None and len(reason) > MAX_FLAG_REASON:
+        raise ValueError(
+            f"a flag's reason is at most {MAX_FLAG_REASON:,} characters, not {len(reason):,}"
+        )
+    at = datetime.now(UTC).isoformat()
+    return _set_flag(store, query_id, {"flagged_at": at, "flagged_by": by, "reason": reason})
+
+
+def unflag_query(store: GraphStore, query_id: str) -> FlagReport:
+    """Clear the flag of query ``query_id`` (prunes remove it again once old enough)."""
+    return _set_flag(store, query_id, {"flagged_at": None, "flagged_by": None, "reason": None})
+
+
+def _set_flag(store: GraphStore, query_id: str, values: dict[str, str | None]) -> FlagReport:
+    rows = store.write("query_set_flag", {"id": query_id, **values})
+    if not rows:
+        raise NotFoundError(f"no query {query_id!r}")
+    row = rows[0]
+    return FlagReport(
+        query_id=query_id,
+        flagged=row["flagged_at"] is not None,
+        flagged_at=row["flagged_at"],
+        flagged_by=row["flagged_by"],
+        reason=row["reason"],
+    )
+
+
 def _remove(
     store: GraphStore,
-    select: str,
+    selects: tuple[str, ...],
     params: dict[str, object],
     batch: int,
 ) -> PruneReport:
+    """Delete, batch by batch, the traces of the queries each statement of ``selects`` picks
+    (until it picks none), then the sessions left empty."""
     if batch < 1:
         raise ValueError(f"batch must be at least 1, not {batch}")
     queries = nodes = 0
-    while True:
-        ids = [str(r["id"]) for r in store.read(select, {**params, "batch": batch})]
-        if not ids:
-            break
-        started = time.perf_counter()
-        removed = store.write("traces_delete", {"ids": ids})
-        queries += len(ids)
-        nodes += int(removed[0]["deleted"]) if removed else 0
-        time.sleep((time.perf_counter() - started) * PAUSE_FACTOR)
+    for select in selects:
+        while True:
+            ids = [str(r["id"]) for r in store.read(select, {**params, "batch": batch})]
+            if not ids:
+                break
+            started = time.perf_counter()
+            removed = store.write("traces_delete", {"ids": ids})
+            queries += len(ids)
+            nodes += int(removed[0]["deleted"]) if removed else 0
+            time.sleep((time.perf_counter() - started) * PAUSE_FACTOR)
     sessions = 0
     while True:
         rows = store.write("traces_delete_empty_sessions", {"batch": batch})

@@ -23,6 +23,7 @@ from typing import Any
 
 from kgrag import metrics
 from kgrag.agent import aio
+from kgrag.agent._request import QuestionRequest
 from kgrag.agent.answer import Answer
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION, check_attachments
 from kgrag.agent.entities import GraphEntityLookup
@@ -30,7 +31,6 @@ from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
 from kgrag.agent.providers import Provider, agent_parts
-from kgrag.agent.request import QuestionRequest
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
 from kgrag.cancel import check as check_cancel

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from kgrag.agent.text import markers_in, strip_citations
+from kgrag.agent._text import markers_in, strip_citations
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kgrag.agent._text import strip_citations
 from kgrag.agent.answer import Citation
 from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.synthesis import image_markdown, renumber, sources_block
-from kgrag.agent.text import strip_citations
 from kgrag.core import AccessContext, Hit
 from kgrag.graph.store import GraphStore
 from kgrag.llm.prompts import render_prompt

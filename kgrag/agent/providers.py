@@ -62,6 +62,7 @@ def agent_parts(s: Settings) -> AgentParts:
             max_media_seconds=s.max_media_seconds,
             chunk_overlap_tokens=s.chunk_overlap_tokens,
             workers=s.workers,
+            writers=s.writers,
             image_dir=s.data_dir / "images",
             depicts_threshold=s.depicts_threshold,
             batch_chunks=s.batch_size,

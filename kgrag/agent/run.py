@@ -1,6 +1,6 @@
 """One question, end to end: conversation memory, the retrieval loop, synthesis
 (:mod:`~kgrag.agent.answering`) and the typed events of each stage, which the trace
-(:class:`~kgrag.agent.trace_recorder.TraceRecorder`) and the caller subscribe to.
+(:class:`~kgrag.agent._trace_recorder.TraceRecorder`) and the caller subscribe to.
 :class:`QuestionRun` is what ``KnowledgeAgent.ask`` and ``KnowledgeAgent.stream`` drive."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kgrag.agent._trace_recorder import QueryFacts, TraceRecorder
 from kgrag.agent.anchors import anchored
 from kgrag.agent.answer import Answer, Citation, Decision
 from kgrag.agent.answering import Composer, Synthesis
@@ -22,7 +23,6 @@ from kgrag.agent.limits import QueryLimits
 from kgrag.agent.loop import LoopResult, RetrievalLoop
 from kgrag.agent.memory import Resolution, SessionMemory, citation_hit, reformat_answer
 from kgrag.agent.planning import AgentPlanner, Demotion
-from kgrag.agent.trace_recorder import QueryFacts, TraceRecorder
 from kgrag.core import AccessContext, Hit
 from kgrag.executor.attachments import Attachment, AttachmentInputs
 from kgrag.executor.base import ExecutionEnv, StepOutcome

@@ -13,10 +13,19 @@ lacks the names the question asks about. Features (each a share in [0, 1], over 
   passage (``evidence_names`` when it has none);
 - ``title_names``: the question's names found in the evidence's titles: a passage *about* the
   named thing, not one that mentions it in passing;
+- ``subject_phrases``: the question's name phrases found in a passage's title or in the first
+  sentence of one of its paragraphs, where a text states what it is about (a heading, a topic
+  sentence, a table row);
+  each part of a joined phrase ("Salary 2023" and "Zebulon Quartermaine" of "Salary 2023 of
+  Zebulon Quartermaine") found whole there; the share of its names found there when it has no
+  phrase. A passage that names the thing only in passing (a near miss sharing the question's
+  names, what MuSiQue's distractors are) does not count;
 - ``names`` / ``terms`` / ``score``: coverage over the passages the answer cites (reported only).
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
-``evidence_terms``; ``evidence_terms >= NAMELESS_THRESHOLD`` for a question that names nothing).
+``evidence_terms``) and ``subject_phrases >= SUBJECT_THRESHOLD``; ``evidence_terms >=
+NAMELESS_THRESHOLD`` for a question that names nothing. Both thresholds were chosen on folds of
+the MuSiQue dev questions and reported on the held-out fold (bench/abstention.py).
 A logistic model over all four features (:data:`SUPPORT_MODEL`, its ``probability`` reported
 beside the decision, not deciding) is fitted by ``bench/abstention.py`` on the MuSiQue dev
 questions, each asked as it is (answerable) and with its supporting passages hidden
@@ -45,6 +54,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kgrag.core import Hit
 from kgrag.text import key_terms, stem, terms
+from kgrag.text.sentences import sentence_texts
 
 #: The evidence features the logistic model reads, in order (see :class:`Support`).
 MODEL_FEATURES = ("evidence_names", "evidence_terms", "evidence_phrases", "title_names")
@@ -55,9 +65,13 @@ SUPPORT_MODEL = (1.1719, 0.8661, 2.1145, 2.4996, -4.7847)
 #: The model's threshold: the highest with at most 5% false abstention on the questions it was
 #: fitted on (bench/abstention.py). Reported only (see the module doc).
 SUPPORT_PROBABILITY = 0.2937
-#: Below this ``evidence_score`` the agent abstains: chosen on folds of the MuSiQue dev questions
-#: on 2026-11-24 (BENCHMARKS.md, "Answers and abstention"), before name anchors; not refitted.
-SUPPORT_THRESHOLD = 0.75
+#: Below this ``evidence_score`` the agent abstains. Chosen with :data:`SUBJECT_THRESHOLD` by
+#: bench/abstention.py (the pair with the most abstention on unanswerable questions and at most 5%
+#: false abstention, on all the MuSiQue dev questions; the same choice made on four folds is
+#: reported on the fifth in BENCHMARKS.md, "Answers and abstention").
+SUPPORT_THRESHOLD = 0.7
+#: Below this ``subject_phrases`` the agent abstains (chosen with :data:`SUPPORT_THRESHOLD`).
+SUBJECT_THRESHOLD = 0.35
 #: A question that names nothing ("which part did the meeting agree to replace?", or one heard
 #: from a recording) describes its subject in generic words an answering passage need not use:
 #: it is supported when the evidence holds at least half of its content terms. Not calibrated
@@ -78,7 +92,10 @@ _PHRASE = re.compile(
     r"\b[A-Z0-9][\w'.-]*(?:,?\s+(?:(?:of|the|de|la|le|von|van|der|du|del|and|&)\s+)*[A-Z0-9][\w'.-]*)*"
 )
 _WORD = re.compile(r"\w+")
+#: The words :data:`_PHRASE` joins a name's parts with ("Journal of Psychotherapy Integration").
+_JOINING = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "del", "and"})
 _POSSESSIVE = re.compile(r"'s\b")
+_PARAGRAPH = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
 class Support(BaseModel):
@@ -96,6 +113,8 @@ class Support(BaseModel):
     evidence_score: float = 0.0
     evidence_phrases: float = 0.0
     title_names: float = 0.0
+    subject_phrases: float = 0.0
+    """The question's name phrases found whole in a passage's title or first sentence."""
     probability: float = 0.0
     """The logistic model's probability that the evidence answers the question."""
     supported: bool
@@ -177,6 +196,52 @@ def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:
     return len(wanted & titles) / len(wanted) if wanted else 0.0
 
 
+def _leads(hit: Hit) -> list[str]:
+    """``hit``'s title and the first sentence of each of its paragraphs: where a text says what
+    it is about (a heading, a topic sentence, a table row)."""
+    leads = [hit.title or ""]
+    for paragraph in _PARAGRAPH.split(hit.text or ""):
+        sentences = sentence_texts(paragraph, min_chars=1)
+        if sentences:
+            leads.append(sentences[0])
+    return leads
+
+
+def name_parts(question: str) -> list[tuple[tuple[str, ...], ...]]:
+    """Each name phrase of ``question`` (:func:`name_phrases`) as its parts: the runs of words
+    between its joining words ("Salary 2023 of Zebulon Quartermaine" -> "Salary 2023",
+    "Zebulon Quartermaine"), stemmed; a table row or a heading may hold them apart."""
+    out: list[tuple[tuple[str, ...], ...]] = []
+    for match in _PHRASE.finditer(fold(question)):
+        parts: list[tuple[str, ...]] = []
+        current: list[str] = []
+        for word in [*_raw_words(match.group(0)), "of"]:
+            if word.lower() in _JOINING:
+                if current:
+                    parts.append(tuple(stem(w) for w in current))
+                current = []
+            elif current or _content(word):
+                current.append(word)
+        if parts:
+            out.append(tuple(parts))
+    return list(dict.fromkeys(out))
+
+
+def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
+    """The share of ``question``'s name phrases whose parts (:func:`name_parts`) some hit holds
+    whole in its title or in a paragraph's first sentence (of its names, when it has no phrase)."""
+    leads = [_leads(h) for h in hits]
+    phrases = name_parts(question)
+    if phrases:
+        held = [[w for lead in hit for w in (*words(lead), "\0")] for hit in leads]
+        return sum(
+            any(all(_holds(w, part) for part in parts) for w in held) for parts in phrases
+        ) / len(phrases)
+    names = question_names(question)
+    found = {t for hit in leads for lead in hit for t in terms(fold(lead))}
+    return len(names & found) / len(names) if names else 0.0
+
+
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
     """The logistic model's probability of "answerable" for ``features`` (in
     :data:`MODEL_FEATURES` order); ``model`` is the weights then the intercept."""
@@ -214,6 +279,11 @@ def assess(
         "title_names": _title_names(question, shown, named),
     }
     p = probability([features[f] for f in MODEL_FEATURES])
+    subject = subject_phrases(question, shown) if named else ev_terms
+    if named:
+        supported = (ev_names + ev_terms) / 2 >= threshold and subject >= SUBJECT_THRESHOLD
+    else:
+        supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(
         names=round(names, 4),
         terms=round(term_cov, 4),
@@ -223,11 +293,10 @@ def assess(
         evidence_score=round((ev_names + ev_terms) / 2, 4),
         evidence_phrases=round(ev_phrases, 4),
         title_names=round(features["title_names"], 4),
+        subject_phrases=round(subject, 4),
         probability=round(p, 4),
         named=named,
-        supported=bool(cited)
-        and bool(evidence)
-        and ((ev_names + ev_terms) / 2 >= threshold if named else ev_terms >= NAMELESS_THRESHOLD),
+        supported=bool(cited) and bool(evidence) and supported,
     )
 
 

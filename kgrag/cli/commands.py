@@ -8,6 +8,7 @@ commands in the order they are registered here, then the groups."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -22,7 +23,7 @@ from kgrag.cli.db import db_app, delete
 from kgrag.cli.demo import demo
 from kgrag.cli.evaluate import eval_app
 from kgrag.cli.ingest import ingest
-from kgrag.cli.retention import forget, traces_app
+from kgrag.cli.retention import flag, forget, traces_app
 from kgrag.cli.serve import mcp, serve
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, KgragError
@@ -37,7 +38,7 @@ app = typer.Typer(
     help="kgrag: a graph-database-backed multimodal knowledge agent.",
     epilog=EXIT_CODES_EPILOG,
 )
-for command in (ingest, ask, trace, audit, serve, mcp, delete, demo, forget):
+for command in (ingest, ask, trace, audit, flag, serve, mcp, delete, demo, forget):
     app.command()(command)
 app.add_typer(db_app, name="db")
 app.add_typer(eval_app, name="eval")
@@ -154,12 +155,24 @@ def main() -> None:
 def _settings_problem(e: Exception) -> str | None:
     """A bad ``KGRAG_*`` value as one line naming the variable, or ``None`` for other errors."""
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
 
+    if isinstance(e, SettingsError):  # a JSON setting (a list, a table) that does not parse
+        field = re.search(r'field "(\w+)"', str(e))
+        if field is None:
+            return None
+        cause = f": {e.__cause__}" if e.__cause__ is not None else ""
+        return (
+            f"invalid configuration: KGRAG_{field.group(1).upper()} is not valid JSON{cause} "
+            "(unset it, or give a JSON list)"
+        )
     if not isinstance(e, ValidationError) or e.title != Settings.__name__:
         return None
-    problems = [
-        f"KGRAG_{'_'.join(str(part) for part in err['loc']).upper()}={err.get('input')!r}: "
-        f"{err['msg']}"
-        for err in e.errors()
-    ]
+    problems = []
+    for problem in e.errors():
+        variable, *inside = (str(part) for part in problem["loc"])
+        where = f" (at {'.'.join(inside)})" if inside else ""  # inside a JSON value
+        problems.append(
+            f"KGRAG_{variable.upper()}{where}={problem.get('input')!r}: {problem['msg']}"
+        )
     return "invalid configuration: " + "; ".join(problems)

@@ -104,6 +104,16 @@ def ingest(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="parser threads")] = 1,
+    writers: Annotated[
+        int | None,
+        typer.Option(
+            "--writers",
+            min=1,
+            max=64,
+            help="batches written at once into Neo4j (default KGRAG_WRITERS, 1); the embedded "
+            "engine takes one writer",
+        ),
+    ] = None,
     shard: Annotated[
         str | None,
         typer.Option(
@@ -150,6 +160,15 @@ def ingest(
             help="join this Ray cluster (ray://HOST:10001, HOST:6379 or auto); implies --ray",
         ),
     ] = None,
+    bulk_import: Annotated[
+        bool,
+        typer.Option(
+            "--bulk-import",
+            help="first load of an EMPTY Neo4j database with neo4j-admin database import "
+            "(stops and restarts the server: scripts/neo4j.sh, or the script "
+            "KGRAG_NEO4J_SCRIPT names); text documents only",
+        ),
+    ] = False,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # read through _state (set by its callback)
@@ -164,6 +183,7 @@ def ingest(
         agent.ingest_options = agent.ingest_options.model_copy(
             update={
                 "workers": workers,
+                "writers": writers or agent.ingest_options.writers,
                 "shard": Shard.parse(shard) if shard else None,
                 "include": tuple(include or ()),
                 "exclude": tuple(exclude or ()),
@@ -178,13 +198,31 @@ def ingest(
                     tasks[e.stage] = bars.add_task(e.stage, total=e.total)
                 bars.update(tasks[e.stage], completed=e.done, total=e.total)
 
-            report = agent.ingest(
-                paths,
-                acl or (),
-                progress=on_progress,
-                actor=cli_actor(),
-                ray=ray_address or ray,
-            )
+            if bulk_import:
+                from kgrag.ingest.bulk_job import bulk_ingest
+
+                report, loaded = bulk_ingest(
+                    agent,
+                    paths,
+                    acl or (),
+                    ray=ray_address or ray,
+                    progress=on_progress,
+                    actor=cli_actor(),
+                )
+                if loaded is not None and not (as_json or state["quiet"]):
+                    err.print(
+                        f"bulk import: {loaded.documents} documents, {loaded.chunks} chunks "
+                        f"in {loaded.total_seconds:.1f} s (neo4j-admin and restart "
+                        f"{loaded.import_seconds + loaded.restart_seconds:.1f} s)"
+                    )
+            else:
+                report = agent.ingest(
+                    paths,
+                    acl or (),
+                    progress=on_progress,
+                    actor=cli_actor(),
+                    ray=ray_address or ray,
+                )
     if as_json:
         emit(
             report.model_dump(

@@ -1,4 +1,4 @@
-"""Retention of what was asked: ``kgrag traces prune`` and ``kgrag forget``."""
+"""Retention of what was asked: ``kgrag traces prune``, ``kgrag flag`` and ``kgrag forget``."""
 
 from __future__ import annotations
 
@@ -54,14 +54,18 @@ def traces_prune(
     keep_last: Annotated[
         int,
         typer.Option(
-            "--keep-last", callback=_check_keep_last, help="keep the N newest questions in any case"
+            "--keep-last",
+            callback=_check_keep_last,
+            help="keep the N newest questions of each session in any case (those asked "
+            "outside a session count as one session)",
         ),
     ] = 0,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Remove old traces: each question's Query, Plan, Step and Answer nodes with their
-    relationships, and sessions left empty. Documents, chunks, images and entities stay."""
+    relationships, and sessions left empty. Flagged answers (kgrag flag) stay, and so do
+    documents, chunks, images and entities."""
     from kgrag.retention import prune_traces
 
     with open_store(store) as st:
@@ -74,6 +78,45 @@ def traces_prune(
             f"({report.nodes} trace nodes, {report.sessions} sessions)",
             markup=False,
         )
+
+
+#: Who a flag set from the command line names: the operator, who holds the store itself.
+OPERATOR_ID = "operator"
+
+
+def flag(
+    query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="why the answer is flagged")
+    ] = None,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="clear the flag (prunes remove it again)")
+    ] = False,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Flag an answer: trace retention (kgrag traces prune, the server's background prune)
+    keeps its trace and audit until the flag is cleared. kgrag forget still erases it."""
+    from kgrag.retention import MAX_FLAG_REASON, flag_query, unflag_query
+
+    if clear and reason is not None:
+        raise typer.BadParameter(
+            "--reason goes with a flag, not with --clear", param_hint="'--reason'"
+        )
+    if reason is not None and len(reason) > MAX_FLAG_REASON:
+        raise typer.BadParameter(
+            f"at most {MAX_FLAG_REASON:,} characters, not {len(reason):,}", param_hint="'--reason'"
+        )
+    with open_store(store) as st:
+        if clear:
+            report = unflag_query(st, query_id)
+        else:
+            report = flag_query(st, query_id, by=OPERATOR_ID, reason=reason)
+    if as_json:
+        emit(report.model_dump())
+    elif not state["quiet"]:
+        what = "flagged" if report.flagged else "cleared the flag of"
+        err.print(f"{what} {report.query_id}", markup=False)
 
 
 def forget(

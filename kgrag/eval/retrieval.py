@@ -227,6 +227,22 @@ def evaluate_retrieval(
 ) -> RetrievalReport:
     """Ingest (or reuse) the corpus in ``agent``'s store and score both retrievers."""
     report = ingest_corpus(agent, dataset, progress)
+    return score_retrieval(
+        dataset, agent, report, on_question=on_question, dense_k=dense_k
+    ).model_copy(update={"ingestion_fingerprint": fingerprint})
+
+
+def score_retrieval(
+    dataset: Dataset,
+    agent: _Agent,
+    ingest: IngestReport,
+    *,
+    on_question: Callable[[int, int], None] | None = None,
+    dense_k: int = 10,
+) -> RetrievalReport:
+    """Score both retrievers on ``dataset``'s questions against what ``agent``'s store holds
+    now (no ingestion here; ``ingest`` is the report of the one that filled it). The growth
+    benchmark calls this after each increment of the corpus."""
     results: list[QuestionResult] = []
     dense_ms: list[float] = []
     for n, q in enumerate(dataset.questions, start=1):
@@ -235,9 +251,7 @@ def evaluate_retrieval(
         dense_ms.append(ms)
         if on_question is not None:
             on_question(n, len(dataset.questions))
-    return _report(dataset, agent, report, results, dense_ms).model_copy(
-        update={"ingestion_fingerprint": fingerprint}
-    )
+    return _report(dataset, agent, ingest, results, dense_ms)
 
 
 def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[QuestionResult, float]:

@@ -14,7 +14,8 @@ import numpy as np
 from kgrag.cancel import CancelToken, check
 from kgrag.core import Hit
 from kgrag.errors import ExecutionError, QueryRefusedError
-from kgrag.executor.attachment_handlers import ATTACHMENT_HANDLERS
+from kgrag.executor._attachment_handlers import ATTACHMENT_HANDLERS
+from kgrag.executor._session_handlers import SESSION_HANDLERS
 from kgrag.executor.base import (
     ExecutionEnv,
     Handler,
@@ -28,7 +29,6 @@ from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
 from kgrag.executor.nearest import read_nearest
-from kgrag.executor.session_handlers import SESSION_HANDLERS
 from kgrag.graph import cypher
 from kgrag.planner.models import (
     AggregateStep,

@@ -377,7 +377,7 @@ def ensure_empty(store: GraphStore) -> None:
         raise BulkImportError(
             f"the target Neo4j database holds {rows[0]['n']} nodes: neo4j-admin database "
             "import would overwrite them. Bulk import is for a first load into an empty "
-            "database; use `kgrag ingest` without --bulk-neo4j to add to this one"
+            "database; use `kgrag ingest` without --bulk-import to add to this one"
         )
 
 

@@ -87,6 +87,7 @@ def overlays_for(version: tuple[int, int]) -> tuple[str, ...]:
 class Neo4jStore(GraphStore):
     dialect = "neo4j"
     reconnects = True  # the driver's pool replaces dead connections (and routing) by itself
+    concurrent_writes = True
 
     def __init__(
         self,

@@ -61,6 +61,10 @@ class GraphStore(ABC):
     #: Whether the client reconnects by itself once the server answers again (Neo4j's Bolt
     #: driver): a store that stopped answering is then waited for, not closed and reopened.
     reconnects: ClassVar[bool] = False
+    #: Whether several writers may run write transactions at once (Neo4j: row locks, and
+    #: deadlocks retried), so an ingestion job may write batches side by side; the embedded
+    #: engine takes one writer.
+    concurrent_writes: ClassVar[bool] = False
 
     def __init__(self, uri: str, overlays: tuple[str, ...]) -> None:
         self.uri = uri

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,6 +61,63 @@ class BuildOutput(NamedTuple):
     embed_text (documents)."""
 
 
+@dataclass
+class Work:
+    """One batch of documents on its way through the model stages of :class:`Builder` (pickled
+    between the Ray pools): what each stage made so far, and the documents that failed."""
+
+    docs: list[ParsedDocument]
+    ids: list[str]
+    out: BuildOutput
+    pieces: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Document id -> its chunk (or segment) fields, without embeddings."""
+    languages: dict[str, str | None] = field(default_factory=dict)
+    chunks: dict[str, tuple[ChunkRecord, ...]] = field(default_factory=dict)
+    images: dict[str, tuple[ImageRecord, ...]] = field(default_factory=dict)
+    failed: set[str] = field(default_factory=set)
+
+    def items(self) -> Iterator[tuple[ParsedDocument, str]]:
+        """(document, id) of the documents not failed, in batch order."""
+        return ((d, i) for d, i in zip(self.docs, self.ids, strict=True) if i not in self.failed)
+
+    def pending(self, kind: str) -> list[tuple[ParsedDocument, str]]:
+        """The documents a first stage has still to read: ``audio`` recordings, or ``text``
+        (every other modality)."""
+        return [
+            (d, i)
+            for d, i in self.items()
+            if (d.source.modality == "audio") == (kind == "audio") and i not in self.pieces
+        ]
+
+    @property
+    def has_audio(self) -> bool:
+        return any(d.source.modality == "audio" for d in self.docs)
+
+    @property
+    def has_images(self) -> bool:
+        return any(d.images for d in self.docs)
+
+    def fail(self, doc: ParsedDocument, reason: str) -> None:
+        did = document_id(str(doc.source.path), doc.sha256)
+        self.failed.add(did)
+        self.out.failures.append(Failure(path=str(doc.source.path), reason=reason))
+
+    def output(self) -> BuildOutput:
+        """The batch's embedded documents, in batch order, and its failures."""
+        for doc, did in self.items():
+            if did in self.chunks:
+                chunks, images = self.chunks[did], self.images.get(did, ())
+                self.out.embedded.append(Embedded(doc, did, chunks, images, self.languages[did]))
+        return self.out
+
+
+def start_work(docs: Sequence[ParsedDocument]) -> Work:
+    """A batch at the start of the model stages."""
+    out = BuildOutput([], [], defaultdict(float), [], defaultdict(int))
+    ids = [document_id(str(d.source.path), d.sha256) for d in docs]
+    return Work(list(docs), ids, out)
+
+
 #: (stage, items done, path) after each model call; the serial job turns it into progress.
 AdvanceCallback = Callable[[str, int, str | None], None]
 
@@ -69,7 +127,7 @@ class Builder:
 
     def __init__(
         self,
-        text_embedder: TextEmbedder,
+        text_embedder: TextEmbedder | None,
         *,
         image_embedder: Callable[[], ImageEmbedder] | None = None,
         transcriber: Callable[[], Transcriber] | None = None,
@@ -77,7 +135,7 @@ class Builder:
         image_dir: Path = Path("./kgrag-data/images"),
         on_advance: AdvanceCallback | None = None,
     ) -> None:
-        self.text_embedder = text_embedder
+        self._text_embedder = text_embedder
         self._image_factory = image_embedder
         self._transcriber_factory = transcriber
         self._image: ImageEmbedder | None = None
@@ -85,6 +143,13 @@ class Builder:
         self.overlap_tokens = overlap_tokens
         self.image_dir = image_dir
         self.on_advance = on_advance or (lambda _s, _n, _p: None)
+
+    @property
+    def text_embedder(self) -> TextEmbedder:
+        """The text model (a Builder for Whisper or CLIP alone has none)."""
+        if self._text_embedder is None:
+            raise KgragError("chunks need a text embedder; none is configured")
+        return self._text_embedder
 
     @property
     def has_image_embedder(self) -> bool:
@@ -108,46 +173,60 @@ class Builder:
 
     def build(self, docs: Sequence[ParsedDocument]) -> BuildOutput:
         """Chunk (or transcribe) and embed a batch of documents. A document that fails is in
-        ``failures`` with its reason; the text model failing fails the batch's documents."""
-        out = BuildOutput([], [], defaultdict(float), [], defaultdict(int))
-        pieces: dict[str, list[dict[str, Any]]] = {}  # doc id -> chunk fields without embeddings
-        languages: dict[str, str | None] = {}
-        for doc in docs:
-            did = document_id(str(doc.source.path), doc.sha256)
+        ``failures`` with its reason; the text model failing fails the batch's documents.
+
+        The stages below run in this order here; the Ray job runs each on its own pool
+        (:mod:`kgrag.ingest.ray_job`) on the same :class:`Work`, so both give the same output."""
+        work = start_work(docs)
+        for stage in (self.transcribe, self.chunk, self.embed_text, self.embed_images):
+            stage(work)
+        return work.output()
+
+    def transcribe(self, work: Work) -> None:
+        """Stage 1 (Whisper): the segments of the batch's recordings."""
+        for doc, did in work.pending("audio"):
             try:
-                if doc.source.modality == "audio":
-                    pieces[did], languages[did] = self._segments(did, doc, out)
-                else:
-                    pieces[did], languages[did] = self._chunks(did, doc, out), None
+                work.pieces[did], work.languages[did] = self._segments(did, doc, work.out)
             except KgragError as e:
-                out.failures.append(Failure(path=str(doc.source.path), reason=reason_of(e)))
-        texts = [c["text"] for did in pieces for c in pieces[did]]
+                work.fail(doc, reason_of(e))
+
+    def chunk(self, work: Work) -> None:
+        """Stage 2 (the text model's tokenizer): the chunks of every other document."""
+        for doc, did in work.pending("text"):
+            try:
+                work.pieces[did], work.languages[did] = self._chunks(did, doc, work.out), None
+            except KgragError as e:
+                work.fail(doc, reason_of(e))
+
+    def embed_text(self, work: Work) -> None:
+        """Stage 3 (the text model): every chunk and segment of the batch in one call."""
+        ready = [(doc, did) for doc, did in work.items() if did in work.pieces]
+        texts = [c["text"] for _, did in ready for c in work.pieces[did]]
         t0 = time.perf_counter()
         try:
             vectors = self.text_embedder.embed(texts) if texts else []
         except KgragError as e:  # the model failed: this batch's documents fail, others go on
             reason = f"the text model failed on this document's batch: {reason_of(e)}"
-            out.failures.extend(
-                Failure(path=str(d.source.path), reason=reason)
-                for d in docs
-                if document_id(str(d.source.path), d.sha256) in pieces
-            )
-            return out
-        _model_time(out, "embed_text", t0)
-        self._advance(out, "embed_text", len(pieces))
+            for doc, _ in ready:
+                work.fail(doc, reason)
+            return
+        _model_time(work.out, "embed_text", t0)
+        self._advance(work.out, "embed_text", len(ready))
         it = iter(vectors)
-        for doc in docs:
-            did = document_id(str(doc.source.path), doc.sha256)
-            if did not in pieces:
+        for _, did in ready:
+            work.chunks[did] = tuple(
+                ChunkRecord(**c, embedding=tuple(next(it))) for c in work.pieces[did]
+            )
+
+    def embed_images(self, work: Work) -> None:
+        """Stage 4 (CLIP): the images of every embedded document."""
+        for doc, did in work.items():
+            if did not in work.chunks:
                 continue
-            chunks = tuple(ChunkRecord(**c, embedding=tuple(next(it))) for c in pieces[did])
             try:
-                images = self._images(did, doc, chunks, out)
+                work.images[did] = self._images(did, doc, work.chunks[did], work.out)
             except KgragError as e:
-                out.failures.append(Failure(path=str(doc.source.path), reason=reason_of(e)))
-                continue
-            out.embedded.append(Embedded(doc, did, chunks, images, languages[did]))
-        return out
+                work.fail(doc, reason_of(e))
 
     def _advance(self, out: BuildOutput, stage: str, n: int, path: str | None = None) -> None:
         out.counts[stage] += n

@@ -7,10 +7,13 @@ The job's driver lists the inputs as the serial job does, then:
    Ray tasks (``map_batches``; an archive's members with it), a file that fails is refused with
    its reason, the others go on;
 2. the driver decides what to skip (unchanged files by sha256, ACLs), exactly as the serial job;
-3. **build**: the serial job's own batches are a dataset; an actor pool of
-   :class:`~kgrag.ingest.build.Builder` (each actor loads MiniLM, and CLIP and Whisper when its
-   batches need them, once; one GPU per actor when the cluster has GPUs) chunks, transcribes and
-   embeds them;
+3. **build**: the serial job's own batches are a dataset of
+   :class:`~kgrag.ingest.build.Work` going through :class:`~kgrag.ingest.build.Builder`'s stages
+   in the serial order, one pool per model: Whisper actors (when the job has recordings), chunk
+   tasks, text-model actors, CLIP actors (when it has images); each actor loads its model once,
+   and asks for one GPU when the cluster has GPUs (:func:`pool_plan`). A batch goes to each
+   model whole (the text model embeds all its chunks in one call; Whisper takes its recordings
+   one by one, CLIP a document's images together), as in the serial job;
 4. the driver takes the batches back **in order** and, as the serial job, extracts entities,
    summarises and writes each through the one :class:`~kgrag.ingest.writer.GraphWriter`.
 
@@ -40,7 +43,7 @@ import numpy as np
 
 from kgrag.config import Settings
 from kgrag.errors import DependencyMissingError
-from kgrag.ingest.build import Builder, BuildOutput
+from kgrag.ingest.build import Builder, BuildOutput, Work, start_work
 from kgrag.ingest.models import ParsedDocument, ParsedInputs, SourceItem
 from kgrag.ingest.pipeline import IngestOptions, parse_item
 from kgrag.modalities import factory
@@ -121,21 +124,54 @@ def _parse(batch: dict[str, np.ndarray], options: IngestOptions) -> dict[str, np
     return {"i": batch["i"], "blob": _objects(out)}
 
 
-class _Build:
-    """Build actor: one :class:`Builder` (its models loaded once) for every batch it gets."""
+#: The model stages (kgrag.ingest.build.Builder's methods) that run on actor pools, by model.
+_POOL_STAGES = ("transcribe", "embed_text", "embed_images")
 
-    def __init__(self, models: Models, overlap_tokens: int, image_dir: Path) -> None:
+
+class _ModelStage:
+    """An actor of one model's pool: loads that model once (in ``__init__``), then runs its
+    :class:`Builder` stage on every batch it gets."""
+
+    def __init__(self, stage: str, models: Models, overlap_tokens: int, image_dir: Path) -> None:
         self.builder = Builder(
-            models.text(),
-            image_embedder=models.image,
-            transcriber=models.transcriber,
+            models.text() if stage == "embed_text" else None,
+            image_embedder=models.image if stage == "embed_images" else None,
+            transcriber=models.transcriber if stage == "transcribe" else None,
             overlap_tokens=overlap_tokens,
             image_dir=image_dir,
         )
+        if stage == "transcribe":
+            self.builder.transcriber()
+        elif stage == "embed_images":
+            self.builder.image_embedder()
+        self.run: Callable[[Work], None] = getattr(self.builder, stage)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        out = [pickle.dumps(self.builder.build(_loads(blob))) for blob in batch["blob"]]
-        return {"i": batch["i"], "blob": _objects(out)}
+        return _each(batch, self.run)
+
+
+#: This worker process's chunkers, by the pickled text-model factory: the chunker counts tokens
+#: with the text model's own tokenizer, so a chunk task loads it once per worker process.
+_CHUNKERS: dict[bytes, Builder] = {}
+
+
+def _chunk(batch: dict[str, np.ndarray], models: Models, overlap_tokens: int) -> dict[str, Any]:
+    """Chunk task: the chunks of the batch's documents other than recordings."""
+    key = pickle.dumps(models.text)
+    builder = _CHUNKERS.get(key)
+    if builder is None:
+        builder = _CHUNKERS[key] = Builder(models.text(), overlap_tokens=overlap_tokens)
+    return _each(batch, builder.chunk)
+
+
+def _each(batch: dict[str, np.ndarray], stage: Callable[[Work], None]) -> dict[str, np.ndarray]:
+    """Rows of pickled :class:`Work` through one stage."""
+    out = []
+    for blob in batch["blob"]:
+        work: Work = _loads(blob)
+        stage(work)
+        out.append(pickle.dumps(work))
+    return {"i": batch["i"], "blob": _objects(out)}
 
 
 def _loads(blob: bytes) -> Any:
@@ -189,28 +225,79 @@ class RayRunner:
             yield result
 
     def build(self, batches: Sequence[Sequence[ParsedDocument]]) -> Iterator[BuildOutput]:
+        """Each batch through Whisper (when the job has recordings), chunk tasks, the text
+        model and CLIP (when it has images), each model on its own actor pool."""
         if not batches:
             return
         ray = _ray()
-        ds = self._dataset([pickle.dumps(list(b)) for b in batches])
-        resources = ray.cluster_resources()
-        gpus = 1 if resources.get("GPU", 0) >= 1 else 0
-        most = self.actors or max(1, int(resources.get("GPU", 0) or resources.get("CPU", 1)))
-        most = min(most, len(batches))
-        log.info("Ray build: %d batches on up to %d actors (%d GPU each)", len(batches), most, gpus)
-        ds = ds.map_batches(
-            _Build,
-            fn_constructor_kwargs={
-                "models": self.models,
-                "overlap_tokens": self.options.chunk_overlap_tokens,
-                "image_dir": self.options.image_dir.resolve(),
-            },
-            batch_size=1,  # one of the job's batches: its texts are embedded together
-            batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=most),
-            num_cpus=1,
-            num_gpus=gpus,  # Ray Data replaces a killed actor and retries its batch
-        )
+        works = [start_work(b) for b in batches]
+        ds = self._dataset([pickle.dumps(w) for w in works])
+        stages = [
+            stage
+            for stage, needed in zip(
+                _POOL_STAGES,
+                (any(w.has_audio for w in works), True, any(w.has_images for w in works)),
+                strict=True,
+            )
+            if needed
+        ]
+        plan = pool_plan(ray.cluster_resources(), stages, len(batches), self.actors)
+        log.info("Ray build: %d batches; %s", len(batches), plan)
+        constructor = {
+            "models": self.models,
+            "overlap_tokens": self.options.chunk_overlap_tokens,
+            "image_dir": self.options.image_dir.resolve(),
+        }
+        for stage in stages:
+            if stage == "embed_text":  # chunks first: tasks, as parsing
+                ds = ds.map_batches(
+                    _chunk,
+                    fn_kwargs={
+                        "models": self.models,
+                        "overlap_tokens": self.options.chunk_overlap_tokens,
+                    },
+                    batch_size=1,
+                    batch_format="numpy",
+                    num_cpus=plan.cpus,
+                )
+            ds = ds.map_batches(
+                _ModelStage,
+                fn_constructor_kwargs={"stage": stage, **constructor},
+                batch_size=1,  # one of the job's batches: its texts are embedded together
+                batch_format="numpy",
+                compute=ray.data.ActorPoolStrategy(min_size=1, max_size=plan.actors[stage]),
+                num_cpus=plan.cpus,
+                num_gpus=plan.gpus,  # Ray Data replaces a killed actor and retries its batch
+            )
         for row in ds.iter_rows():
-            out: BuildOutput = _loads(row["blob"])
-            yield out
+            work: Work = _loads(row["blob"])
+            yield work.output()
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """How the build stages share the cluster: actors per model pool, and the CPUs and GPUs
+    each actor (and each chunk task) asks for."""
+
+    actors: dict[str, int]
+    cpus: float
+    gpus: float
+
+    def __str__(self) -> str:
+        pools = ", ".join(f"{stage} {n}" for stage, n in self.actors.items())
+        return f"up to {pools} actors ({self.cpus:g} CPU, {self.gpus:g} GPU each)"
+
+
+def pool_plan(
+    resources: dict[str, float], stages: Sequence[str], batches: int, actors: int | None = None
+) -> PoolPlan:
+    """Actors per model pool: ``actors`` when given, else one per GPU of the cluster (one per CPU
+    without GPUs), never more than there are batches. Every pool holds at least one actor at
+    once, so on a small machine each asks for a share of a CPU (its pools and the chunk tasks
+    must fit side by side, or Ray Data would wait for CPUs forever); with GPUs each model
+    actor asks for one GPU."""
+    cpus = float(resources.get("CPU", 1.0))
+    gpus = 1.0 if resources.get("GPU", 0) >= 1 else 0.0
+    most = actors or max(1, int(resources.get("GPU", 0) or cpus))
+    share = min(1.0, cpus / (len(stages) + 1))
+    return PoolPlan({s: max(1, min(most, batches)) for s in stages}, share, gpus)

@@ -9,7 +9,7 @@
 Each :class:`~langchain_core.documents.Document` is one piece of kgrag's evidence
 (:meth:`KnowledgeAgent.search <kgrag.agent.agent.KnowledgeAgent.search>`): a passage, a
 recording segment, an image or a document, read through the ACL of ``user`` and ``groups``, with
-its citation metadata (:func:`kgrag.integrations.evidence.hit_metadata`: document, source file,
+its citation metadata (:func:`kgrag.integrations._evidence.hit_metadata`: document, source file,
 page, start/end seconds, image, score, and the query id whose trace records the search).
 ``ainvoke`` runs on :meth:`~kgrag.agent.agent.KnowledgeAgent.asearch`."""
 
@@ -22,7 +22,7 @@ from pydantic import ConfigDict, Field
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.evidence import Evidence
 from kgrag.errors import DependencyMissingError
-from kgrag.integrations.evidence import hit_metadata, hit_text
+from kgrag.integrations._evidence import hit_metadata, hit_text
 
 try:
     from langchain_core.callbacks import (

@@ -10,7 +10,7 @@ only).
 Each :class:`~llama_index.core.schema.NodeWithScore` holds one piece of kgrag's evidence
 (:meth:`KnowledgeAgent.search <kgrag.agent.agent.KnowledgeAgent.search>`) as a ``TextNode``
 (an ``ImageNode`` with ``image_path`` for an image), read through the ACL of ``user`` and
-``groups``, with its citation metadata (:func:`kgrag.integrations.evidence.hit_metadata`).
+``groups``, with its citation metadata (:func:`kgrag.integrations._evidence.hit_metadata`).
 ``aretrieve`` runs on :meth:`~kgrag.agent.agent.KnowledgeAgent.asearch`. The metadata is kept
 out of the text an embedding model or LLM sees (``excluded_*_metadata_keys``) except the title
 and source."""
@@ -23,7 +23,7 @@ from typing import Any
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.evidence import Evidence
 from kgrag.errors import DependencyMissingError
-from kgrag.integrations.evidence import hit_metadata, hit_text
+from kgrag.integrations._evidence import hit_metadata, hit_text
 
 try:
     from llama_index.core.base.base_retriever import BaseRetriever

@@ -34,13 +34,18 @@ class Usage(BaseModel):
     cost_usd: float = Field(ge=0)
 
 
+#: The highest price a model may list, in USD per million tokens (the dearest list price is a
+#: few hundred; more is a typo, e.g. a price per token multiplied once too often).
+MAX_PRICE_PER_MILLION = 100_000.0
+
+
 class ModelPrice(BaseModel):
     """USD per one million input (prompt) and output (completion) tokens."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input_per_million: float = Field(ge=0)
-    output_per_million: float = Field(0.0, ge=0)
+    input_per_million: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
+    output_per_million: float = Field(0.0, ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
 
 
 class PriceTable(BaseModel):

@@ -25,8 +25,8 @@ from fastapi import FastAPI
 from kgrag import __version__
 from kgrag.auth.authenticator import Authenticator
 from kgrag.config import Settings
+from kgrag.server._handlers import install_error_handlers
 from kgrag.server.browser import BrowserGuardMiddleware, allowed_hosts
-from kgrag.server.handlers import install_error_handlers
 from kgrag.server.identity import AuthMiddleware
 from kgrag.server.observability import RequestLogMiddleware
 from kgrag.server.openapi import document

@@ -39,7 +39,8 @@ class RetentionTask:
         self._thread = threading.Thread(target=self._loop, name="kgrag-retention", daemon=True)
         self._thread.start()
         log.info(
-            "trace retention: every %.0f s, traces older than %g days go (the newest %d kept)",
+            "trace retention: every %.0f s, traces older than %g days go (flagged ones and the "
+            "newest %d of each session kept)",
             interval_s,
             older_than_days,
             keep_last,

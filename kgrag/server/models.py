@@ -110,6 +110,24 @@ class Liveness(_Body):
     version: str
 
 
+class FlagRequest(_Body):
+    """``POST /queries/{query_id}/flag``: why the answer is flagged (optional)."""
+
+    reason: Annotated[str, StringConstraints(pattern=TEXT_PATTERN, max_length=2000)] | None = Field(
+        None, description="why the answer is flagged (at most 2,000 characters)"
+    )
+
+
+class FlagView(_Body):
+    """The flag of an answer: while set, trace retention keeps its trace and audit."""
+
+    query_id: str
+    flagged: bool
+    flagged_at: str | None = Field(None, description="when it was flagged (ISO 8601, UTC)")
+    flagged_by: str | None = Field(None, description="the credential id that flagged it")
+    reason: str | None = None
+
+
 class ErasureReport(_Body):
     """``DELETE /users/{user}/questions``: what was erased."""
 

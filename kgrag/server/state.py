@@ -14,9 +14,9 @@ from kgrag.auth.principal import Principal, Role
 from kgrag.config import Settings
 from kgrag.errors import KgragError, StoreUnavailableError
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.server._jobs import IngestJobs
 from kgrag.server.background import RetentionTask
 from kgrag.server.drain import Drain
-from kgrag.server.jobs import IngestJobs
 from kgrag.server.recovery import StoreSupervisor
 from kgrag.server.security import confine_paths
 

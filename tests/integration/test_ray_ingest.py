@@ -11,6 +11,7 @@ types with counts, every node and relationship key, a digest of every property, 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -93,6 +94,39 @@ def test_ray_job_builds_the_graph_of_the_serial_job_on_the_demo_corpus(
     assert last["passages"] == (passages, passages)
     assert differences(serial_graph, ray_graph) == []
     assert serial_graph.digest == ray_graph.digest
+
+
+#: The MuSiQue passages of the shared data (one text file each); the slice test needs them.
+MUSIQUE = REPO.parent / "shared" / "data" / "musique_corpus.json"
+MUSIQUE_PASSAGES = 30
+
+
+def test_ray_job_with_two_writers_builds_the_serial_graph_of_a_musique_slice(
+    engine: Engine, ray_address: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """30 MuSiQue passages in batches of ~5: on Neo4j two writer threads of the Ray job write
+    batches side by side (shared entities, MERGE races, deadlocks retried); the embedded engine
+    keeps one writer. Either way the graph is the serial job's."""
+    folder = tmp_path / "musique"
+    folder.mkdir()
+    for n, passage in enumerate(json.loads(MUSIQUE.read_text("utf-8"))[:MUSIQUE_PASSAGES]):
+        text = f"{passage['title']}\n\n{passage['text']}\n"
+        (folder / f"p{n:03d}.txt").write_text(text, encoding="utf-8")
+    data = engine.folder / "data"
+    serial, serial_graph = ingest_dump(engine, data, [str(folder)], False, batch_size=5)
+    ray_engine = engine_for(engine.name, engine.folder / "ray")
+    ray_engine.reset()
+    with caplog.at_level(logging.INFO, logger="kgrag.ingest.writer"):
+        on_ray, ray_graph = ingest_dump(
+            ray_engine, data, [str(folder)], True, batch_size=5, writers=2
+        )
+
+    assert serial.failed == on_ray.failed == 0, on_ray.failures
+    assert serial.ingested == on_ray.ingested == MUSIQUE_PASSAGES
+    assert serial_graph.labels["Entity"] > 100 and serial_graph.types["RELATED"] > 100
+    writer_threads = {r.threadName for r in caplog.records if " complete (" in r.getMessage()}
+    assert len(writer_threads) == (2 if engine.is_neo4j else 1), writer_threads
+    assert differences(serial_graph, ray_graph) == []
 
 
 def write_reports(folder: Path) -> None:

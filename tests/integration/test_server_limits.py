@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,14 @@ class BlockingAgent:
             self.ingesting.release()
             assert self.go_ingest.wait(60)
         return IngestReport(ingested=len(paths))
+
+
+def _until(condition: Callable[[], bool], what: str, bound_s: float = 30) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``bound_s`` seconds."""
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not seen within {bound_s} s: {what}"
+        time.sleep(0.02)
 
 
 @contextmanager
@@ -210,17 +218,16 @@ def test_an_unavailable_store_gives_503_with_retry_after_until_it_answers_again(
         h = c.get("/healthz")
         assert h.status_code == 503 and h.json()["error"] == "store_unavailable"
         assert int(h.headers["retry-after"]) >= 1
+        # the recovery's first probe failed: it waits out its backoff (0.5 s, then 1 s, ...)
+        probed = agent.store.reads
+        _until(lambda: agent.store.reads > probed, "the recovery probing the store")
         reads = agent.store.reads
-        time.sleep(1.0)
         # while recovering, requests are answered 503 without touching the store; only the
-        # recovery probes it, with backoff (0.5 s, 1 s, ...), not once per request
+        # recovery probes it, with backoff, not once per request
         for _ in range(20):
             assert c.post("/ask", json={"question": "q"}).status_code == 503
         assert agent.store.reads - reads <= 4, agent.store.reads - reads
         agent.store.down = False
-        deadline = time.monotonic() + 30
-        while c.get("/healthz").status_code != 200:
-            assert time.monotonic() < deadline, "the store was not used again"
-            time.sleep(0.2)
+        _until(lambda: c.get("/healthz").status_code == 200, "the store used again")
         assert c.post("/ask", json={"question": "back"}).json()["answer"] == "echo back"
         assert c.get("/healthz").json()["store_reopens"] == 0

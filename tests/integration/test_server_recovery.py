@@ -40,6 +40,8 @@ from tests.support.neo4j_control import LocalNeo4j, local_neo4j
 pytestmark = pytest.mark.reliability
 
 QUESTION = "Who inspected the Feed Pump FP-2?"
+#: What the server logs when a failure starts a recovery of the store (kgrag.server.recovery).
+_RECOVERING = "recovering it"
 
 
 @dataclass
@@ -107,9 +109,25 @@ def _until(condition: Callable[[], bool], what: str, bound_s: float = 120) -> No
         time.sleep(0.05)
 
 
+def _passages_written(c: httpx.Client) -> float:
+    """The server's ``kgrag_ingest_passages_total``: passages its ingestion jobs wrote so far
+    (counted after each written batch)."""
+    page = c.get("/metrics")
+    assert page.status_code == 200, page.text
+    for line in page.text.splitlines():
+        if line.startswith("kgrag_ingest_passages_total "):
+            return float(line.split()[1])
+    return 0.0
+
+
 def _answered(statuses: Counter[int], lock: threading.Lock) -> int:
     with lock:
         return statuses[200]
+
+
+def _refused(statuses: Counter[int], lock: threading.Lock) -> int:
+    with lock:
+        return statuses[503]
 
 
 def stop_serve(srv: Serve) -> None:
@@ -234,10 +252,8 @@ def test_concurrent_requests_during_the_kill_get_503_or_200_never_500(serve: Ser
     try:
         _until(lambda: _answered(statuses, lock) >= 3, "three answers before the kill")
         _kill_store_server(serve)
-        deadline = time.monotonic() + 120
         with serve.client() as c:  # until the store answers again
-            while c.get("/healthz").status_code != 200 and time.monotonic() < deadline:
-                time.sleep(0.5)
+            _until(lambda: c.get("/healthz").status_code == 200, "the store answering again")
         recovered = _answered(statuses, lock)
         _until(lambda: _answered(statuses, lock) >= recovered + 3, "answers after the recovery")
     finally:
@@ -261,11 +277,9 @@ def test_ingestion_job_interrupted_by_the_kill_runs_again_without_duplicates(
         submitted = c.post("/ingest", json={"paths": ["many"]})
         assert submitted.status_code == 202, submitted.text
         job_id = submitted.json()["id"]
-        deadline = time.monotonic() + 120
-        while c.get(f"/jobs/{job_id}").json()["status"] != "running":
-            assert time.monotonic() < deadline, "the job did not start"
-            time.sleep(0.1)
-        time.sleep(0.5)  # inside the job: it parses, embeds and writes for several seconds
+        written = _passages_written(c)
+        # inside the job: it has written its first batch (of 12) and embeds the next ones
+        _until(lambda: _passages_written(c) > written, "the job's first written batch")
         running = c.get(f"/jobs/{job_id}").json()
         assert running["status"] == "running", "the job ended before the kill; make it longer"
         _kill_store_server(serve)
@@ -362,7 +376,8 @@ def test_neo4j_stopped_under_serve_gives_503_then_answers_after_its_restart(
             for _ in range(3):
                 _assert_retry_later(c.post("/ask", json={"question": QUESTION}))
                 _assert_retry_later(c.get(f"/queries/{qid}/trace"))
-                time.sleep(1.0)
+            # the questions in flight are refused too, while it stays down
+            _until(lambda: _refused(statuses, lock) >= 3, "questions in flight refused")
             # jobs are accepted meanwhile (they wait for the store), the API itself is up
             assert c.get("/openapi.json").status_code == 200
             _assert_retry_later(c.get("/healthz"))
@@ -412,15 +427,19 @@ def test_neo4j_ingestion_job_interrupted_by_the_stop_ends_with_every_document_on
         submitted = c.post("/ingest", json={"paths": ["many"]})
         assert submitted.status_code == 202, submitted.text
         job_id = submitted.json()["id"]
-        deadline = time.monotonic() + 120
-        while c.get(f"/jobs/{job_id}").json()["status"] != "running":
-            assert time.monotonic() < deadline, "the job did not start"
-            time.sleep(0.1)
-        time.sleep(1.0)  # inside the job: it parses, embeds and writes for several seconds
+        written = _passages_written(c)
+        # inside the job: it has written its first batch (of 12) and embeds the next ones
+        _until(lambda: _passages_written(c) > written, "the job's first written batch")
         running = c.get(f"/jobs/{job_id}").json()
         assert running["status"] == "running", "the job ended before the kill; make it longer"
+        recoveries = serve.log.read_text(errors="replace").count(_RECOVERING)
         neo4j.kill()
-        time.sleep(5.0)  # down for a while: the job's writes fail, it waits for the store
+        # down until the job's next write fails: nothing else touches the store here, so the
+        # recovery the server logs is the job's, which now waits for the store
+        _until(
+            lambda: serve.log.read_text(errors="replace").count(_RECOVERING) > recoveries,
+            "the job's write failing and the server recovering the store",
+        )
         assert c.get(f"/jobs/{job_id}").json()["status"] == "running"
         _assert_retry_later(c.get("/healthz"))
         neo4j.start()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,14 +23,24 @@ class FakeStore:
         self.uri = f"fake://{name}"
         self.down = down
         self.closed = False
+        self.reads = 0  # the supervisor's probes
 
     def read(self, name: str, params: Any = None) -> list[dict[str, Any]]:
+        self.reads += 1
         if self.down or self.closed:
             raise StoreUnavailableError(f"{self.uri} does not answer")
         return []
 
     def close(self) -> None:
         self.closed = True
+
+
+def _until(condition: Callable[[], bool], what: str, bound_s: float = 10) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``bound_s`` seconds."""
+    deadline = time.monotonic() + bound_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not seen within {bound_s} s: {what}"
+        time.sleep(0.01)
 
 
 class Holder:
@@ -92,7 +103,8 @@ def test_a_store_that_answers_again_is_kept() -> None:
     holder = Holder(store)
     sup = StoreSupervisor(holder, None, min_backoff_s=0.05)  # type: ignore[arg-type]
     assert sup.failed(None, StoreUnavailableError("lost"))
-    time.sleep(0.3)
+    # probed, failed and probed again after its backoff: still recovering while it is down
+    _until(lambda: store.reads >= 2, "two probes of the store while it is down")
     assert not sup.ready
     store.down = False  # the server came back; its client reconnects
     assert sup.wait_ready(5)
@@ -119,12 +131,9 @@ def test_stop_ends_a_recovery_that_cannot_succeed() -> None:
     reopen = Reopener(failures=10_000)
     sup = StoreSupervisor(holder, reopen, min_backoff_s=5.0)  # type: ignore[arg-type]
     sup.failed(None, StoreUnavailableError("lost"))
-    deadline = time.monotonic() + 5
-    while not reopen.calls:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    # the first attempt failed (its error recorded with the next attempt's time)
+    _until(lambda: "attempt 1" in (sup.last_error or ""), "the first reopen attempt failing")
     # waiting out its 5 s backoff; a client is told to come back then
-    time.sleep(0.1)
     with pytest.raises(ApiError) as e:
         sup.check()
     assert 4 <= int(e.value.headers["Retry-After"]) <= 5

@@ -44,11 +44,11 @@ def test_nothing_in_kgrag_runs_text_as_code() -> None:
 
 
 def test_admin_contexts_come_only_from_the_python_api_and_kgrag_eval() -> None:
-    """Outside ``ask(..., admin=...)`` (kgrag/agent/request.py passes the caller's flag on), the
+    """Outside ``ask(..., admin=...)`` (kgrag/agent/_request.py passes the caller's flag on), the
     operator's ``kgrag eval`` (kgrag/eval/retrieval.py) and ``OPERATOR`` (used by the operator's
     CLI and the demo only), every ``admin=`` is ``False``."""
     allowed = [
-        ("kgrag/agent/request.py", "self.admin"),
+        ("kgrag/agent/_request.py", "self.admin"),
         ("kgrag/core/access.py", "True"),  # OPERATOR: the operator's own tools, below
         ("kgrag/eval/answers.py", "True"),  # kgrag eval answers: asks as the operator
         ("kgrag/eval/retrieval.py", "True"),

@@ -3,7 +3,7 @@ pure parts: names of a question, coverage, the LLM's NOT_FOUND reply."""
 
 from __future__ import annotations
 
-from kgrag.agent.support import assess, is_not_found, question_names
+from kgrag.agent.support import assess, is_not_found, name_parts, question_names
 from kgrag.core import Hit
 from kgrag.eval.answers import contains_answer, normalise
 
@@ -70,3 +70,27 @@ def test_a_heard_question_is_judged_by_its_terms_not_its_misheard_names() -> Non
     assert assess(question, evidence, evidence, heard=True).supported
     nearby = [_hit("The plant canteen serves lentil soup on Fridays.")]
     assert not assess(question, nearby, nearby, heard=True).supported
+
+
+def test_a_name_mentioned_only_in_passing_is_no_subject() -> None:
+    question = "Who is the spouse of Big Eye's main director?"
+    about = _hit("Big Eye is a 2015 comedy film directed by Johnnie To. It stars Sammi Cheng.")
+    passing = _hit(
+        "Sammi Cheng is a singer. She starred in Love Undercover. Her film Big Eye was a hit."
+    )
+    titled = _hit("It was directed by Johnnie To and released in 2015.", title="Big Eye")
+    assert assess(question, [about], [about]).subject_phrases == 1.0  # its first sentence
+    assert assess(question, [titled], [titled]).subject_phrases == 1.0  # its title
+    found = assess(question, [passing], [passing])
+    assert found.evidence_names == 1.0 and found.subject_phrases == 0.0
+    assert not found.supported  # every name is there, but nothing is about Big Eye
+
+
+def test_a_table_row_is_its_own_first_sentence_and_holds_a_phrase_in_parts() -> None:
+    question = "What is the Salary 2023 of Zebulon Quartermaine?"
+    assert name_parts(question) == [(("salary", "2023"), ("zebulon", "quartermain"))]
+    row = _hit("Payroll Employee: Zebulon Quartermaine; Salary 2023: 98765", title="payroll")
+    found = assess(question, [row], [row])
+    assert found.subject_phrases == 1.0 and found.supported
+    other = _hit("Payroll Employee: Ada Lovelace; Salary 2023: 12345", title="payroll")
+    assert assess(question, [other], [other]).subject_phrases == 0.0

@@ -11,10 +11,10 @@ import pytest
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, sources
-from kgrag.ingest.formats.common import MAX_TABLE_CELLS
+from kgrag.ingest.formats._common import MAX_TABLE_CELLS
+from kgrag.ingest.formats._zipped import MAX_RATIO, MAX_UNPACKED_BYTES
 from kgrag.ingest.formats.html import MAX_HTML_BYTES
 from kgrag.ingest.formats.registry import ParsedContent
-from kgrag.ingest.formats.zipped import MAX_RATIO, MAX_UNPACKED_BYTES
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from tests.support.documents_bad import (

@@ -1,4 +1,4 @@
-"""Outlook .msg files rewritten as RFC 822 (kgrag/ingest/containers/outlook.py), on a real message
+"""Outlook .msg files rewritten as RFC 822 (kgrag/ingest/containers/_outlook.py), on a real message
 saved by Outlook (tests/data/outlook/SOURCE.md) and on damaged copies of it."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 import olefile
 import pytest
 
+from kgrag.ingest.containers._outlook import msg_to_rfc822
 from kgrag.ingest.containers.limits import ContainerRefused
 from kgrag.ingest.containers.mail import read_message
-from kgrag.ingest.containers.outlook import msg_to_rfc822
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "outlook" / "outer.msg"
 

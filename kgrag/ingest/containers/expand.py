@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats
+from kgrag.ingest.containers._outlook import msg_to_rfc822
 from kgrag.ingest.containers.archives import (
     Entry,
     Member,
@@ -22,7 +23,6 @@ from kgrag.ingest.containers.archives import (
 from kgrag.ingest.containers.kinds import container_kind
 from kgrag.ingest.containers.limits import Budget, ContainerLimits, ContainerRefused
 from kgrag.ingest.containers.mail import MailMessage, html_to_text, read_message, split_mbox
-from kgrag.ingest.containers.outlook import msg_to_rfc822
 from kgrag.ingest.models import (
     Modality,
     ParentLink,

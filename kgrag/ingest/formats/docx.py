@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import TextBuilder, make_table, one_line
-from kgrag.ingest.formats.ooxml import (
+from kgrag.ingest.formats._common import TextBuilder, make_table, one_line
+from kgrag.ingest.formats._ooxml import (
     BLIP,
     VML_IMAGE,
     Part,
@@ -29,8 +29,8 @@ from kgrag.ingest.formats.ooxml import (
     open_package,
     picture,
 )
+from kgrag.ingest.formats._zipped import Package
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
-from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 
 if TYPE_CHECKING:

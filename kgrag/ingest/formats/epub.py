@@ -14,16 +14,16 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import unquote, urldefrag
 
-from kgrag.ingest.formats.common import (
+from kgrag.ingest.formats._common import (
     CellBudget,
     capped_images,
     embedded_image,
     title_text,
 )
+from kgrag.ingest.formats._ooxml import DC
+from kgrag.ingest.formats._zipped import Package
 from kgrag.ingest.formats.html import MAX_HTML_BYTES, decode_html, extract_html
-from kgrag.ingest.formats.ooxml import DC
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
-from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 
 __all__ = ["EPUB", "parse_epub"]

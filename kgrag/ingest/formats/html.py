@@ -12,7 +12,7 @@ as text. A cell spanning rows or columns gives its text to each (so every row re
 heading loses the permalink a generator appends to it (``Options #``, ``Install ¶``).
 
 Bounds: a page of more than :data:`MAX_HTML_BYTES` is refused before parsing, and the tables'
-cells count against :data:`~kgrag.ingest.formats.common.MAX_TABLE_CELLS`. EPUB chapters are read
+cells count against :data:`~kgrag.ingest.formats._common.MAX_TABLE_CELLS`. EPUB chapters are read
 by :func:`extract_html` too.
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest.decoding import decode_utf8
-from kgrag.ingest.formats.common import (
+from kgrag.ingest.formats._common import (
     CellBudget,
     TextBuilder,
     make_table,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import (
+from kgrag.ingest.formats._common import (
     TextBuilder,
     capped_images,
     embedded_image,
@@ -23,9 +23,9 @@ from kgrag.ingest.formats.common import (
     one_line,
     title_text,
 )
-from kgrag.ingest.formats.ooxml import DC
+from kgrag.ingest.formats._ooxml import DC
+from kgrag.ingest.formats._zipped import Package
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
-from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.spreadsheet import MAX_COLUMNS
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import TextBuilder, make_table, one_line
-from kgrag.ingest.formats.ooxml import (
+from kgrag.ingest.formats._common import TextBuilder, make_table, one_line
+from kgrag.ingest.formats._ooxml import (
     A,
     P,
     R,
@@ -26,8 +26,8 @@ from kgrag.ingest.formats.ooxml import (
     picture,
     read_part,
 )
+from kgrag.ingest.formats._zipped import Package
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
-from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 
 if TYPE_CHECKING:

@@ -11,8 +11,9 @@ another ACL, only gets that ACL), a changed one replaces its previous version.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -79,6 +80,11 @@ class Ingestor:
         self._totals: dict[str, int] = {}
         self._intervals: list[tuple[float, float]] = []  # (start, end) of each model call
         self._done: dict[str, int] = defaultdict(int)
+        self._writers_used: list[GraphWriter] = []
+        self.bundle_sink: list[DocumentBundle] | None = None
+        """When set, the documents' bundles are kept here instead of written (a bulk import,
+        :mod:`kgrag.ingest.bulk_job`); the job then changes no stored ACL and replaces nothing."""
+        self._lock = threading.Lock()  # the extractor, timings and progress, between writers
 
     # -- public -------------------------------------------------------------------------------
     def ingest_paths(
@@ -189,12 +195,21 @@ class Ingestor:
             writer.delete(row["id"])
         writer.delete(document_id)
 
-    def _writer(self) -> GraphWriter:
-        return GraphWriter(
+    def _writer(self, image_embedder: ImageEmbedder | None = None) -> GraphWriter:
+        writer = GraphWriter(
             self.store,
+            image_embedder,
             depicts_threshold=self.options.depicts_threshold,
             image_dir=self.options.image_dir,
         )
+        self._writers_used.append(writer)
+        return writer
+
+    @property
+    def writers(self) -> int:
+        """Concurrent writers of this job: ``options.writers`` on an engine with concurrent
+        write transactions (Neo4j), else one."""
+        return max(1, self.options.writers) if self.store.concurrent_writes else 1
 
     # -- stages -------------------------------------------------------------------------------
     def _parse_all(self, items: Sequence[SourceItem], report: IngestReport) -> list[ParsedDocument]:
@@ -268,6 +283,7 @@ class Ingestor:
                 changes[new_id] = change
             replaced[new_id] = others
             todo.append(doc)
+        self._writers_used = []
         writer = self._writer()
         containers = ContainerLinks(self.store, writer.delete)
         if new_acls:
@@ -299,22 +315,34 @@ class Ingestor:
         self._done = defaultdict(int)
         total = len(todo)
         rate = WriteRate(total, self.progress)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-writer") as pool:
-            pending: Future[tuple[list[str], list[Failure]]] | None = None
-            pending_chunks = 0
+        writers = self.writers
+        with ThreadPoolExecutor(max_workers=writers, thread_name_prefix="kgrag-writer") as pool:
+            pending: deque[tuple[Future[tuple[list[str], list[Failure]]], int]] = deque()
+            alone = False  # the batch in flight must be written with no other
             for built in self._built(list(self._batches(todo))):
                 report.failures.extend(built.failures)
-                if pending is not None:
-                    rate.written(self._collect(pending, report, changes), pending_chunks)
-                # entities, summaries and the write of this batch overlap the next batch's models
-                pending = pool.submit(
-                    self._finish_and_write, writer, built.embedded, replaced, changes
+                shared = writers > 1 and _may_share(built.embedded, replaced, changes)
+                # entities, summaries and the writes of this batch overlap the next batch's
+                # models; with several writers, up to that many batches are written at once
+                while pending and (alone or not shared or len(pending) >= writers):
+                    done, chunks = pending.popleft()
+                    rate.written(self._collect(done, report, changes), chunks)
+                alone = not shared
+                chunks = sum(len(e.chunks) for e in built.embedded)
+                future = pool.submit(
+                    self._finish_and_write,
+                    writer if writers == 1 else self._writer(writer.image_embedder),
+                    built.embedded,
+                    replaced,
+                    changes,
                 )
-                pending_chunks = sum(len(e.chunks) for e in built.embedded)
-            if pending is not None:
-                rate.written(self._collect(pending, report, changes), pending_chunks)
-        self._timing["embed_entity_names"] += sum(b - a for a, b in writer.inference)
-        self._intervals += writer.inference
+                pending.append((future, chunks))
+            while pending:
+                done, chunks = pending.popleft()
+                rate.written(self._collect(done, report, changes), chunks)
+        inference = [i for w in self._writers_used for i in w.inference]
+        self._timing["embed_entity_names"] += sum(b - a for a, b in inference)
+        self._intervals += inference
         written = set(report.document_ids)
         changed = [
             str(d.source.path)
@@ -377,7 +405,8 @@ class Ingestor:
         replaced: dict[str, list[str]],
         changes: Mapping[str, AclChange],
     ) -> tuple[list[str], list[Failure]]:
-        bundles, failures = self._bundles(embedded)
+        with self._lock:  # the extractor may keep state; one batch at a time
+            bundles, failures = self._bundles(embedded)
         return self._write(writer, bundles, replaced, changes), failures
 
     def _write(
@@ -388,6 +417,12 @@ class Ingestor:
         changes: Mapping[str, AclChange],
     ) -> list[str]:
         t0 = time.perf_counter()
+        if self.bundle_sink is not None:
+            if any(b.id in changes or replaced.get(b.id) for b in bundles):
+                raise KgragError("a bulk import adds documents only; this job replaces some")
+            with self._lock:
+                self.bundle_sink.extend(bundles)
+            return [b.id for b in bundles]
         writer.write_many(bundles)
         metrics.INGEST_PASSAGES.inc(sum(len(b.chunks) for b in bundles))
         # recorded before the version of the other ACL goes
@@ -397,7 +432,8 @@ class Ingestor:
             for old in replaced.get(bundle.id, []):
                 writer.delete(old)
             written.append(bundle.id)
-        self._timing["write"] += time.perf_counter() - t0
+        with self._lock:
+            self._timing["write"] += time.perf_counter() - t0
         return written
 
     def _batches(self, docs: Sequence[ParsedDocument]) -> Iterable[list[ParsedDocument]]:
@@ -454,6 +490,21 @@ class Ingestor:
                 )
             )
         return bundles, failures
+
+
+def _may_share(
+    embedded: Sequence[Embedded],
+    replaced: Mapping[str, Sequence[str]],
+    changes: Mapping[str, AclChange],
+) -> bool:
+    """Whether a batch may be written beside others: only new documents without images. Images
+    are linked to the entities stored before them (and entities to the images), which a
+    concurrent transaction would not see yet; replacing a document deletes entities another
+    batch may be adding to; ACL changes are recorded in job order. Those batches are written
+    alone. Concurrent batches MERGE their shared entities in id order, so they lock them in the
+    same order, and a deadlock or lost MERGE race replays the whole transaction (its statements
+    are idempotent): nothing is duplicated."""
+    return all(not e.images and not replaced.get(e.id) and e.id not in changes for e in embedded)
 
 
 def parse_item(item: SourceItem, options: IngestOptions) -> ParsedInputs:

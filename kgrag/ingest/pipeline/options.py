@@ -19,6 +19,10 @@ class IngestOptions(BaseModel):
     chunk_overlap_tokens: int = 32
     batch_chunks: int = 256
     workers: int = 1
+    writers: int = 1
+    """Batches written at once on an engine with concurrent write transactions (Neo4j); the
+    embedded engine takes one writer (kgrag.ingest.pipeline.ingestor._may_share says which
+    batches are always written alone)."""
     image_dir: Path = Path("./kgrag-data/images")
     depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
     ocr: bool = True

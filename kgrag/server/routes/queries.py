@@ -1,7 +1,9 @@
-"""The trace and the audit of an answer, as JSON or as a page, to its asker or an admin."""
+"""The trace and the audit of an answer, as JSON or as a page, to its asker or an admin; the
+flag that keeps them through trace retention."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -15,9 +17,18 @@ from kgrag.core import Trace
 from kgrag.executor.trace import read_trace
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller, split_groups
 from kgrag.server.identity import acting_as, require
-from kgrag.server.models import GROUPS_PATTERN, KEY_MAX_CHARS, KEY_PATTERN, TEXT_PATTERN
+from kgrag.server.models import (
+    GROUPS_PATTERN,
+    KEY_MAX_CHARS,
+    KEY_PATTERN,
+    TEXT_PATTERN,
+    FlagRequest,
+    FlagView,
+)
 from kgrag.server.openapi import errors
 from kgrag.server.state import ServerState
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["queries"], dependencies=NEEDS_STORE)
 
@@ -131,3 +142,46 @@ def audit_html(
     """The audit report as one self-contained page (``kgrag audit --html``)."""
     page = readable_audit(state, query_id, who, user, groups).to_html()
     return HTMLResponse(page, headers={"Content-Security-Policy": HTML_CSP})
+
+
+@router.post(
+    "/queries/{query_id}/flag",
+    operation_id="flagAnswer",
+    response_model=FlagView,
+    responses=errors(400, 403, 404, 413, 422),
+)
+def flag(
+    who: Caller,
+    state: AppState,
+    body: FlagRequest | None = None,
+    query_id: str = QueryId,
+    user: str | None = ReaderUser,
+    groups: str | None = ReaderGroups,
+) -> FlagView:
+    """Flag an answer (``kgrag flag``): trace retention keeps its trace and audit until an admin
+    clears the flag. Its asker or an admin may flag it; flagging again replaces the reason."""
+    from kgrag.retention import flag_query
+
+    opened_query(state, query_id, who, user, groups)
+    reason = body.reason if body is not None else None
+    report = flag_query(state.agent.store, query_id, by=who.id, reason=reason)
+    log.info("%s flagged an answer", who.id, extra={"query_id": query_id})
+    return FlagView(**report.model_dump())
+
+
+@router.delete(
+    "/queries/{query_id}/flag",
+    operation_id="unflagAnswer",
+    response_model=FlagView,
+    responses=QUERY_ERRORS,
+)
+def unflag(who: Caller, state: AppState, query_id: str = QueryId) -> FlagView:
+    """Clear the flag of an answer (``kgrag flag --clear``); prunes remove its trace again once
+    it is old enough. Needs ``admin``."""
+    from kgrag.retention import unflag_query
+
+    require(who, Role.ADMIN)
+    opened_query(state, query_id, who, None, None)
+    report = unflag_query(state.agent.store, query_id)
+    log.info("%s cleared the flag of an answer", who.id, extra={"query_id": query_id})
+    return FlagView(**report.model_dump())

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kgrag.agent._text import strip_citations
 from kgrag.agent.answer import Answer
 from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.events import AnswerEvent, EvaluationEvent, PlanEvent
 from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.memory import Resolution, citation_hit
 from kgrag.agent.planning import merge_iterations
-from kgrag.agent.text import strip_citations
 from kgrag.core import AccessContext
 from kgrag.executor.base import StepOutcome
 from kgrag.executor.trace import TraceWriter

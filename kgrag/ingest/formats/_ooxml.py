@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kgrag.ingest.formats.common import capped_images, embedded_image, title_text
+from kgrag.ingest.formats._common import capped_images, embedded_image, title_text
+from kgrag.ingest.formats._zipped import Package
 from kgrag.ingest.formats.registry import ParsedContent
-from kgrag.ingest.formats.zipped import Package
 from kgrag.ingest.models import ParsedImage, ParsedPage, ParsedTable, SourceItem
 
 if TYPE_CHECKING:

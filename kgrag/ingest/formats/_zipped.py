@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
-from kgrag.ingest.formats.common import CellBudget, require
+from kgrag.ingest.formats._common import CellBudget, require
 
 if TYPE_CHECKING:
     from lxml import etree

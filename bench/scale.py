@@ -1,0 +1,353 @@
+"""Vector search at scale (``make bench-scale``, not in CI): 100k, 300k and 1M real vectors.
+
+The texts are what ``vector_search.py`` cuts, from both corpora (``musique_corpus.json`` and the
+``wiki_distractors.json`` passages): distinct windows of 8, 10, 12, 16 and 20 words (stride 2) and
+whole sentences, shuffled with a fixed seed: about 1.23M texts, of which the first 400 are held
+out as queries and the next 1M indexed. Sizes are nested prefixes. The embeddings
+(all-MiniLM-L6-v2 on ONNX Runtime, ``KGRAG_TEXT_BACKEND=onnx``) are cached in ``.npy`` shards of
+10k under ``bench/.cache/vector``, each written atomically (temporary file, then rename), so an
+interrupted run (``--prepare`` is the long part: about an hour for 1M here) resumes at the first
+missing shard, and a full disk stops it with an error naming the shard, losing none stored.
+
+For each size and engine, the vectors are written with ``write_rows('chunk_upsert', ...)`` into
+a fresh store whose vector index exists first (as ``ensure_space`` does), then the 200 queries
+run the product's ``vector_chunks`` statement with k=10: recall@10 against exact numpy search,
+p50/p95 latency, load (= index build) time, the engine process's RSS and the store's disk size.
+The embedded engine is FalkorDB (falkordblite) with the product's HNSW settings; Neo4j is the
+server named by ``KGRAG_BENCH_NEO4J_URI`` (its RSS from ``--neo4j-pid``, its disk from
+``--neo4j-data``).
+
+    python bench/scale.py --prepare --sizes 1000000            # embed only (resumable)
+    python bench/scale.py --sizes 100000,300000,1000000 --engines falkordb-lite,neo4j
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import (
+    DATA,
+    ENGINES,
+    FALKORDB,
+    NEO4J,
+    RESULTS,
+    ROOT,
+    ShardCache,
+    ShardWriteError,
+    latency_summary,
+    load_corpus,
+    quiet_models,
+    require,
+    stopwatch,
+    write_result,
+)
+from vector_search import (
+    HELD_OUT_WINDOWS,
+    SEED,
+    SHARD,
+    VEC_CACHE,
+    HnswConfig,
+    K,
+    create_engine_index,
+    exact_topk,
+    load,
+    measure,
+    open_engine_store,
+    pool_cache,
+    pool_vectors,
+    query_vectors,
+    text_pool,
+)
+
+log = logging.getLogger("bench.scale")
+
+#: (words, stride, offset): five window lengths over both corpora give about 1.23M texts.
+SCALE_WINDOWS = ((8, 2, 0), (10, 2, 1), (12, 2, 0), (16, 2, 1), (20, 2, 0))
+DISTRACTORS = DATA / "wiki_distractors.json"
+#: The product's HNSW settings (kgrag/graph/falkordb_store.py, cypher/schema/vector_index.cypher).
+PRODUCT_HNSW = HnswConfig(32, 200, 200)
+
+
+def scale_pool() -> list[str]:
+    """The shuffled pool of windows and sentences of both corpora."""
+    passages = load_corpus() + json.loads(require(DISTRACTORS).read_text(encoding="utf-8"))
+    return text_pool(passages, SCALE_WINDOWS)
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid`` (``VmRSS``), 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes allocated on disk under ``path`` (a file or a folder)."""
+    if path.is_file():
+        return path.stat().st_blocks * 512
+    return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file())
+
+
+def _redis(store: Any) -> Any:
+    """The redis client of an embedded FalkorDB store."""
+    return store._connection.connection
+
+
+def engine_footprint(
+    store: Any, engine: str, db_dir: Path, neo4j_pid: int, neo4j_data: str
+) -> dict[str, Any]:
+    """RSS of the engine process and the store's size on disk (the embedded one after a save)."""
+    if engine == NEO4J:
+        return {
+            "rss_bytes": rss_bytes(neo4j_pid) if neo4j_pid else 0,
+            "disk_bytes": disk_bytes(Path(neo4j_data)) if neo4j_data else 0,
+        }
+    client = _redis(store)
+    pid = int(client.info("server")["process_id"])
+    with stopwatch() as t:
+        client.save()  # a snapshot (the benchmark's store runs without the append-only file)
+    return {"rss_bytes": rss_bytes(pid), "disk_bytes": disk_bytes(db_dir), "save_s": round(t[0], 1)}
+
+
+def wait_for_vectors(cache: ShardCache, total: int, poll_s: float = 30.0) -> None:
+    """Block until a ``--prepare`` run elsewhere has cached the first ``total`` vectors."""
+    while (done := cache.complete(total)) < total:
+        log.info("waiting for the embeddings: %d of %d cached", done, total)
+        time.sleep(poll_s)
+
+
+def run(
+    sizes: Sequence[int],
+    engines: Sequence[str],
+    n_queries: int,
+    neo4j_pid: int = 0,
+    neo4j_data: str = "",
+    out: str = "scale",
+    wait: bool = False,
+) -> dict[str, Any]:
+    """Grow one store per engine through ``sizes`` (nested prefixes of the pool) and measure
+    each at each size. The load time at a size is the total to reach it. The result file is
+    rewritten after every row, so a run stopped at 1M keeps the smaller sizes."""
+    sizes = sorted(sizes)
+    pool = scale_pool()
+    if HELD_OUT_WINDOWS + sizes[-1] > len(pool):
+        raise SystemExit(
+            f"the corpora give {len(pool)} texts; at most {len(pool) - HELD_OUT_WINDOWS}"
+        )
+    cache = pool_cache(pool, SCALE_WINDOWS)
+    if wait:
+        wait_for_vectors(cache, HELD_OUT_WINDOWS + SHARD)
+    queries, _kinds, n_questions = query_vectors(pool, n_queries, SCALE_WINDOWS)
+    texts = pool[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + sizes[-1]]
+    db_dir = VEC_CACHE / "scale-db"
+    result: dict[str, Any] = {
+        "embedder": "sentence-transformers/all-MiniLM-L6-v2 on ONNX Runtime",
+        "texts": (
+            "distinct 8/10/12/16/20-word windows (stride 2) and sentences of musique_corpus.json "
+            f"and wiki_distractors.json, shuffled (seed {SEED}); {len(pool)} in the pool"
+        ),
+        "k": K,
+        "hnsw": {
+            "M": PRODUCT_HNSW.m,
+            "efConstruction": PRODUCT_HNSW.ef_construction,
+            "efRuntime": PRODUCT_HNSW.ef_runtime,
+        },
+        "queries": {
+            "count": len(queries),
+            "questions": n_questions,
+            "held_out_windows": len(queries) - n_questions,
+        },
+        "method": (
+            "one store per engine grown through the sizes with write_rows('chunk_upsert') in "
+            "batches of 1000 (index created first); load_s is the total to reach the size"
+        ),
+        "embedding_seconds_this_run": 0.0,
+        "exact": [],
+        "runs": [],
+    }
+    stores: dict[str, Any] = {}
+    load_s = dict.fromkeys(engines, 0.0)
+    total = HELD_OUT_WINDOWS + sizes[-1]
+    matrix = np.zeros((total, queries.shape[1]), dtype=np.float32)
+    have = 0  # rows of ``matrix`` filled from the cache
+    loaded = 0  # rows (after the held-out ones) in the stores
+    try:
+        for engine in engines:
+            stores[engine] = open_engine_store(engine, db_dir, "scale")
+            create_engine_index(stores[engine], engine, PRODUCT_HNSW, queries.shape[1])
+        # Grow shard by shard (so loading overlaps a --prepare run), measuring at each size.
+        steps = sorted({*range(SHARD, sizes[-1], SHARD), *sizes})
+        for target in steps:
+            while have < HELD_OUT_WINDOWS + target:
+                index, rows = have // SHARD, min(SHARD, len(pool) - have)
+                if wait:
+                    wait_for_vectors(cache, have + rows)
+                part = cache.get(index, rows)
+                if part is None:  # not cached: embed it here
+                    part, embed_s = pool_vectors(pool, have + rows, SCALE_WINDOWS)
+                    part = part[have:]
+                    result["embedding_seconds_this_run"] += round(embed_s, 1)
+                end = min(have + rows, total)
+                matrix[have:end] = part[: end - have]
+                have = end
+            base = matrix[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + target]
+            for engine, store in stores.items():
+                with stopwatch() as t:
+                    load(store, base, texts[:target], first=loaded)
+                    if engine == NEO4J:  # Neo4j fills its index in the background
+                        store.await_schema([], timeout_s=7200)
+                load_s[engine] += t[0]
+            loaded = target
+            log.info("loaded %d: %s", target, {e: round(v, 1) for e, v in load_s.items()})
+            if target not in sizes:
+                continue
+            truth, exact_ms = exact_topk(np.ascontiguousarray(base), queries)
+            result["exact"].append({"size": target, "latency_ms": latency_summary(exact_ms)})
+            for engine, store in stores.items():
+                recalls, ms, bare_ms = measure(store, queries, truth, engine)
+                footprint = engine_footprint(store, engine, db_dir, neo4j_pid, neo4j_data)
+                row: dict[str, Any] = {
+                    "engine": engine,
+                    "size": target,
+                    "load_s": round(load_s[engine], 1),
+                    "load_rows_per_s": round(target / load_s[engine], 1),
+                    "recall_at_10": round(float(np.mean(recalls)), 4),
+                    "recall_at_10_min": round(float(np.min(recalls)), 2),
+                    "latency_ms": latency_summary(ms),
+                    "index_only_latency_ms": latency_summary(bare_ms),
+                    **footprint,
+                    "rss_bytes_per_vector": round(footprint["rss_bytes"] / target),
+                    "disk_bytes_per_vector": round(footprint["disk_bytes"] / target),
+                    "load_average": round(os.getloadavg()[0], 2),
+                }
+                result["runs"].append(row)
+                log.info("%s", json.dumps(row))
+                write_result(out, result)
+    finally:
+        for store in stores.values():
+            store.close()
+        shutil.rmtree(db_dir, ignore_errors=True)
+    return result
+
+
+def plot(doc: dict[str, Any], path: Path) -> Path:
+    """Recall, latency, load time and memory per vector against size, one line per engine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.4), dpi=100)
+    panels = (
+        (axes[0][0], "recall@10 vs exact", lambda r: r["recall_at_10"], None),
+        (axes[0][1], "vector_chunks latency (ms)", lambda r: r["latency_ms"]["p50"], "p95"),
+        (axes[1][0], "load + index build (s)", lambda r: r["load_s"], None),
+        (axes[1][1], "engine RSS per vector (bytes)", lambda r: r["rss_bytes_per_vector"], None),
+    )
+    for ax, title, value, second in panels:
+        for engine in ENGINES:
+            runs = sorted(
+                (r for r in doc["runs"] if r["engine"] == engine), key=lambda r: r["size"]
+            )
+            if not runs:
+                continue
+            sizes = [r["size"] for r in runs]
+            ax.plot(
+                sizes, [value(r) for r in runs], "o-", label=f"{engine} p50" if second else engine
+            )
+            if second:
+                ax.plot(
+                    sizes, [r["latency_ms"][second] for r in runs], "o--", label=f"{engine} p95"
+                )
+        ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_xlabel("vectors (MiniLM, 384-d)")
+        ax.legend(fontsize=7)
+    axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
+    axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
+    axes[0][1].set_yscale("log")
+    fig.suptitle(
+        f"Vector search at scale (load average {max(r['load_average'] for r in doc['runs']):.0f} "
+        "on 2 cores during the run)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,300000,1000000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--engines", default=FALKORDB, help=f"comma-separated, of {', '.join(ENGINES)}"
+    )
+    parser.add_argument("--neo4j-pid", type=int, default=0, help="the Neo4j server's process id")
+    parser.add_argument("--neo4j-data", default="", help="the Neo4j server's data folder")
+    parser.add_argument("--out", default="scale")
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for a --prepare run to cache each size's vectors instead of embedding them",
+    )
+    parser.add_argument(
+        "--prepare", action="store_true", help="only embed and cache the vectors, then stop"
+    )
+    parser.add_argument(
+        "--plot", action="store_true", help="only draw docs/bench/scale_vectors.png from the result"
+    )
+    args = parser.parse_args(argv)
+    if args.plot:
+        doc = json.loads((RESULTS / f"{args.out}.json").read_text(encoding="utf-8"))
+        print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
+        return
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    quiet_models()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    if args.prepare:
+        pool = scale_pool()
+        cache = pool_cache(pool, SCALE_WINDOWS)
+        total = HELD_OUT_WINDOWS + max(sizes)
+        log.info("%s: %d of %d texts cached", cache.folder, cache.complete(total), total)
+        started = time.perf_counter()
+        try:
+            _, spent = pool_vectors(pool, total, SCALE_WINDOWS)
+        except ShardWriteError as exc:
+            raise SystemExit(f"bench-scale: {exc}") from exc
+        log.info(
+            "all %d cached (%.0f s embedding, %.0f s in all)",
+            total,
+            spent,
+            time.perf_counter() - started,
+        )
+        return
+    engines = [e for e in args.engines.split(",") if e]
+    if unknown := set(engines) - set(ENGINES):
+        parser.error(f"unknown engine(s): {', '.join(sorted(unknown))}")
+    result = run(sizes, engines, args.queries, args.neo4j_pid, args.neo4j_data, args.out, args.wait)
+    print(write_result(args.out, result))
+    try:
+        print(plot(result, ROOT / "docs" / "bench" / "scale_vectors.png"))
+    except ImportError:
+        log.warning("matplotlib is missing (pip install --group bench): no plot")
+
+
+if __name__ == "__main__":
+    main()
