@@ -151,9 +151,16 @@ def ask_latency(agent: Any, questions: Sequence[str]) -> dict[str, float]:
 
 
 def run_engine(
-    engine: str, sizes: Sequence[int], questions: int | None, text_backend: str
+    engine: str,
+    sizes: Sequence[int],
+    questions: int | None,
+    text_backend: str,
+    rows_to: Path,
+    resume: bool = False,
 ) -> list[dict[str, Any]]:
-    """Fill one engine's emptied store size by size and measure after each increment."""
+    """Fill one engine's emptied store size by size and measure after each increment, writing
+    the rows so far to ``rows_to`` after each. ``resume`` keeps the store of an interrupted run:
+    passages it holds are skipped (their ingestion figures are then absent from the row)."""
     from kgrag.agent.agent import KnowledgeAgent
     from kgrag.config import Settings
     from kgrag.eval.datasets import load_dataset
@@ -164,11 +171,13 @@ def run_engine(
     documents = corpus_documents(dataset)  # URIs name the largest corpus: stable across sizes
     db = GROWTH_CACHE / engine / "kg.db"
     if engine == NEO4J:
-        open_neo4j(erase=True).close()
+        if not resume:
+            open_neo4j(erase=True).close()
         uri = neo4j_uri()
     else:
-        shutil.rmtree(db.parent, ignore_errors=True)
-        db.parent.mkdir(parents=True)
+        if not resume:
+            shutil.rmtree(db.parent, ignore_errors=True)
+        db.parent.mkdir(parents=True, exist_ok=True)
         uri = f"falkordb-lite://{db}"
     settings = Settings(store=uri, data_dir=GROWTH_CACHE / "data", text_backend=text_backend)
     rows: list[dict[str, Any]] = []
@@ -180,7 +189,7 @@ def run_engine(
             batch = documents[done:size]
             with stopwatch() as t:
                 report = agent.ingestor().ingest_documents(batch)
-            if report.failed or report.ingested != len(batch):
+            if report.failed or report.ingested + report.skipped != len(batch):
                 raise SystemExit(f"{engine}: ingested {report.ingested} of {len(batch)}")
             total_s += t[0]
             log.info("%s: %d -> %d passages in %.0f s", engine, done, size, t[0])
@@ -203,9 +212,10 @@ def run_engine(
                     "dense_latency_ms": scored.dense_latency_ms.model_dump(),
                     "ask_ms": asked,
                     "ingest": {
-                        "added": len(batch),
+                        "added": report.ingested,
+                        "already_stored": report.skipped,
                         "wall_s": round(t[0], 1),
-                        "passages_per_s": round(len(batch) / t[0], 2),
+                        "passages_per_s": round(report.ingested / t[0], 2),
                         "stage_seconds": {k: round(v, 1) for k, v in report.stage_seconds.items()},
                         "cumulative_wall_s": round(total_s, 1),
                     },
@@ -215,14 +225,22 @@ def run_engine(
                         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
                     ),
                     "text_model": type(agent.text_embedder).__name__,
+                    "step_timeout_s": settings.step_timeout_s,
                 }
             )
+            rows_to.write_text(json.dumps(rows), encoding="utf-8")
     return rows
 
 
 # ------------------------------------------------------------------------------------ report
 def _mb(n: Any) -> str:
     return f"{n / 1e6:,.0f}" if isinstance(n, int | float) else "-"
+
+
+def _ingest_cell(ing: dict[str, Any]) -> str:
+    if not ing["added"]:
+        return "(kept from an interrupted run)"
+    return f"{ing['wall_s']:.0f} (+{ing['added']:,} at {ing['passages_per_s']:.1f}/s)"
 
 
 def section(doc: dict[str, Any] | None) -> str:
@@ -241,8 +259,8 @@ def section(doc: dict[str, Any] | None) -> str:
         lines.append(
             f"| {r['engine']} | {r['passages']:,} | {100 * k['recall@2']:.1f} "
             f"| {100 * d['recall@2']:.1f} | {100 * k['recall@5']:.1f} | {100 * d['recall@5']:.1f} "
-            f"| {ratio:.2f} | {r['ask_ms']['p50']:.0f} / {r['ask_ms']['p95']:.0f} "
-            f"| {ing['wall_s']:.0f} (+{ing['added']:,} at {ing['passages_per_s']:.1f}/s) "
+            f"| {ratio:.3f} | {r['ask_ms']['p50']:.0f} / {r['ask_ms']['p95']:.0f} "
+            f"| {_ingest_cell(ing)} "
             f"| {_mb(r['disk_bytes'])} "
             f"| {r['python_peak_rss_mb']:.0f} / {r['engine_peak_rss_mb'] or 0:.0f} |"
         )
@@ -287,7 +305,7 @@ def plot(doc: dict[str, Any]) -> list[str]:
         ),
         "ingest": (
             "ingestion (passages/s of each increment)",
-            [("passages/s", lambda r: r["ingest"]["passages_per_s"])],
+            [("passages/s", lambda r: r["ingest"]["passages_per_s"] or float("nan"))],
         ),
         "disk": ("store on disk (MB)", [("disk", lambda r: r["disk_bytes"] / 1e6)]),
         "rss": (
@@ -305,7 +323,8 @@ def plot(doc: dict[str, Any]) -> list[str]:
         for engine in engines:
             for label, get in lines:
                 xs, ys = series(engine, get)
-                ax.plot(xs, ys, marker="o", label=f"{engine} {label}")
+                style = "-" if engine == FALKORDB else "--"
+                ax.plot(xs, ys, style, marker="o", label=f"{engine} {label}")
         ax.set_xlabel("passages in the corpus")
         ax.set_ylabel(ylabel)
         ax.set_title(f"MuSiQue dev as the corpus grows: {ylabel}")
@@ -330,6 +349,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=int, default=1, help="engines measured side by side (2: both at once)"
     )
+    parser.add_argument(
+        "--resume", action="store_true", help="keep the stores of an interrupted run"
+    )
+    parser.add_argument(
+        "--collect", action="store_true", help="NAME.json from the rows an interrupted run left"
+    )
     parser.add_argument("--plot-only", action="store_true")
     parser.add_argument("--one-engine", help=argparse.SUPPRESS)
     parser.add_argument("--rows-to", type=Path, help=argparse.SUPPRESS)
@@ -337,8 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.one_engine:  # the child: one engine, rows to a file
-        mine = run_engine(args.one_engine, sizes, args.questions, args.text_backend)
-        args.rows_to.write_text(json.dumps(mine), encoding="utf-8")
+        run_engine(
+            args.one_engine, sizes, args.questions, args.text_backend, args.rows_to, args.resume
+        )
         return 0
     out = RESULTS / f"{args.name}.json"
     if args.plot_only:
@@ -348,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     engines = [e for e in args.engines.split(",") if e]
     running: list[tuple[str, Path, subprocess.Popen[bytes]]] = []
-    for n, engine in enumerate(engines):
+    for n, engine in enumerate([] if args.collect else engines):
         rows_file = GROWTH_CACHE / f"rows_{engine}.json"
         rows_file.parent.mkdir(parents=True, exist_ok=True)
         rows_file.unlink(missing_ok=True)
@@ -356,15 +382,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         cmd += ["--sizes", args.sizes, "--text-backend", args.text_backend]
         if args.questions:
             cmd += ["--questions", str(args.questions)]
+        if args.resume:
+            cmd.append("--resume")
         running.append((engine, rows_file, subprocess.Popen(cmd, cwd=ROOT)))
         if len(running) >= args.jobs or n == len(engines) - 1:
             for name, produced, child in running:
                 code = child.wait()
                 if code != 0:
-                    log.error("%s failed (exit %d); its rows are left out", name, code)
-                    continue
-                rows += json.loads(produced.read_text(encoding="utf-8"))
+                    log.error("%s failed (exit %d); only the sizes it finished", name, code)
+                if produced.is_file():
+                    rows += json.loads(produced.read_text(encoding="utf-8"))
             running = []
+    if args.collect:  # the rows an interrupted run wrote
+        for engine in engines:
+            produced = GROWTH_CACHE / f"rows_{engine}.json"
+            if produced.is_file():
+                rows += json.loads(produced.read_text(encoding="utf-8"))
     if not rows:
         return 1
     payload = {
@@ -373,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ask_measured": "KnowledgeAgent.ask in process, end to end, offline (rule planner, "
         "extractive answer), trace written to the graph; after 3 warm-up questions",
         "engines_side_by_side": args.jobs > 1,
+        "collected_after_interruption": args.collect,
         "wall_s": round(time.perf_counter() - started, 1),
         "rows": rows,
     }

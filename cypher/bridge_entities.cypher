@@ -2,7 +2,9 @@
 // whose names the question does not contain, most specific to the best-ranked chunk first.
 // idempotent: yes
 UNWIND range(0, size($ids) - 1) AS rank
-MATCH (c:Chunk {id: $ids[rank]})-[:PART_OF]->(d:Document)
+MATCH (c:Chunk {id: $ids[rank]})
+WITH rank, c
+MATCH (c)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 MATCH (c)-[m:MENTIONS]->(e:Entity)
 WHERE NOT toLower($question) CONTAINS toLower(e.name)

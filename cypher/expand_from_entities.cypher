@@ -5,7 +5,9 @@
 // mentions yields no row.
 // idempotent: yes
 UNWIND $ids AS id
-MATCH (e:Entity {id: id})<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
+MATCH (e:Entity {id: id})
+WITH e
+MATCH (e)<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 WITH e, c, m
 ORDER BY m.count DESC, c.id

@@ -1,7 +1,9 @@
 // graph_query template: readable chunks that mention the given entities, most mentions first.
 // idempotent: yes
 UNWIND $entity_ids AS eid
-MATCH (e:Entity {id: eid})<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
+MATCH (e:Entity {id: eid})
+WITH e
+MATCH (e)<-[m:MENTIONS]-(c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 WITH c, d, sum(m.count) AS mentions
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,

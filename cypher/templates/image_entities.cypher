@@ -3,7 +3,9 @@
 // name comes from the documents that mention it, not from the picture).
 // idempotent: yes
 UNWIND $ids AS iid
-MATCH (img:Image {id: iid})-[r:DEPICTS]->(e:Entity)
+MATCH (img:Image {id: iid})
+WITH img
+MATCH (img)-[r:DEPICTS]->(e:Entity)
 MATCH (img)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 MATCH (e)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(md:Document)

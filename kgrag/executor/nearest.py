@@ -23,11 +23,12 @@ GROWTH = 4
 #: The widest pool searched: beyond the 50,000 nearest vectors, readable ones are not sought.
 MAX_POOL = 50_000
 
-#: statement -> the column of ``vector_index_sizes`` that bounds its index
+#: statement -> the statement counting the nodes its index can hold (a label count: read from
+#: the engine's label statistics, not by scanning the nodes)
 _SIZE_OF = {
-    "vector_chunks": "chunks",
-    "vector_images": "images",
-    "vector_entity_clip": "entities",
+    "vector_chunks": "vector_index_size_chunks",
+    "vector_images": "vector_index_size_images",
+    "vector_entity_clip": "vector_index_size_entities",
 }
 
 
@@ -42,7 +43,7 @@ def read_nearest(
     pool = max(k, BEAM)
     if len(rows) >= k:
         return rows[:k]
-    size = int(reader.read("vector_index_sizes", {})[0][_SIZE_OF[name]])
+    size = int(reader.read(_SIZE_OF[name], {})[0]["size"])
     while len(rows) < k and pool < min(size, MAX_POOL):
         pool = min(pool * GROWTH, size, MAX_POOL)
         rows = reader.read(name, {"vector": vector, "k": pool})

@@ -43,6 +43,7 @@ from kgrag.graph.store import (
     HNSW_EF_RUNTIME,
     HNSW_M,
     GraphStore,
+    PlanOperator,
     Row,
     positive_int,
     rows_to_dicts,
@@ -199,6 +200,17 @@ class FalkorDBStore(GraphStore):
 
     def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]:
         return self._execute(text, params, read_only=True)
+
+    def _explain(self, text: str, params: dict[str, Any]) -> list[PlanOperator]:
+        try:
+            lines = self._graph.explain(text, params or None).plan
+        except Exception as e:
+            raise self._wrap(e, text) from e
+        out = []
+        for line in lines:
+            name, _, details = str(line).strip().partition("|")
+            out.append(PlanOperator(name.strip(), details.strip()))
+        return out
 
     def _wrap(self, e: Exception, text: str) -> StoreError:
         message = str(e)

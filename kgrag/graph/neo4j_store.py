@@ -33,7 +33,7 @@ from kgrag.graph.schema import (
     check_label,
     index_name,
 )
-from kgrag.graph.store import GraphStore, Row, constraint_failed, positive_int
+from kgrag.graph.store import GraphStore, PlanOperator, Row, constraint_failed, positive_int
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +253,27 @@ class Neo4jStore(GraphStore):
         return StoreUnavailableError(
             f"the Neo4j driver failed talking to {self.uri}: {e}{_notes(e)}. Reopen the store."
         )
+
+    def _explain(self, text: str, params: dict[str, Any]) -> list[PlanOperator]:
+        import neo4j
+
+        try:
+            _, summary, _ = self._driver.execute_query(
+                "EXPLAIN " + text,
+                params,
+                database_=self._database,
+                routing_=neo4j.RoutingControl.READ,
+            )
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as e:
+            raise self._wrap(e, True) from e
+        out: list[PlanOperator] = []
+        pending = [summary.plan] if summary.plan else []
+        while pending:
+            op = pending.pop(0)
+            name = str(op.get("operatorType", "")).split("@", 1)[0]
+            out.append(PlanOperator(name, str(op.get("args", {}).get("Details", ""))))
+            pending.extend(op.get("children", []))
+        return out
 
     def _execute_freeform_read(self, text: str, params: dict[str, Any]) -> list[Row]:
         import neo4j

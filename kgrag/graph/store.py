@@ -44,6 +44,16 @@ _FAILED = "FAILED"
 
 
 @dataclass(frozen=True)
+class PlanOperator:
+    """One operator of an engine's query plan (:meth:`GraphStore.explain`): its name as the
+    engine spells it (Neo4j ``NodeByLabelScan``, FalkorDB ``Node By Label Scan``) and its
+    details (the variable and label it reads, the index it seeks)."""
+
+    name: str
+    details: str
+
+
+@dataclass(frozen=True)
 class WriteStep:
     """One write statement of a :meth:`GraphStore.write_all` transaction: statement ``name`` of
     the ``cypher/`` corpus with ``params``, run once; or, given ``rows``, a statement reading
@@ -145,6 +155,16 @@ class GraphStore(ABC):
         order."""
         for text, params in statements:
             self._execute(text, params, read_only=False, idempotent=idempotent)
+
+    def explain(self, name: str, params: Params | None = None) -> list[PlanOperator]:
+        """The engine's plan for statement ``name`` with ``params``, without running it (Neo4j:
+        ``EXPLAIN``; FalkorDB: ``GRAPH.EXPLAIN``), as its operators, outermost first. Tests use
+        it to check that the question path's statements seek through indexes instead of
+        scanning every node of a label."""
+        return self._explain(self.statement(name), dict(params or {}))
+
+    @abstractmethod
+    def _explain(self, text: str, params: dict[str, Any]) -> list[PlanOperator]: ...
 
     def read_freeform(self, text: str, params: Params | None = None) -> list[Row]:
         """Run caller-written Cypher, refused by the engine unless it is read-only.
