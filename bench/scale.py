@@ -265,12 +265,21 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
             if not runs:
                 continue
             sizes = [r["size"] for r in runs]
+            color = "tab:blue" if engine == FALKORDB else "tab:red"
             ax.plot(
-                sizes, [value(r) for r in runs], "o-", label=f"{engine} p50" if second else engine
+                sizes,
+                [value(r) for r in runs],
+                "o-",
+                color=color,
+                label=f"{engine} p50" if second else engine,
             )
             if second:
                 ax.plot(
-                    sizes, [r["latency_ms"][second] for r in runs], "o--", label=f"{engine} p95"
+                    sizes,
+                    [r["latency_ms"][second] for r in runs],
+                    "o--",
+                    color=color,
+                    label=f"{engine} p95",
                 )
         ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
@@ -280,6 +289,7 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
+    axes[1][1].set_yscale("log")
     fig.suptitle(
         f"Vector search at scale (load average {max(r['load_average'] for r in doc['runs']):.0f} "
         "on 2 cores during the run)",
