@@ -21,6 +21,7 @@ Prints and writes ``bench/results/batch.json``; asserts nothing::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -201,8 +202,11 @@ def main() -> int:
     try:
         files = write_passages(work / "corpus", args.passages)
         serial, serial_graph = run(work / "corpus", work, ray=False)
+        print(json.dumps({"serial": serial}), file=sys.stderr, flush=True)
         on_ray, ray_graph = run(work / "corpus", work, ray=True)
+        print(json.dumps({"ray_local": on_ray}), file=sys.stderr, flush=True)
         overhead = ray_overhead()
+        print(json.dumps({"ray": overhead}), file=sys.stderr, flush=True)
         ceilings = write_ceilings(args.write_docs)
         out = {
             "corpus": f"first {files} MuSiQue passages, one text file each",

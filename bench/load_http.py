@@ -12,6 +12,7 @@ bounded in count and in time, and the server is stopped at the end whatever happ
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.server.launch import Served, free_port, wait_healthy
+from kgrag.server.launch import serve_subprocess, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -154,18 +155,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             cwd=work,
             timeout=600,
         )
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen(
-            [KGRAG, "serve", "--host", "127.0.0.1", "--port", str(port), "--store", store],
-            env=_env(),
-            cwd=work,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
         ingest: subprocess.Popen[bytes] | None = None
-        try:
-            wait_healthy(Served(server, base, None), 180)
+        serving = serve_subprocess(store, _env(), None, start_timeout_s=180, cwd=work)
+        # on leaving: the ingestion still running is stopped, then the server (SIGTERM, SIGKILL)
+        with serving as server, contextlib.ExitStack() as cleanup:
+            base = server.base
             _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=120)  # warm the models
             if not args.no_ingest_during_load:
                 ingest = subprocess.Popen(
@@ -175,6 +169,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,
                 )
+                cleanup.callback(stop, ingest, 60.0)
             result = run_load(base, args.requests, args.concurrency, args.max_seconds, 120.0)
             if ingest is not None:
                 out, _ = ingest.communicate(timeout=600)
@@ -182,16 +177,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "exit_code": ingest.returncode,
                     "report": json.loads(out) if out.strip().startswith(b"{") else None,
                 }
-            result["server_alive"] = server.poll() is None
-        finally:
-            for proc in (ingest, server):
-                if proc is not None and proc.poll() is None:
-                    proc.terminate()
-                    try:
-                        proc.wait(timeout=60)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
-                        proc.wait()
+            result["server_alive"] = server.proc.poll() is None
         result["documents"] = args.documents
     if args.write:
         from common import write_result  # bench/ is on the path when this runs as a script

@@ -265,12 +265,21 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
             if not runs:
                 continue
             sizes = [r["size"] for r in runs]
+            color = "tab:blue" if engine == FALKORDB else "tab:red"
             ax.plot(
-                sizes, [value(r) for r in runs], "o-", label=f"{engine} p50" if second else engine
+                sizes,
+                [value(r) for r in runs],
+                "o-",
+                color=color,
+                label=f"{engine} p50" if second else engine,
             )
             if second:
                 ax.plot(
-                    sizes, [r["latency_ms"][second] for r in runs], "o--", label=f"{engine} p95"
+                    sizes,
+                    [r["latency_ms"][second] for r in runs],
+                    "o--",
+                    color=color,
+                    label=f"{engine} p95",
                 )
         ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
@@ -280,6 +289,7 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
+    axes[1][1].set_yscale("log")
     fig.suptitle(
         f"Vector search at scale (load average {max(r['load_average'] for r in doc['runs']):.0f} "
         "on 2 cores during the run)",
@@ -290,6 +300,29 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The result as a Markdown table for BENCHMARKS.md."""
+    exact = {e["size"]: e["latency_ms"] for e in doc["exact"]}
+    lines = [
+        "| vectors | engine | recall@10 (min) | p50 ms | p95 ms | index call p50 ms "
+        "| exact numpy p50 ms | load + build s (rows/s) | RSS MiB (B/vector) "
+        "| disk MiB (B/vector) | load avg |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(doc["runs"], key=lambda r: (r["size"], r["engine"])):
+        lines.append(
+            f"| {r['size']:,} | {r['engine']} "
+            f"| {r['recall_at_10']:.4f} ({r['recall_at_10_min']:.1f}) "
+            f"| {r['latency_ms']['p50']:.1f} | {r['latency_ms']['p95']:.1f} "
+            f"| {r['index_only_latency_ms']['p50']:.1f} | {exact[r['size']]['p50']:.1f} "
+            f"| {r['load_s']:,.0f} ({r['load_rows_per_s']:.0f}) "
+            f"| {r['rss_bytes'] / 2**20:,.0f} ({r['rss_bytes_per_vector']:,}) "
+            f"| {r['disk_bytes'] / 2**20:,.0f} ({r['disk_bytes_per_vector']:,}) "
+            f"| {r['load_average']:.0f} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -311,12 +344,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--prepare", action="store_true", help="only embed and cache the vectors, then stop"
     )
     parser.add_argument(
-        "--plot", action="store_true", help="only draw docs/bench/scale_vectors.png from the result"
+        "--plot",
+        action="store_true",
+        help="only draw docs/bench/scale_vectors.png and print the table from the result",
     )
     args = parser.parse_args(argv)
     if args.plot:
         doc = json.loads((RESULTS / f"{args.out}.json").read_text(encoding="utf-8"))
         print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
+        print(table(doc))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_models()

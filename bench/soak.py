@@ -20,21 +20,23 @@ path), listings and questions nothing answers (abstentions), asked as several us
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import psutil
 from common import ENGINES, FALKORDB, ROOT, neo4j_uri, open_neo4j, percentile, write_result
-from load_http import KGRAG, QUESTIONS, _env, _post, free_port, write_corpus
+from load_http import KGRAG, QUESTIONS, _env, _post, write_corpus
 
-from kgrag.server.launch import Served, wait_healthy
+from kgrag.server.launch import serve_subprocess
 
 PLOTS = ROOT / "docs" / "bench"
 #: Seconds of each window of the plot and of ``windows`` in the result.
@@ -130,6 +132,15 @@ def _run(cmd: list[str], cwd: Path, timeout: float) -> dict[str, Any]:
     return {"exit_code": done.returncode, "report": report}
 
 
+@contextlib.contextmanager
+def _set_on_exit(event: threading.Event) -> Iterator[None]:
+    """Set ``event`` when the block is left, by an error too (the load's threads watch it)."""
+    try:
+        yield
+    finally:
+        event.set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
@@ -167,23 +178,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         if first["exit_code"] != 0:
             raise SystemExit(f"the first ingest failed: {first}")
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen(
-            [KGRAG, "serve", "--host", "127.0.0.1", "--port", str(port), "--store", store],
-            env=_env(),
-            cwd=work,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        proc = psutil.Process(server.pid)
         requests: list[Request] = []
         samples: list[Sample] = []
         events: list[dict[str, Any]] = []
         lock = threading.Lock()
         stop = threading.Event()
-        try:
-            wait_healthy(Served(server, base, None), 300)
+        # on leaving: stop the load's threads, then the server (SIGTERM, SIGKILL after 30 s)
+        serving = serve_subprocess(store, _env(), None, start_timeout_s=300, cwd=work)
+        with serving as server, _set_on_exit(stop):
+            base = server.base
+            proc = psutil.Process(server.proc.pid)
             engine_pid = _engine_pid(store_dir, neo4j)
             _post(base + "/ask", {"question": QUESTIONS[0]}, timeout=300)  # load the models
             started = time.perf_counter()
@@ -244,16 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = now()  # an ingest or prune still running is waited for, not counted
             for t in threads:
                 t.join()
-            alive = server.poll() is None
-        finally:
-            stop.set()
-            if server.poll() is None:
-                server.terminate()
-                try:
-                    server.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
+            alive = server.proc.poll() is None
 
     ok = [r.ms for r in requests if r.status == 200]
     errors = [asdict(r) for r in requests if r.status != 200]

@@ -18,11 +18,10 @@ import math
 import time
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag import metrics
 from kgrag.auth.principal import check_name
 from kgrag.config import MAX_AGE_DAYS, MAX_KEEP_LAST
+from kgrag.core import Frozen
 from kgrag.errors import NotFoundError
 from kgrag.graph.store import GraphStore
 
@@ -55,10 +54,8 @@ def check_keep_last(count: int) -> int:
     return count
 
 
-class PruneReport(BaseModel):
+class PruneReport(Frozen):
     """What a prune or an erasure removed."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     queries: int
     """Questions whose traces were removed."""
@@ -70,10 +67,8 @@ class PruneReport(BaseModel):
     """Prune: questions asked before this time (ISO 8601, UTC) were removed."""
 
 
-class FlagReport(BaseModel):
+class FlagReport(Frozen):
     """The flag of one answer: while it is set, no prune removes the question's trace and audit."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_id: str
     flagged: bool
@@ -153,11 +148,14 @@ def flag_query(
     """Flag the answer of query ``query_id`` (a reviewer doubts it, a complaint names it): its
     trace and audit are kept by every prune until :func:`unflag_query`; an erasure of its user
     still removes it. Flagging again replaces who, when and why. NotFoundError for an unknown
-    query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters."""
+    query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters or holding a
+    NUL character."""
     if reason is not None and len(reason) > MAX_FLAG_REASON:
         raise ValueError(
             f"a flag's reason is at most {MAX_FLAG_REASON:,} characters, not {len(reason):,}"
         )
+    if reason is not None and "\x00" in reason:  # neither store can hold one
+        raise ValueError("a flag's reason must not hold a NUL character")
     at = datetime.now(UTC).isoformat()
     return _set_flag(store, query_id, {"flagged_at": at, "flagged_by": by, "reason": reason})
 

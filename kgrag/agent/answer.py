@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.agent.support import Support
-from kgrag.core import Decision
+from kgrag.core import Decision, Frozen
 
 __all__ = ["Answer", "Citation", "Decision", "ExitReason", "Support"]
 
 
-class Citation(BaseModel):
+class Citation(Frozen):
     """A source an answer cites: file, page, time span for audio, image uri, table and row."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     marker: int
     document_id: str | None
@@ -46,12 +42,10 @@ ExitReason = Literal[
 ]
 
 
-class Answer(BaseModel):
+class Answer(Frozen):
     """The answer text with its numbered citations, and how it was reached: the query id to
     open its trace, why the evaluate/refine loop stopped, how many iterations it ran, what the
     LLM calls cost (USD), and the groundedness of its sentences."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_id: str
     answer: str

@@ -12,9 +12,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kgrag.core import Hit
+from kgrag.core import Closed, Frozen, Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
@@ -32,10 +32,8 @@ MIN_TERM_COVERAGE = 0.7
 JUDGED_HITS = 10
 
 
-class Judgement(BaseModel):
+class Judgement(Frozen):
     """A judge's decision and what to run next."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     decision: Decision
     reason: str
@@ -180,9 +178,7 @@ def _supporting_documents(question: str, evidence: Sequence[Hit]) -> set[str]:
     }
 
 
-class _LlmVerdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _LlmVerdict(Closed):
     decision: Decision
     reason: str
     next_query: str | None = None

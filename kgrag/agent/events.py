@@ -7,16 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kgrag.agent.answer import Answer
-from kgrag.core import Hit
+from kgrag.core import Frozen, Hit
 from kgrag.planner.models import Plan
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _Event(Frozen):
     query_id: str
 
 

@@ -4,12 +4,10 @@ are built on it)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from kgrag.core import Hit
+from kgrag.core import Frozen, Hit
 
 
-class Evidence(BaseModel):
+class Evidence(Frozen):
     """The ranked evidence the agent's retrieval loop found for ``question``, read through the
     asker's ACL: text passages, recording segments (``start_s``/``end_s``) and table rows
     first (fused over the loop's iterations), then images (``image_uri``); or the documents a
@@ -17,8 +15,6 @@ class Evidence(BaseModel):
     ``query_id`` opens the trace that records the search (``kgrag trace``);
     ``exit_reason`` is why the loop stopped (``not_found`` when nothing supports an answer:
     the hits are then the closest found, which do not answer the question)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_id: str
     question: str

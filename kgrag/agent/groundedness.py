@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from kgrag.agent._text import markers_in, strip_citations
+from kgrag.core import Closed, Frozen
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import sentence_texts, terms
@@ -35,9 +35,7 @@ MIN_SEMANTIC = 0.6
 Verdict = Literal["grounded", "partially_grounded", "ungrounded", "no_claims"]
 
 
-class SentenceCheck(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class SentenceCheck(Frozen):
     sentence: str
     markers: tuple[int, ...]
     lexical: float
@@ -45,9 +43,7 @@ class SentenceCheck(BaseModel):
     supported: bool
 
 
-class GroundednessReport(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class GroundednessReport(Frozen):
     score: float
     verdict: Verdict
     sentences: tuple[SentenceCheck, ...]
@@ -148,9 +144,7 @@ def _quotes(claim: str, sources: Sequence[str]) -> bool:
     return any(text in " ".join(source.split()) for source in sources)
 
 
-class _LlmChecks(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _LlmChecks(Closed):
     supported: list[bool]
 
 

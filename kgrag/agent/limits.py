@@ -4,16 +4,15 @@ can set is enforced in one place (each limit's error message names the setting t
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kgrag.agent.loop import DEFAULT_MAX_ITERATIONS
 from kgrag.config import DEFAULT_LLM_MAX_TOKENS_PER_QUERY, Settings
+from kgrag.core import Frozen
 from kgrag.planner.models import MAX_PLAN_STEPS
 
 
-class QueryLimits(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class QueryLimits(Frozen):
     max_iterations: int = Field(DEFAULT_MAX_ITERATIONS, ge=1, le=10)
     """Retrieval iterations (plan, execute, judge) per question (KGRAG_MAX_ITERATIONS)."""
     llm_budget_usd: float | None = Field(None, ge=0)

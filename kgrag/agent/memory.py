@@ -15,13 +15,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.agent._text import strip_citations
 from kgrag.agent.answer import Citation
 from kgrag.agent.groundedness import claim_sentences
 from kgrag.agent.synthesis import image_markdown, renumber, sources_block
-from kgrag.core import AccessContext, Hit
+from kgrag.core import AccessContext, Closed, Frozen, Hit
 from kgrag.graph.store import GraphStore
 from kgrag.llm.prompts import render_prompt
 
@@ -55,10 +53,8 @@ _MORE = re.compile(
 _POSSESSIVE = {"its", "their", "his", "her"}
 
 
-class Turn(BaseModel):
+class Turn(Frozen):
     """One earlier question of the session, as stored."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     n: int
     query_id: str
@@ -76,10 +72,8 @@ class Turn(BaseModel):
         return self.resolved_text or self.text
 
 
-class Resolution(BaseModel):
+class Resolution(Frozen):
     """How a question was understood with the history."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     original: str
     question: str
@@ -90,10 +84,8 @@ class Resolution(BaseModel):
     previous: Turn | None = None
 
 
-class DiscussedSource(BaseModel):
+class DiscussedSource(Frozen):
     """A document an earlier answer of the session cited, and what names it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     document_id: str
     title: str | None = None
@@ -289,9 +281,7 @@ class SessionMemory:
         return value.standalone_question.strip() or None
 
 
-class _Rewrite(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _Rewrite(Closed):
     standalone_question: str
 
 

@@ -10,10 +10,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kgrag.agent.attachments import attachment_plan
 from kgrag.agent.evaluate import Judgement
+from kgrag.core import Frozen
 from kgrag.executor.attachments import Attachment
 from kgrag.executor.base import StepOutcome
 from kgrag.executor.fusion import RRF_K
@@ -34,10 +35,8 @@ _STEP_REF = re.compile(r"\bstep_(\d+)\b")
 _TEXT_STEPS = ("aggregate", "rerank", "filter", "vector_search", "multi_hop", "graph_query")
 
 
-class Demotion(BaseModel):
+class Demotion(Frozen):
     """Sources already cited in the session, to de-prioritise by ``factor`` in every plan."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     document_ids: tuple[str, ...]
     named_again: tuple[str, ...] = ()

@@ -50,9 +50,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
-from kgrag.core import Hit
+from kgrag.core import Frozen, Hit
 from kgrag.text import key_terms, stem, terms
 from kgrag.text.sentences import sentence_texts
 
@@ -98,10 +96,8 @@ _POSSESSIVE = re.compile(r"'s\b")
 _PARAGRAPH = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
-class Support(BaseModel):
+class Support(Frozen):
     """The support test's features and decision."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     named: bool = True
     """Whether the question names something (else its name features are its term features)."""

@@ -23,9 +23,10 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from kgrag.auth.principal import Principal, Role, check_name
+from kgrag.core import Frozen
 from kgrag.errors import ConfigError, NotFoundError
 
 PREFIX = "kgr_"
@@ -33,10 +34,8 @@ _KEY = re.compile(r"^kgr_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 FILE_VERSION = 1
 
 
-class ApiKey(BaseModel):
+class ApiKey(Frozen):
     """One entry of the key file (no secret: its hash)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=r"^[0-9a-f]{12}$")
     user: str
@@ -65,9 +64,7 @@ class ApiKey(BaseModel):
         )
 
 
-class KeyFile(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class KeyFile(Frozen):
     version: int = FILE_VERSION
     keys: tuple[ApiKey, ...] = ()
 

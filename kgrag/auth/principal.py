@@ -12,9 +12,9 @@ from __future__ import annotations
 import enum
 import re
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
-from kgrag.core import AccessContext
+from kgrag.core import AccessContext, Frozen
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS, KEY_MAX_BYTES
 
 
@@ -58,12 +58,10 @@ def check_name(kind: str, value: str) -> str:
     return value
 
 
-class Principal(BaseModel):
+class Principal(Frozen):
     """Who a request authenticated as. ``id`` names the credential (``key:<key id>``,
     ``jwt:<issuer>:<subject>`` or ``local``); ``user`` and ``groups`` are whose documents it
     reads."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
     user: str | None

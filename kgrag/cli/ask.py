@@ -85,8 +85,19 @@ def ask(
         )
 
 
+#: The argument ``trace`` and ``audit`` take: the query id an answer printed.
+QueryIdArg = Annotated[str, typer.Argument(help="the query id an answer printed")]
+
+
+def _write_page(html: Path, page: str) -> None:
+    """Write the HTML page of ``trace --html``/``audit --html`` and say so (unless quiet)."""
+    html.write_text(page, encoding="utf-8")
+    if not state["quiet"]:
+        err.print(f"wrote {html}", markup=False)
+
+
 def trace(
-    query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
+    query_id: QueryIdArg,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     html: Annotated[
@@ -101,9 +112,7 @@ def trace(
     if html is not None:
         from kgrag.viewer import render_trace_html
 
-        html.write_text(render_trace_html(data), encoding="utf-8")
-        if not state["quiet"]:
-            err.print(f"wrote {html}", markup=False)
+        _write_page(html, render_trace_html(data))
     if as_json:
         emit(data.to_json())
         return
@@ -129,7 +138,7 @@ def trace(
 
 
 def audit(
-    query_id: Annotated[str, typer.Argument(help="the query id an answer printed")],
+    query_id: QueryIdArg,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
     html: Annotated[
@@ -142,9 +151,7 @@ def audit(
     with open_store(store) as st:  # the operator, who holds the store itself, reads everything
         report = build_audit(st, query_id, OPERATOR)
     if html is not None:
-        html.write_text(report.to_html(), encoding="utf-8")
-        if not state["quiet"]:
-            err.print(f"wrote {html}", markup=False)
+        _write_page(html, report.to_html())
     if as_json:
         sys.stdout.write(report.to_json() + "\n")
     elif html is None:

@@ -1,6 +1,6 @@
-"""The types every layer shares, and nothing else: a frozen-model base, who is asking
-(:class:`AccessContext`), what a step returned (:class:`Hit`) and the stored story of an answer
-(:class:`Trace`).
+"""The types every layer shares, and nothing else: the model bases (:class:`Frozen`,
+:class:`Closed`), who is asking (:class:`AccessContext`), what a step returned (:class:`Hit`) and
+the stored story of an answer (:class:`Trace`).
 
 This package imports nothing of kgrag but :mod:`kgrag.errors` (tests/unit/test_import_graph.py
 holds it to that), so the store, the executor, the agent, the CLI and the server can all use it
@@ -16,7 +16,7 @@ from kgrag.core.access import (
     group_principal,
     user_principal,
 )
-from kgrag.core.frozen import Frozen
+from kgrag.core.frozen import Closed, Frozen
 from kgrag.core.hits import Hit, HitKind
 from kgrag.core.trace import (
     Decision,
@@ -35,6 +35,7 @@ __all__ = [
     "PUBLIC",
     "USER",
     "AccessContext",
+    "Closed",
     "Decision",
     "Frozen",
     "Hit",

@@ -16,8 +16,7 @@ import os
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import ConfigError, StoreError, StoreUnavailableError
 from kgrag.graph.embedded_lease import open_close_section, running_server_pid
 from kgrag.graph.falkordb_store import FalkorDBStore, aof_name
@@ -32,15 +31,16 @@ NOT_EMBEDDED = (
 )
 
 
-class BackupFile(BaseModel):
+class BackupFile(Frozen):
     """A backup written or restored."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Mutable defaults are per instance (pydantic copies them); ruff's RUF012 sees that only for
+    # direct BaseModel subclasses, hence the noqa on each.
 
     path: str
     bytes: int
     sha256: str
-    kept: list[str] = []
+    kept: list[str] = []  # noqa: RUF012
     """Restore: the files it replaced, renamed beside the database (delete them once the
     restored store is checked)."""
 

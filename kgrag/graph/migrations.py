@@ -7,8 +7,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
 from kgrag.graph.schema import MIGRATIONS, DataMigration
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
@@ -16,9 +15,7 @@ from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 log = logging.getLogger(__name__)
 
 
-class MigrationStatus(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class MigrationStatus(Frozen):
     name: str
     applied_at: str | None
 

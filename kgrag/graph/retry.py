@@ -16,19 +16,19 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from kgrag.core import Frozen
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 
-class RetryPolicy(BaseModel):
+class RetryPolicy(Frozen):
     """Exponential backoff: attempt ``n`` (from 1) waits ``initial_delay_s * multiplier**(n-1)``,
     capped at ``max_delay_s``, each delay scaled by a random factor in ``[1 - jitter, 1]``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     attempts: int = Field(5, ge=1, description="total attempts, the first included")
     initial_delay_s: float = Field(0.2, ge=0)

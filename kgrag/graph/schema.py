@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import QueryRefusedError
 
 NODE_LABELS: frozenset[str] = frozenset(
@@ -75,23 +74,19 @@ def check_relationship_type(rel: str) -> str:
     return rel
 
 
-class _Op(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class UniqueProperty(_Op):
+class UniqueProperty(Frozen):
     kind: Literal["unique"] = "unique"
     label: str
     property: str = "id"
 
 
-class PropertyIndex(_Op):
+class PropertyIndex(Frozen):
     kind: Literal["index"] = "index"
     label: str
     property: str
 
 
-class FulltextIndex(_Op):
+class FulltextIndex(Frozen):
     kind: Literal["fulltext"] = "fulltext"
     name: str
     label: str
@@ -101,7 +96,7 @@ class FulltextIndex(_Op):
 SchemaOp = UniqueProperty | PropertyIndex | FulltextIndex
 
 
-class DataMigration(_Op):
+class DataMigration(Frozen):
     """Rewrites stored data: one named write statement of ``cypher/`` run through
     :meth:`GraphStore.write` without parameters. It must be idempotent (running it again
     changes nothing), since a process may stop between the write and the migration's record."""
@@ -113,10 +108,8 @@ class DataMigration(_Op):
 MigrationOp = SchemaOp | DataMigration
 
 
-class VectorIndex(BaseModel):
+class VectorIndex(Frozen):
     """A vector index over one node property, in one embedding space."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     label: str
@@ -153,9 +146,7 @@ FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
 }
 
 
-class Migration(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Migration(Frozen):
     name: str
     ops: tuple[MigrationOp, ...]
 

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import EmbeddingSpaceMismatchError
 from kgrag.graph.schema import VECTOR_INDEXES
 from kgrag.graph.store import GraphStore
 
 
-class EmbeddingSpace(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class EmbeddingSpace(Frozen):
     name: str  # "text" or "image"
     model: str
     dimensions: int

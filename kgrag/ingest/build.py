@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import IngestError, KgragError
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedDocument
@@ -28,10 +27,8 @@ from kgrag.ingest.writer import extracted_image_name
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 
 
-class Failure(BaseModel):
+class Failure(Frozen):
     """A file that could not be ingested, and why."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str
     reason: str

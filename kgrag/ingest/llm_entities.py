@@ -19,8 +19,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from kgrag.core import Closed
 from kgrag.errors import KgragError
 from kgrag.ingest.entities import EntityType, MentionMerger, RuleEntityExtractor
 from kgrag.llm.prompts import render_prompt
@@ -38,25 +39,19 @@ MAX_CHUNK_CHARS = 4000
 _SYSTEM = render_prompt("kgrag.ingest", "entities_system")
 
 
-class LlmMention(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class LlmMention(Closed):
     chunk: int = Field(description="the number of the chunk the mention is in")
     surface: str = Field(description="the entity exactly as written in the chunk")
     type: str = Field(default="OTHER", description="PERSON, ORG, PLACE, PRODUCT, DATE or OTHER")
 
 
-class LlmAcronym(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class LlmAcronym(Closed):
     short: str
     long: str
 
 
-class LlmExtraction(BaseModel):
+class LlmExtraction(Closed):
     """The structured output the model is asked for."""
-
-    model_config = ConfigDict(extra="forbid")
 
     mentions: list[LlmMention] = Field(default_factory=list)
     acronyms: list[LlmAcronym] = Field(default_factory=list)

@@ -22,8 +22,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import IngestError
 
 log = logging.getLogger(__name__)
@@ -43,10 +42,8 @@ MAX_OCR_PAGES = 300
 __all__ = ["OcrText", "available", "image_text", "pdf_page_texts"]
 
 
-class OcrText(BaseModel):
+class OcrText(Frozen):
     """What Tesseract read: the text, its words and their mean confidence (0-100)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     words: int

@@ -10,8 +10,7 @@ import re
 import warnings
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.ingest.models import ParsedTable
 from kgrag.ingest.spreadsheet import MAX_COLUMNS, cell_text
 
@@ -34,14 +33,15 @@ CAPTION_GAP = 40.0
 __all__ = ["MAX_TABLE_PAGES", "PdfTables", "pdf_tables"]
 
 
-class PdfTables(BaseModel):
+class PdfTables(Frozen):
     """The tables found, and the text of each page that has one, without the tables' cells (so
     a table is read as rows, not also as a stream of cells in the page's text)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Mutable defaults are per instance (pydantic copies them); ruff's RUF012 sees that only for
+    # direct BaseModel subclasses, hence the noqa on each.
 
     tables: tuple[ParsedTable, ...] = ()
-    page_texts: dict[int, str] = {}
+    page_texts: dict[int, str] = {}  # noqa: RUF012
 
 
 def pdf_tables(path: Path, data: bytes) -> PdfTables:

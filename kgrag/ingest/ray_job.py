@@ -11,7 +11,10 @@ The job's driver lists the inputs as the serial job does, then:
    :class:`~kgrag.ingest.build.Work` going through :class:`~kgrag.ingest.build.Builder`'s stages
    in the serial order, one pool per model: Whisper actors (when the job has recordings), chunk
    tasks, text-model actors, CLIP actors (when it has images); each actor loads its model once,
-   and asks for one GPU when the cluster has GPUs (:func:`pool_plan`). A batch goes to each
+   and asks for one GPU when the cluster has GPUs (:func:`pool_plan`). Ray Data fuses the
+   chunk task into the text-model actors that follow it (seen in its operator names:
+   ``MapBatches(_chunk)->MapBatches(_ModelStage)``), so chunking runs where the text model's
+   tokenizer is loaded already. A batch goes to each
    model whole (the text model embeds all its chunks in one call; Whisper takes its recordings
    one by one, CLIP a document's images together), as in the serial job;
 4. the driver takes the batches back **in order** and, as the serial job, extracts entities,
@@ -140,7 +143,9 @@ class _ModelStage:
             overlap_tokens=overlap_tokens,
             image_dir=image_dir,
         )
-        if stage == "transcribe":
+        if stage == "embed_text":  # a chunk task fused into this actor uses the same model
+            _CHUNKERS.setdefault(pickle.dumps(models.text), self.builder)
+        elif stage == "transcribe":
             self.builder.transcriber()
         elif stage == "embed_images":
             self.builder.image_embedder()

@@ -13,15 +13,15 @@ from __future__ import annotations
 import hashlib
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from kgrag.core import Frozen
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
-class Shard(BaseModel):
+class Shard(Frozen):
     """Shard ``index`` (1-based) of ``count``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     index: int = Field(ge=1)
     count: int = Field(ge=1)

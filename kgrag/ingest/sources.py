@@ -13,9 +13,10 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from kgrag.acl import AclEntry, parse_acl
+from kgrag.core import Frozen
 from kgrag.ingest import formats
 from kgrag.ingest.containers.kinds import CONTAINER_TYPES
 from kgrag.ingest.models import (
@@ -86,8 +87,10 @@ def unsupported_reason(suffix: str) -> str:
     )
 
 
-class _ManifestLine(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+class _ManifestLine(Frozen):
+    # strict: a manifest line is JSON written by hand; a value of the wrong JSON type is refused,
+    # not coerced
+    model_config = ConfigDict(strict=True)
 
     path: str
     title: str | None = None

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from kgrag.agent.answer import Answer, Citation
 from kgrag.agent.attachments import MAX_ATTACHMENTS
@@ -38,6 +38,7 @@ from kgrag.auth.authenticator import Authenticator, Unauthenticated
 from kgrag.auth.principal import LOCAL, Principal, Role
 from kgrag.auth.readers import check_query_reader
 from kgrag.config import Settings
+from kgrag.core import Closed, Frozen
 from kgrag.errors import DependencyMissingError, KgragError
 
 try:
@@ -66,19 +67,15 @@ INSTRUCTIONS = (
 )
 
 
-class AttachmentData(BaseModel):
+class AttachmentData(Closed):
     """A file a question is about, sent inline: an image (PNG, JPEG, ...) or a recording."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=200, description="file name with its suffix")
     data: str = Field(min_length=1, description="the file's bytes, base64-encoded")
 
 
-class AskResult(BaseModel):
+class AskResult(Frozen):
     """An answer as an MCP client gets it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     answer: str
     citations: tuple[Citation, ...]
@@ -110,10 +107,12 @@ class AskResult(BaseModel):
         )
 
 
-class DocumentInfo(BaseModel):
+class DocumentInfo(Frozen):
     """A stored document the caller may read."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # built from a store row, which holds more properties than a client is shown: those are
+    # dropped, not refused
+    model_config = ConfigDict(extra="ignore")
 
     id: str
     title: str | None = None
@@ -133,9 +132,7 @@ class DocumentDescription(DocumentInfo):
     """Names of the entities the document's passages mention or its images show."""
 
 
-class IngestResult(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class IngestResult(Frozen):
     ingested: int
     skipped: int
     failed: int

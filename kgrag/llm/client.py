@@ -14,8 +14,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
+from kgrag.core import Frozen
 from kgrag.errors import ConfigError
 from kgrag.llm.errors import LLMError
 from kgrag.llm.openai_api import ErrorHints, OpenAIEndpoint
@@ -28,19 +29,15 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 
-class ChatMessage(BaseModel):
+class ChatMessage(Frozen):
     """One message of a chat."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     role: Literal["system", "user", "assistant"]
     content: str
 
 
-class ChatResult(BaseModel):
+class ChatResult(Frozen):
     """The assistant's text, the tokens and cost of the call, and the model that answered."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     usage: Usage

@@ -6,8 +6,9 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from kgrag.core import Frozen
 from kgrag.llm.errors import BudgetExceededError
 
 __all__ = [
@@ -24,10 +25,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class Usage(BaseModel):
+class Usage(Frozen):
     """Tokens of one call and what they cost."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt_tokens: int = Field(ge=0)
     completion_tokens: int = Field(ge=0)
@@ -39,20 +38,16 @@ class Usage(BaseModel):
 MAX_PRICE_PER_MILLION = 100_000.0
 
 
-class ModelPrice(BaseModel):
+class ModelPrice(Frozen):
     """USD per one million input (prompt) and output (completion) tokens."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_per_million: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
     output_per_million: float = Field(0.0, ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
 
 
-class PriceTable(BaseModel):
+class PriceTable(Frozen):
     """Prices per model name. A dated snapshot (``gpt-4o-mini-2024-07-18``) takes the price of
     the longest listed name it starts with; an unknown model costs 0 and logs a warning once."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     prices: dict[str, ModelPrice]
 

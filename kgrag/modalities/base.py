@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.cancel import CancelToken
+from kgrag.core import Frozen
 
 
 class TextEmbedder(Protocol):
@@ -56,20 +55,16 @@ class ImageEmbedder(Protocol):
         ...
 
 
-class TranscriptSegment(BaseModel):
+class TranscriptSegment(Frozen):
     """One timed piece of a transcript."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     start_s: float
     end_s: float
     text: str
 
 
-class Transcript(BaseModel):
+class Transcript(Frozen):
     """What a transcriber heard in one recording."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     language: str
     duration_s: float

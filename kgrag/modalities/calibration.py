@@ -14,25 +14,20 @@ from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.modalities.base import ImageEmbedder
 
 
-class LabelledPair(BaseModel):
+class LabelledPair(Frozen):
     """One (image, entity name) pair and whether the image depicts what the name names."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     image: Path
     name: str
     depicts: bool
 
 
-class ThresholdChoice(BaseModel):
+class ThresholdChoice(Frozen):
     """The chosen threshold and how it does on the pairs it was chosen from."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     threshold: float
     precision: float

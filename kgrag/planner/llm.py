@@ -19,8 +19,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Frozen
 from kgrag.errors import KgragError, PlanError
 from kgrag.graph import cypher
 from kgrag.llm import LLM, ChatMessage, Usage
@@ -49,20 +48,16 @@ _MAX_REASON = 500
 _STEP_TYPES = render_prompt("kgrag.planner", "step_types")
 
 
-class TemplateInfo(BaseModel):
+class TemplateInfo(Frozen):
     """A Cypher template a ``graph_query`` step may name."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str
     parameters: tuple[str, ...]
 
 
-class PlanResult(BaseModel):
+class PlanResult(Frozen):
     """The plan to run, who made it, and why the LLM's plan was not used (when it was not)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     plan: Plan
     source: Literal["llm", "rule"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
 from kgrag.acl import AclEntry
 from kgrag.agent.answer import Answer
+from kgrag.core import Frozen
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 from kgrag.ingest.pipeline import IngestReport
 
@@ -32,11 +33,7 @@ UserName = Key
 GroupName = Annotated[str, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS)]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class IngestRequest(_Body):
+class IngestRequest(Frozen):
     paths: list[Text] = Field(
         ..., min_length=1, description="files, folders, globs or JSONL manifests on the server"
     )
@@ -47,7 +44,7 @@ class IngestRequest(_Body):
     )
 
 
-class JobView(_Body):
+class JobView(Frozen):
     """An ingestion job: queued, running, done, failed or interrupted (the server shut down
     before it finished: submit it again to resume it), and its report when done."""
 
@@ -67,7 +64,7 @@ class JobView(_Body):
     )
 
 
-class AskRequest(_Body):
+class AskRequest(Frozen):
     question: Text = Field(..., min_length=1)
     session_id: Key | None = Field(
         None,
@@ -83,7 +80,7 @@ class AskRequest(_Body):
     )
 
 
-class ErrorBody(_Body):
+class ErrorBody(Frozen):
     """Every error the API answers: a code (``not_found``, ``invalid_request``, ...) and what
     went wrong (a string, or the list of invalid fields of ``invalid_request``)."""
 
@@ -91,7 +88,7 @@ class ErrorBody(_Body):
     detail: Any = None
 
 
-class Health(_Body):
+class Health(Frozen):
     """``GET /healthz`` when the store answers."""
 
     status: Literal["ok"]
@@ -103,14 +100,14 @@ class Health(_Body):
     )
 
 
-class Liveness(_Body):
+class Liveness(Frozen):
     """``GET /livez``: the process answers."""
 
     status: Literal["alive"]
     version: str
 
 
-class FlagRequest(_Body):
+class FlagRequest(Frozen):
     """``POST /queries/{query_id}/flag``: why the answer is flagged (optional)."""
 
     reason: Annotated[str, StringConstraints(pattern=TEXT_PATTERN, max_length=2000)] | None = Field(
@@ -118,7 +115,7 @@ class FlagRequest(_Body):
     )
 
 
-class FlagView(_Body):
+class FlagView(Frozen):
     """The flag of an answer: while set, trace retention keeps its trace and audit."""
 
     query_id: str
@@ -128,7 +125,7 @@ class FlagView(_Body):
     reason: str | None = None
 
 
-class ErasureReport(_Body):
+class ErasureReport(Frozen):
     """``DELETE /users/{user}/questions``: what was erased."""
 
     queries: int = Field(description="questions removed with their traces and answers")

@@ -12,9 +12,9 @@ import math
 import operator
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kgrag.core import Hit
+from kgrag.core import Frozen, Hit
 from kgrag.errors import ExecutionError
 from kgrag.tools.base import Tool, ToolContext
 
@@ -111,10 +111,8 @@ def _bounded(value: Number) -> Number:
     return value
 
 
-class CalculatorArgs(BaseModel):
+class CalculatorArgs(Frozen):
     """Arguments of ``calculator``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     expression: str = Field(
         min_length=1,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import Field, JsonValue, model_validator
 
-from kgrag.core import Hit, HitKind
+from kgrag.core import Frozen, Hit, HitKind
 from kgrag.errors import QueryRefusedError
 from kgrag.graph import cypher
 from kgrag.tools.base import Tool, ToolContext
@@ -19,11 +19,9 @@ from kgrag.tools.base import Tool, ToolContext
 RESERVED_PARAMS = frozenset({"principals", "admin"})
 
 
-class CypherTemplateArgs(BaseModel):
+class CypherTemplateArgs(Frozen):
     """Arguments of ``cypher_template``: a template name and its parameters, or (admin only)
     free-form read-only Cypher."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     template: str | None = Field(
         default=None, pattern=r"^[a-z][a-z0-9_]*$", description="a name in cypher/templates"

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import hashlib
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kgrag.core import Hit
+from kgrag.core import Frozen, Hit
 from kgrag.errors import ExecutionError
 from kgrag.tools.base import Tool, ToolContext
 
 
-class LlmGenerateArgs(BaseModel):
+class LlmGenerateArgs(Frozen):
     """Arguments of ``llm_generate``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt: str = Field(min_length=1, max_length=20_000)
     max_tokens: int = Field(default=512, ge=1, le=8192)

@@ -21,7 +21,7 @@ from kgrag.cli import app as cli_app
 from kgrag.errors import NotFoundError
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
-from kgrag.retention import MAX_FLAG_REASON, forget_user, prune_traces
+from kgrag.retention import MAX_FLAG_REASON, flag_query, forget_user, prune_traces
 from kgrag.server.app import create_app
 from tests.support.credentials import bearer, new_key
 from tests.support.engines import Engine
@@ -109,6 +109,10 @@ def test_a_prune_keeps_flagged_answers_and_the_newest_turns_of_each_session(
     assert (
         s.client.post(f"/queries/{talk[0]}/flag", json=too_long, headers=s.carol).status_code == 422
     )
+    nul = {"reason": "a\x00b"}
+    assert s.client.post(f"/queries/{talk[0]}/flag", json=nul, headers=s.carol).status_code == 422
+    with pytest.raises(ValueError, match="NUL"):
+        flag_query(s.store, talk[0], by="operator", reason="a\x00b")
     assert s.client.post("/queries/q_nope/flag", headers=s.admin).status_code == 404
     # the operator flags the first turn of "talk" from the command line
     assert _cli(s, "flag", talk[0], "--reason", "complaint 17")["flagged_by"] == "operator"

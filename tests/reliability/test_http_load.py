@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from kgrag.server.launch import Served, free_port, wait_healthy
 from tests.support.engines import Engine
 
 pytestmark = pytest.mark.reliability
@@ -119,7 +120,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path, engine: E
         cwd=tmp_path,
         timeout=600,
     )
-    port = load.free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(
@@ -131,7 +132,7 @@ def test_concurrent_asks_while_another_process_ingests(tmp_path: Path, engine: E
     )
     ingest: subprocess.Popen[bytes] | None = None
     try:
-        load.wait_healthy(load.Served(server, base, tmp_path / "serve.log"), 180)
+        wait_healthy(Served(server, base, tmp_path / "serve.log"), 180)
         for question in load.QUESTIONS:  # load the models, warm every question's path
             assert load._post(base + "/ask", {"question": question}, 120.0)[0] == 200
         process = psutil.Process(server.pid)

@@ -5,7 +5,7 @@ while inflating (a member that inflates past its declared size is refused): at m
 :data:`MAX_MEMBERS` members, :data:`MAX_UNPACKED_BYTES` in all, :data:`MAX_MEMBER_BYTES` for one
 member, and no member over 1 MB that claims a compression ratio above :data:`MAX_RATIO` (a zip
 bomb). XML is parsed by lxml without entities, DTDs or network access, and refused past
-:data:`MAX_XML_ELEMENTS` elements or past ``MAX_TABLE_CELLS`` (:mod:`.common`) table cells,
+:data:`MAX_XML_ELEMENTS` elements or past ``MAX_TABLE_CELLS`` (:mod:`._common`) table cells,
 counted while parsing, so a table of a million empty cells costs a bounded parse, not a full one.
 """
 

@@ -9,7 +9,7 @@ row and column it spans) kept out of the text, and each picture (``a:blip``) is 
 image with its alt text as caption. Deleted tracked changes and field codes are left out; so are
 headers, footers, footnotes and comments (not read). A .docx has no pages: its text is one
 unpaged page. The title is the core property ``dc:title``, else the first heading. Bounds:
-:mod:`.zipped`.
+:mod:`._zipped`.
 """
 
 from __future__ import annotations

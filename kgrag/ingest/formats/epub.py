@@ -5,7 +5,7 @@ Each linear spine item that is XHTML is read by :func:`kgrag.ingest.formats.html
 (main content, headings as lines, tables as data, ``<img>`` as embedded images); the chapters
 with text are numbered 1, 2, ... in reading order and that number is the page of every citation
 (a cover or navigation page without text takes no number). The title is the OPF's ``dc:title``,
-else the first chapter's heading. Bounds: :mod:`.zipped` for the container, and
+else the first chapter's heading. Bounds: :mod:`._zipped` for the container, and
 :data:`~kgrag.ingest.formats.html.MAX_HTML_BYTES` for each chapter.
 """
 

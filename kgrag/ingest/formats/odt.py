@@ -8,7 +8,7 @@ cell bound, so a sheet-like table of a million empty cells is refused without be
 and each ``draw:image`` is an embedded image with its frame's title or description as caption.
 Sections, footnote bodies and tracked deletions: sections are read, notes and deletions are not.
 An .odt has no pages: its text is one unpaged page. The title is ``meta.xml``'s ``dc:title``, else
-the first heading. Bounds: :mod:`.zipped`.
+the first heading. Bounds: :mod:`._zipped`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ speaker notes as a paragraph starting ``Speaker notes:``. A table on a slide is 
 :class:`~kgrag.ingest.models.ParsedTable` on that page (caption: the slide's title); a picture is
 an embedded image on that page (a merged table cell's text is in each cell it covers). Slide
 numbers, dates and footers are left out. The title is the deck's ``dc:title``, else the first
-slide's title. Bounds: :mod:`.zipped`.
+slide's title. Bounds: :mod:`._zipped`.
 """
 
 from __future__ import annotations

@@ -6,17 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from kgrag.acl import stored_acl
+from kgrag.core import Frozen
 from kgrag.ingest.models import ParsedDocument
 from kgrag.ingest.records import AclChange
 
 
-class AclPolicy(BaseModel):
+class AclPolicy(Frozen):
     """Who runs an ingestion and whether they may change a stored document's ACL."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     actor: str | None = None
     may_change_acl: bool = True

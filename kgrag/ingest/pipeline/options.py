@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
+from kgrag.core import Frozen
 from kgrag.ingest.shards import Shard
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 
 
-class IngestOptions(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class IngestOptions(Frozen):
     max_file_bytes: int = 200 * 1024 * 1024
     max_media_seconds: float = DEFAULT_MAX_MEDIA_SECONDS
     chunk_overlap_tokens: int = 32

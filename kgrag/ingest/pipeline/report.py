@@ -7,8 +7,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict
-
+from kgrag.core import Closed, Frozen
 from kgrag.ingest.build import Failure
 from kgrag.ingest.models import SkipKind
 from kgrag.ingest.records import AclChange
@@ -16,36 +15,35 @@ from kgrag.ingest.records import AclChange
 log = logging.getLogger(__name__)
 
 
-class Skip(BaseModel):
+class Skip(Frozen):
     """A file found but not ingested, and why (``kind``; ``detail`` says it in words)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str
     kind: SkipKind
     detail: str
 
 
-class IngestReport(BaseModel):
+class IngestReport(Closed):
     """The job's summary; ``--json`` prints exactly this."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Mutable defaults are per instance (pydantic copies them); ruff's RUF012 sees that only for
+    # direct BaseModel subclasses, hence the noqa on each.
 
     ingested: int = 0
     skipped: int = 0
     """How many files were found and not ingested: each is in ``skips`` with its reason."""
-    skips: list[Skip] = []
+    skips: list[Skip] = []  # noqa: RUF012
     failed: int = 0
-    failures: list[Failure] = []
+    failures: list[Failure] = []  # noqa: RUF012
     seconds: float = 0.0
-    stage_seconds: dict[str, float] = {}
+    stage_seconds: dict[str, float] = {}  # noqa: RUF012
     """Time per stage: parse, chunk, transcribe, embed_text, embed_image, entities, write (on the
     writer thread, overlapping the model stages) and embed_entity_names (CLIP, inside write)."""
     inference_seconds: float = 0.0
     """Wall time during which a model call ran (text and image embedders, transcriber, CLIP
     entity names; calls overlapping on the model and writer threads count once)."""
-    document_ids: list[str] = []
-    acl_updated: list[str] = []
+    document_ids: list[str] = []  # noqa: RUF012
+    acl_updated: list[str] = []  # noqa: RUF012
     """Unchanged documents ingested again with another ACL: only their ACL was rewritten. They
     count as ``ingested`` (and are in ``document_ids``); an unchanged file with the same ACL is
     ``skipped``."""
@@ -59,11 +57,11 @@ class IngestReport(BaseModel):
         counts = Counter(s.kind for s in self.skips)
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
-    acl_changes: list[AclChange] = []
+    acl_changes: list[AclChange] = []  # noqa: RUF012
     """Every ACL this job changed (an unchanged file with another ACL, or a changed file whose
     stored version had another ACL): document, who, when, old and new ACL; each is also
     recorded in the graph. A change the caller may not make is a failure instead."""
-    recovered: list[str] = []
+    recovered: list[str] = []  # noqa: RUF012
     """Documents an interrupted job had left unfinished, removed before this job ran."""
     shard: str | None = None
     """``I/N`` when this job was shard I of N (:attr:`IngestOptions.shard`), else None."""
@@ -71,12 +69,10 @@ class IngestReport(BaseModel):
     """Inputs (files found, or refused) that belong to the other shards and were left to them."""
 
 
-class ProgressEvent(BaseModel):
+class ProgressEvent(Frozen):
     """``done`` of ``total`` items of one stage: files (parse), recordings (transcribe),
     images (embed_image), documents (embed_text, entities, write), passages written (passages:
     its total is an estimate that grows with the job)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     stage: str
     done: int
