@@ -6,11 +6,13 @@ unexpected as 500 without its details (they go to the log)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match, Route
 
 from kgrag.errors import KgragError, StoreUnavailableError
 from kgrag.server.errors import ApiError, error_body, error_code, status_of
@@ -24,6 +26,28 @@ def api_error_response(exc: ApiError) -> JSONResponse:
     return JSONResponse(
         error_body(exc.error, exc.detail), status_code=exc.status, headers=exc.headers
     )
+
+
+def _plain_routes(routes: Iterable[BaseRoute]) -> Iterator[Route]:
+    """The routes of an app, those of its included routers too (FastAPI 0.165 keeps an included
+    router as one entry, older versions copy its routes into the app)."""
+    for route in routes:
+        if isinstance(route, Route):
+            yield route
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _plain_routes(inner.routes)
+
+
+def allowed_methods(request: Request) -> str:
+    """The ``Allow`` value of a 405: the methods of every route of this path. Starlette names only
+    those of the first route that matches the path, so a path served by two routes (POST and
+    DELETE ``/queries/{id}/flag``) would answer ``Allow: POST`` alone."""
+    methods: set[str] = set()
+    for route in _plain_routes(request.app.router.routes):
+        if route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route.methods
+    return ", ".join(sorted(methods))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -54,16 +78,20 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(error_body("invalid_request", detail), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {
             400: "bad_request",
             404: "not_found",
             405: "method_not_allowed",
             413: "request_too_large",
         }.get(exc.status_code, "http_error")
-        # the headers of the exception stay: Allow of a 405 (RFC 9110), ...
+        # the headers of the exception stay; Allow of a 405 names every method of the path
+        # (RFC 9110)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = allowed_methods(request)
         return JSONResponse(
-            error_body(code, exc.detail), status_code=exc.status_code, headers=exc.headers
+            error_body(code, exc.detail), status_code=exc.status_code, headers=headers
         )
 
     @app.exception_handler(Exception)

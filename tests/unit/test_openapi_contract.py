@@ -108,6 +108,14 @@ def test_a_405_names_the_allowed_methods() -> None:
         assert r.json()["error"] == "method_not_allowed"
 
 
+def test_a_405_on_a_path_of_two_routes_names_the_methods_of_both() -> None:
+    # POST and DELETE /queries/{id}/flag are two routes; Starlette alone answers Allow: POST
+    client = TestClient(create_app(Settings()), base_url="http://127.0.0.1")
+    r = client.request("PUT", "/queries/q1/flag")
+    assert r.status_code == 405
+    assert r.headers["allow"] == "DELETE, POST"
+
+
 @pytest.mark.parametrize(
     ("session_id", "ok"),
     [
