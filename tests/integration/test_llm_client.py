@@ -21,7 +21,7 @@ from kgrag.llm import (
     PriceTable,
     Usage,
 )
-from kgrag.llm.prices import ModelPrice
+from kgrag.llm.prices import MAX_PRICE_PER_MILLION, ModelPrice
 from tests.support.openai_server import LocalOpenAIServer, count_tokens
 
 CHAT = "/v1/chat/completions"
@@ -93,8 +93,9 @@ def test_price_table_snapshots_and_unknown_models(caplog: pytest.LogCaptureFixtu
 
 
 def test_budget_exceeded_refuses_before_calling(openai_server: LocalOpenAIServer) -> None:
-    prices = PriceTable(prices={"gpt-4o-mini": ModelPrice(input_per_million=1e6)})  # $1/token
-    meter = CostMeter(budget_usd=5.0)
+    # the dearest price a table may list: $0.10 a token, so one call spends the budget
+    prices = PriceTable(prices={"gpt-4o-mini": ModelPrice(input_per_million=MAX_PRICE_PER_MILLION)})
+    meter = CostMeter(budget_usd=0.05)
     client = _client(openai_server, prices=prices, meter=meter)
     openai_server.add_chat_reply("ok", "never sent")
     client.chat(MESSAGES)
