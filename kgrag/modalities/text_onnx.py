@@ -212,7 +212,12 @@ class OnnxTextEmbedder:
         if len(texts) == 0:
             return []
         session, tokenizer = self._load()
-        encodings = tokenizer.encode_batch(list(texts))
+        try:
+            encodings = tokenizer.encode_batch(list(texts))
+        except Exception as e:  # e.g. a lone surrogate, which is no UTF-8 (the torch path's error)
+            raise ModelError(
+                f"the ONNX text model could not tokenize a batch of {len(texts)} texts: {e}"
+            ) from e
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = np.empty((len(texts), 0), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):

@@ -64,6 +64,13 @@ def test_parity_with_sentence_transformers(passages: list[str], onnx_dir: Path) 
     assert onnx.embed([]) == []
 
 
+def test_text_that_is_no_utf8_is_a_model_error_as_on_torch(onnx_dir: Path) -> None:
+    # a lone surrogate: what a CLI argument of invalid UTF-8 becomes in Python
+    onnx = OnnxTextEmbedder(onnx_dir / "models" / ONNX_FILE_NAME)
+    with pytest.raises(ModelError, match="could not tokenize a batch of 2 texts"):
+        onnx.embed(["fine", "bad \udcff"])
+
+
 _NO_TORCH = """
 import json, sys
 sys.modules["torch"] = None  # any `import torch` now raises ImportError
