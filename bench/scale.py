@@ -28,6 +28,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -325,6 +326,17 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _exit_on_sigterm() -> None:
+    """SIGTERM (a ``kill``, a CI timeout) raises SystemExit in the main thread, so that the
+    ``finally`` of :func:`run` closes the stores: the embedded store's redis-server stops with
+    the script instead of being left running (Python's default for SIGTERM is to die at once)."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,300000,1000000")
@@ -355,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(table(doc))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    _exit_on_sigterm()
     quiet_models()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.prepare:

@@ -3,12 +3,14 @@ library code receives a Settings (or explicit arguments) and never looks at os.e
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import BeforeValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kgrag.errors import ConfigError
 from kgrag.llm.prices import PRICES_AS_OF, ListedPrice
 
 DEFAULT_STORE_URI = "falkordb-lite:///./kgrag-data/kg.db"
@@ -28,6 +30,41 @@ DEFAULT_LLM_MAX_TOKENS_PER_QUERY = 100_000
 """LLM tokens (prompt + completion) one question may use unless KGRAG_LLM_MAX_TOKENS_PER_QUERY
 says otherwise: a question of three iterations (plan, judge, answer, groundedness checks over a
 full evidence list of a few thousand tokens each) uses well under half of it."""
+
+
+def _not_blank(value: object) -> object:
+    # Path("") is the working directory and Path("  ") a folder named by spaces: an empty
+    # KGRAG_MODEL_CACHE once wrote the 90 MB model into the working directory
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(
+            "an empty or blank path names no folder; unset the variable for the default, or "
+            "give a path"
+        )
+    return value
+
+
+#: A path setting: an empty or blank value is refused when the settings are read.
+SettingPath = Annotated[Path, BeforeValidator(_not_blank)]
+
+
+def writable_folder(path: Path, setting: str) -> Path:
+    """Create folder ``path`` (with its parents) for kgrag to write in, before the first write:
+    :class:`~kgrag.errors.ConfigError` naming ``setting`` (``KGRAG_MODEL_CACHE``...) and the
+    path when it cannot be created or written (a parent is a file, no permission, a read-only
+    file system), instead of an ``OSError`` of whatever writes there first."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(
+            f"{setting}: cannot create the folder {path} ({e.strerror or e}); set {setting} to "
+            "a folder kgrag may write in"
+        ) from e
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"{setting}: the folder {path} is not writable; set {setting} to a folder kgrag may "
+            "write in"
+        )
+    return path
 
 
 class Settings(BaseSettings):
@@ -132,7 +169,7 @@ class Settings(BaseSettings):
         description="batches an ingestion job writes at once into Neo4j (concurrent "
         "transactions); the embedded engine takes one writer",
     )
-    rerank_rules: Path | None = Field(
+    rerank_rules: SettingPath | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )
     rerank_ruleset: str | None = Field(
@@ -141,22 +178,27 @@ class Settings(BaseSettings):
         "with; unset: only plans that name a rule set rerank by metadata",
     )
 
-    data_dir: Path = Path("./kgrag-data")
-    model_cache: Path | None = Field(
+    data_dir: SettingPath = Field(
+        Path("./kgrag-data"),
+        description="folder of the files kgrag writes beside the store: images extracted from "
+        "documents, the ONNX text model when built there, bulk-import files",
+    )
+    model_cache: SettingPath | None = Field(
         None,
         description="folder of model files kgrag builds (the ONNX text model); unset: "
         "$XDG_CACHE_HOME/kgrag/models or ~/.cache/kgrag/models. <data_dir>/models is used "
-        "first when it holds the file",
+        "first when it holds the file. An empty or blank value (of any path setting) is refused; "
+        "a folder that cannot be created or written is a configuration error naming it",
     )
 
-    api_keys_file: Path | None = Field(
+    api_keys_file: SettingPath | None = Field(
         None,
         description="HTTP API: the API key file `kgrag auth add-key` writes (hashes only)",
     )
-    jwt_public_key_file: Path | None = Field(
+    jwt_public_key_file: SettingPath | None = Field(
         None, description="HTTP API: PEM public key that verifies JWT bearer tokens"
     )
-    jwt_jwks_file: Path | None = Field(
+    jwt_jwks_file: SettingPath | None = Field(
         None, description="HTTP API: local JWKS file whose keys (by kid) verify JWTs"
     )
     jwt_issuer: str | None = Field(None, description="HTTP API: the JWT issuer (iss) required")
@@ -213,7 +255,7 @@ class Settings(BaseSettings):
         allow_inf_nan=False,
         description="HTTP API: seconds between two background prunes (0.1 to a year)",
     )
-    ingest_roots: tuple[Path, ...] = Field(
+    ingest_roots: tuple[SettingPath, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"
     )
     otel_spans: bool = Field(

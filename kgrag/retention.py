@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from kgrag import metrics
 from kgrag.auth.principal import check_name
 from kgrag.config import MAX_AGE_DAYS, MAX_KEEP_LAST
-from kgrag.core import Frozen
+from kgrag.core import Frozen, check_text
 from kgrag.errors import NotFoundError
 from kgrag.graph.store import GraphStore
 
@@ -149,13 +149,15 @@ def flag_query(
     trace and audit are kept by every prune until :func:`unflag_query`; an erasure of its user
     still removes it. Flagging again replaces who, when and why. NotFoundError for an unknown
     query; ValueError for a reason longer than :data:`MAX_FLAG_REASON` characters or holding a
-    NUL character."""
+    NUL character (:class:`~kgrag.errors.InvalidTextError` for a lone surrogate)."""
     if reason is not None and len(reason) > MAX_FLAG_REASON:
         raise ValueError(
             f"a flag's reason is at most {MAX_FLAG_REASON:,} characters, not {len(reason):,}"
         )
     if reason is not None and "\x00" in reason:  # neither store can hold one
         raise ValueError("a flag's reason must not hold a NUL character")
+    if reason is not None:
+        check_text("flag reason", reason)
     at = datetime.now(UTC).isoformat()
     return _set_flag(store, query_id, {"flagged_at": at, "flagged_by": by, "reason": reason})
 
@@ -166,6 +168,7 @@ def unflag_query(store: GraphStore, query_id: str) -> FlagReport:
 
 
 def _set_flag(store: GraphStore, query_id: str, values: dict[str, str | None]) -> FlagReport:
+    check_text("query id", query_id)
     rows = store.write("query_set_flag", {"id": query_id, **values})
     if not rows:
         raise NotFoundError(f"no query {query_id!r}")

@@ -35,7 +35,7 @@ from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
 from kgrag.cancel import check as check_cancel
 from kgrag.config import Settings
-from kgrag.core import AccessContext
+from kgrag.core import AccessContext, check_text
 from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.graph import open_settings_store
@@ -477,6 +477,12 @@ class KnowledgeAgent:
         emit: Callable[[object], None],
         on_step: StepCallback | None = None,
     ) -> QuestionRun:
+        # text that is not Unicode (a lone surrogate) is refused before any model or query
+        check_text("question", request.question)
+        if request.user is not None:
+            check_text("user name", request.user)
+        for group in request.groups:
+            check_text("group name", group)
         if request.session_id is not None:
             # it becomes a Session node's id: refused here, not by a crash
             check_key("session id", request.session_id)

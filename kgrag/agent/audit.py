@@ -1,9 +1,10 @@
 """The audit report of one answer, built from its stored trace: the question, the plan, every
 step with its timing, Cypher and evidence, the sources with excerpts, why each step ran or was
-skipped, the groundedness assessment and verification status, the exit reason, iterations and
-cost. One frozen model, rendered as JSON or as one self-contained HTML page (the jinja2
-template ``templates/audit.html`` with its CSS inline, no external assets, autoescape: every
-value HTML-escaped, since document text is untrusted)."""
+skipped, the groundedness assessment and verification status, the exit reason, iterations,
+cost, and the answer's flag (who flagged it, when and why) when it is flagged. One frozen model,
+rendered as JSON or as one self-contained HTML page (the jinja2 template ``templates/audit.html``
+with its CSS inline, no external assets, autoescape: every value HTML-escaped, since document
+text is untrusted)."""
 
 from __future__ import annotations
 
@@ -111,6 +112,19 @@ class Verification(Frozen):
     assessment: str
 
 
+class AuditFlag(Frozen):
+    """The flag set on an answer (``kgrag flag``, ``POST /queries/{id}/flag``): while it is set,
+    trace retention keeps the trace and this audit."""
+
+    flagged_at: str
+    """When it was flagged (ISO 8601, UTC)."""
+    flagged_by: str | None = None
+    """Who flagged it: the credential id (``key:...``, ``jwt:...``, ``local``) or ``operator``
+    (the command line)."""
+    reason: str | None = None
+    """Why, as the flagger wrote it."""
+
+
 class AuditReport(Frozen):
     query_id: str
     question: str
@@ -137,6 +151,8 @@ class AuditReport(Frozen):
     iterations: int | None
     latency_ms: float | None
     cost: float | None
+    flag: AuditFlag | None = None
+    """The answer's flag: who flagged it, when and why; None when it is not flagged."""
     generated_at: str
 
     def to_json(self) -> str:
@@ -155,19 +171,30 @@ def build_audit(store: GraphStore, query_id: str, access: AccessContext) -> Audi
     the query at all is the caller's decision."""
     data = read_trace(store, query_id, access)
     rows = store.read("trace_read_query", {"id": query_id})
-    groups = tuple(rows[0].get("groups") or ()) if rows else ()
+    row = rows[0] if rows else {}
+    groups = tuple(row.get("groups") or ())
+    flag = None
+    if row.get("flagged_at") is not None:
+        flag = AuditFlag(
+            flagged_at=row["flagged_at"],
+            flagged_by=row.get("flagged_by"),
+            reason=row.get("flag_reason"),
+        )
     chunk_ids = sorted(
         {c.node_id for c in data.answer.citations if c.label in ("Chunk", "Segment", None)}
     )
     chunks = store.read("chunks_by_ids", {"ids": chunk_ids, **access.params()}) if chunk_ids else []
-    return assemble_audit(data, groups, chunks)
+    return assemble_audit(data, groups, chunks, flag)
 
 
 def assemble_audit(
-    trace: Trace, groups: Sequence[str], chunks: Sequence[Mapping[str, Any]]
+    trace: Trace,
+    groups: Sequence[str],
+    chunks: Sequence[Mapping[str, Any]],
+    flag: AuditFlag | None = None,
 ) -> AuditReport:
-    """The report from a trace (from ``read_trace``), the asker's groups and the rows of the
-    cited chunks the asker may read (``chunks_by_ids``)."""
+    """The report from a trace (from ``read_trace``), the asker's groups, the rows of the
+    cited chunks the asker may read (``chunks_by_ids``) and the answer's flag, if any."""
     q = trace.query
     steps = tuple(_step(s) for s in trace.steps)
     answer = trace.answer
@@ -196,6 +223,7 @@ def assemble_audit(
         iterations=q.iterations,
         latency_ms=q.latency_ms,
         cost=q.cost,
+        flag=flag,
         generated_at=datetime.now(UTC).isoformat(),
     )
 

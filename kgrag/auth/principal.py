@@ -14,7 +14,7 @@ import re
 
 from pydantic import field_validator
 
-from kgrag.core import AccessContext, Frozen
+from kgrag.core import AccessContext, Frozen, check_text
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS, KEY_MAX_BYTES
 
 
@@ -43,8 +43,9 @@ def check_name(kind: str, value: str) -> str:
     """A user or group name as ACL entries name them (``user:NAME``, ``group:NAME``): not
     empty, no surrounding whitespace, no control characters; a group also no comma, which
     separates groups in forms, query strings and ``--groups``; at most
-    :data:`~kgrag.graph.keys.KEY_MAX_BYTES` UTF-8 bytes. ``ValueError`` naming ``kind``
-    otherwise."""
+    :data:`~kgrag.graph.keys.KEY_MAX_BYTES` UTF-8 bytes; valid Unicode. ``ValueError`` naming
+    ``kind`` otherwise (:class:`~kgrag.errors.InvalidTextError` for a lone surrogate)."""
+    check_text(f"{kind} name", value)
     size = len(value.encode("utf-8", "surrogatepass"))
     if size > KEY_MAX_BYTES:
         raise ValueError(f"a {kind} name is at most {KEY_MAX_BYTES:,} bytes; this one has {size:,}")

@@ -161,6 +161,13 @@ def audit(
             f"exit {report.exit_reason} after {report.iterations} iteration(s), cost {report.cost}",
             markup=False,
         )
+        if report.flag is not None:
+            f = report.flag
+            out.print(
+                f"flagged {f.flagged_at} by {f.flagged_by or '?'}: "
+                f"{f.reason or '(no reason given)'}",
+                markup=False,
+            )
         out.print(f"verification: {v.status} — {v.assessment}", markup=False)
         for line in report.reasoning:
             out.print(f"  {line}", markup=False)

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from kgrag.cli.common import JsonOpt, emit, err, state
+from kgrag.cli.common import App, JsonOpt, emit, err, state
 from kgrag.config import Settings
 
-auth_app = typer.Typer(
+auth_app = App(
     no_args_is_help=True, help="API keys of the HTTP server (the file KGRAG_API_KEYS_FILE)."
 )
 

@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from kgrag.cli.ask import ask, audit, trace
 from kgrag.cli.auth import auth_app
-from kgrag.cli.common import QuietOpt, err, state
+from kgrag.cli.common import App, QuietOpt, err, state
 from kgrag.cli.db import db_app, delete
 from kgrag.cli.demo import demo
 from kgrag.cli.evaluate import eval_app
@@ -32,7 +32,7 @@ EXIT_CODES_EPILOG = (
     "Exit codes: 0 ok, 1 unexpected error, 2 usage error or some inputs failed, 3 configuration, "
     "4 store, 5 model, 6 plan, 7 execution, 8 not found, 130 interrupted."
 )
-app = typer.Typer(
+app = App(
     add_completion=False,
     no_args_is_help=True,
     help="kgrag: a graph-database-backed multimodal knowledge agent.",

@@ -5,17 +5,58 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from pathlib import PurePath
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from kgrag.config import Settings
+from kgrag.core.text import unicode_problem
 
 # soft_wrap: an error or status line stays one line when stderr is not a terminal (80 columns)
 err = Console(stderr=True, soft_wrap=True)
 out = Console()
+
+
+def _texts(value: object) -> Iterator[str]:
+    """The text of a parsed argument value: a string, a path, or those of a list or tuple."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, PurePath):
+        yield str(value)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+class CheckedCommand(typer.core.TyperCommand):
+    """A command whose every argument and option must be valid Unicode text: invalid UTF-8 on
+    the command line (which Python turns into lone surrogates) is a usage error naming the
+    option (exit 2) before the command runs, so it never reaches a model or the store. The
+    one place the command line checks text; every command of kgrag is one (:class:`App`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        if not ctx.resilient_parsing:
+            params: list[Any] = self.get_params(ctx)  # typer's own parameter classes
+            for param in params:
+                for text in _texts(ctx.params.get(param.name or "")):
+                    problem = unicode_problem(text)
+                    if problem is not None:
+                        raise typer.BadParameter(problem, ctx=ctx, param=param)
+        return rest
+
+
+class App(typer.Typer):
+    """A group of kgrag commands: each is a :class:`CheckedCommand` unless told otherwise."""
+
+    def command(self, *args: Any, cls: Any = None, **kwargs: Any) -> Any:
+        return super().command(*args, cls=cls or CheckedCommand, **kwargs)
+
 
 StoreOpt = Annotated[
     str | None, typer.Option("--store", help="store URI (default: embedded ./kgrag-data/kg.db)")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from kgrag.cli.common import (
+    App,
     JsonOpt,
     StoreOpt,
     emit,
@@ -19,7 +20,7 @@ from kgrag.cli.common import (
     state,
 )
 
-db_app = typer.Typer(no_args_is_help=True, help="Schema and statistics of the store.")
+db_app = App(no_args_is_help=True, help="Schema and statistics of the store.")
 
 
 @db_app.command("migrate")

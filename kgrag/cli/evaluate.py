@@ -8,10 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from kgrag.cli.common import JsonOpt, emit, out, progress_bars, state
+from kgrag.cli.common import App, JsonOpt, emit, out, progress_bars, state
 from kgrag.config import Settings
 
-eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval quality.")
+eval_app = App(no_args_is_help=True, help="Evaluate retrieval quality.")
 
 
 EvalQuestionsOpt = Annotated[

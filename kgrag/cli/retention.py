@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.common import JsonOpt, StoreOpt, emit, err, open_store, state
+from kgrag.cli.common import App, JsonOpt, StoreOpt, emit, err, open_store, state
 
 
 def _check_age(value: str) -> str:
@@ -37,7 +37,7 @@ def _check_keep_last(value: int) -> int:
         raise typer.BadParameter(str(e), param_hint="'--keep-last'") from None
 
 
-traces_app = typer.Typer(no_args_is_help=True, help="Retention of the traces of answers.")
+traces_app = App(no_args_is_help=True, help="Retention of the traces of answers.")
 
 
 @traces_app.command("prune")

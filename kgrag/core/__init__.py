@@ -1,6 +1,6 @@
 """The types every layer shares, and nothing else: the model bases (:class:`Frozen`,
-:class:`Closed`), who is asking (:class:`AccessContext`), what a step returned (:class:`Hit`) and
-the stored story of an answer (:class:`Trace`).
+:class:`Closed`), who is asking (:class:`AccessContext`), what a step returned (:class:`Hit`),
+the stored story of an answer (:class:`Trace`) and text given as input (:data:`UnicodeText`).
 
 This package imports nothing of kgrag but :mod:`kgrag.errors` (tests/unit/test_import_graph.py
 holds it to that), so the store, the executor, the agent, the CLI and the server can all use it
@@ -18,6 +18,7 @@ from kgrag.core.access import (
 )
 from kgrag.core.frozen import Closed, Frozen
 from kgrag.core.hits import Hit, HitKind
+from kgrag.core.text import UnicodeText, check_text, unicode_problem
 from kgrag.core.trace import (
     Decision,
     ReturnedItem,
@@ -47,6 +48,9 @@ __all__ = [
     "TracePlan",
     "TraceQuery",
     "TraceStep",
+    "UnicodeText",
+    "check_text",
     "group_principal",
+    "unicode_problem",
     "user_principal",
 ]

@@ -78,5 +78,8 @@ def bulk_ingest(
 
 
 def _scratch(data_dir: Path) -> Path:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return data_dir
+    """The data folder, created for the import files (ConfigError naming KGRAG_DATA_DIR when it
+    cannot be)."""
+    from kgrag.config import writable_folder
+
+    return writable_folder(data_dir, "KGRAG_DATA_DIR")

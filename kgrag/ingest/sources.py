@@ -16,7 +16,8 @@ from pathlib import Path
 from pydantic import ConfigDict, ValidationError
 
 from kgrag.acl import AclEntry, parse_acl
-from kgrag.core import Frozen
+from kgrag.core import Frozen, UnicodeText, unicode_problem
+from kgrag.core.text import shown_text
 from kgrag.ingest import formats
 from kgrag.ingest.containers.kinds import CONTAINER_TYPES
 from kgrag.ingest.models import (
@@ -92,10 +93,10 @@ class _ManifestLine(Frozen):
     # not coerced
     model_config = ConfigDict(strict=True)
 
-    path: str
-    title: str | None = None
+    path: UnicodeText
+    title: UnicodeText | None = None
     acl: list[AclEntry] | None = None
-    tags: list[str] | None = None
+    tags: list[UnicodeText] | None = None
 
 
 class _Collector:
@@ -124,6 +125,15 @@ class _Collector:
         explicit: bool,
         context: str = "",
     ) -> None:
+        problem = unicode_problem(str(resolved))
+        if problem is not None:  # its path would be the document's URI: no store can hold it
+            self.reject(
+                shown_text(shown),
+                f"{context}the file's path is not valid UTF-8 ({problem})",
+                explicit=explicit,
+                kind="unreadable",
+            )
+            return
         kind = file_type(resolved.suffix)
         if kind is None:
             # a symlink may point at a differently named file: judge the name the user sees too
@@ -266,14 +276,19 @@ def _expand_glob(raw: str, pattern: Path, acl: Sequence[str], out: _Collector) -
 def _read_manifest(shown: str, manifest: Path, acl: Sequence[str], out: _Collector) -> None:
     folder = manifest.parent
     try:
-        lines = manifest.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        # surrogateescape: a line of invalid UTF-8 is refused alone, below
+        lines = manifest.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError as e:
         out.reject(shown, f"cannot read manifest: {e}")
         return
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         context = f"manifest {manifest} line {number}: "
+        problem = unicode_problem(line)
+        if problem is not None:  # invalid UTF-8 on this line: the others are still read
+            out.reject(f"{manifest}:{number}", f"{context}malformed line ({problem})")
+            continue
         try:
             entry = _ManifestLine.model_validate_json(line)
         except ValidationError as e:

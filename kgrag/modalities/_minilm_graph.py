@@ -232,7 +232,12 @@ def build_minilm_onnx(target: Path, model_dir: Path | None = None) -> Path:
     model.ir_version = 8
     onnx.checker.check_model(model)
 
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a parent is a file, no permission, a read-only file system
+        raise ModelError(
+            f"could not create the folder {target.parent} of the ONNX text model: {e}"
+        ) from e
     # each file under a temporary name first, so that a reader never sees half of one
     files = [(target.parent / n, (source / n).read_bytes()) for n in MODEL_FILES]
     files.append((target, model.SerializeToString()))  # last: its presence means all are there

@@ -24,7 +24,7 @@ def text_embedder(settings: Settings) -> TextEmbedder:
     if backend == "onnx":
         from kgrag.modalities.text_onnx import onnx_text_embedder
 
-        return onnx_text_embedder(onnx_model_path(settings))
+        return onnx_text_embedder(onnx_model_path(settings), setting="KGRAG_MODEL_CACHE")
     if settings.text_model:
         path = Path(settings.text_model)
         return SentenceTransformerEmbedder(path if path.exists() else settings.text_model)

@@ -101,6 +101,9 @@ class OnnxTextEmbedder:
             Runtime's default, one per core).
         name: the model name reported (and recorded in the store): the sentence-transformers
             name, since the vectors are the same.
+        setting: the setting that chose the file's folder (``KGRAG_MODEL_CACHE``): when the
+            file is built and its folder cannot be created or written, the
+            :class:`~kgrag.errors.ConfigError` names it.
     """
 
     def __init__(
@@ -110,6 +113,7 @@ class OnnxTextEmbedder:
         threads: int | None = None,
         *,
         name: str = "sentence-transformers/all-MiniLM-L6-v2",
+        setting: str | None = None,
     ) -> None:
         if batch_size < 1:
             from kgrag.errors import ConfigError
@@ -119,6 +123,7 @@ class OnnxTextEmbedder:
         self._batch_size = batch_size
         self._threads = threads
         self._name = name
+        self._setting = setting
         self._session: Any = None
         self._tokenizer: Any = None
         self._counter: Any = None
@@ -150,6 +155,10 @@ class OnnxTextEmbedder:
         except ImportError as e:
             raise DependencyMissingError("tokenizers", "text-onnx") from e
         if not self._path.is_file():
+            if self._setting is not None:
+                from kgrag.config import writable_folder
+
+                writable_folder(self._path.parent, self._setting)
             logger.info("building the ONNX text model %s", self._path)
             build_minilm_onnx(self._path)
         model_dir = self._path.parent
@@ -249,13 +258,14 @@ _EMBEDDERS: dict[Path, OnnxTextEmbedder] = {}
 _EMBEDDERS_LOCK = threading.Lock()
 
 
-def onnx_text_embedder(onnx_path: Path) -> OnnxTextEmbedder:
-    """The process-wide embedder of one ONNX file (loaded once, on first use)."""
+def onnx_text_embedder(onnx_path: Path, setting: str | None = None) -> OnnxTextEmbedder:
+    """The process-wide embedder of one ONNX file (loaded once, on first use); ``setting`` as
+    for :class:`OnnxTextEmbedder`."""
     key = Path(onnx_path).resolve()
     with _EMBEDDERS_LOCK:
         embedder = _EMBEDDERS.get(key)
         if embedder is None:
-            embedder = _EMBEDDERS[key] = OnnxTextEmbedder(key)
+            embedder = _EMBEDDERS[key] = OnnxTextEmbedder(key, setting=setting)
         return embedder
 
 

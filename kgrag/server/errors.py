@@ -16,6 +16,7 @@ STATUS: tuple[tuple[type[e.KgragError], int], ...] = (
     (e.PlanError, 422),
     (e.IngestError, 422),
     (e.InvalidKeyError, 422),
+    (e.InvalidTextError, 422),
     (e.QueryRefusedError, 403),
     (e.EmbeddingSpaceMismatchError, 409),
     (e.StoreUnavailableError, 503),

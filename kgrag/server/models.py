@@ -8,13 +8,15 @@ from pydantic import Field, StringConstraints
 
 from kgrag.acl import AclEntry
 from kgrag.agent.answer import Answer
-from kgrag.core import Frozen
+from kgrag.core import Frozen, UnicodeText
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 from kgrag.ingest.pipeline import IngestReport
+from kgrag.retention import MAX_FLAG_REASON
 
 #: Text the API takes: no NUL character (neither store can hold one: FalkorDB cannot parse such a
-#: parameter). A string with a lone surrogate (not Unicode) is refused too, as any string of a
-#: pattern is. The pattern is the same in Python, ECMAScript and Rust regex syntax.
+#: parameter). The pattern is the same in Python, ECMAScript and Rust regex syntax. Every string
+#: type below is :data:`~kgrag.core.UnicodeText` too: a lone surrogate (a JSON ``"\\udcff"``
+#: escape) is the 422 error ``invalid_unicode`` of its field, checked before the pattern.
 TEXT_PATTERN = r"^[^\x00]*$"
 #: An id stored under a unique constraint (kgrag.graph.keys): non-empty, no control characters,
 #: no whitespace at either end (the characters ``str.strip`` removes).
@@ -26,11 +28,13 @@ KEY_MAX_CHARS = 256
 GROUPS_PATTERN = rf"^[^{KEY_INNER_CHARS}]*$"
 _GROUP = rf"^[^{KEY_EDGE_CHARS},](?:[^{KEY_INNER_CHARS},]*[^{KEY_EDGE_CHARS},])?$"
 
-Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
-Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
+Text = Annotated[UnicodeText, StringConstraints(pattern=TEXT_PATTERN)]
+Key = Annotated[UnicodeText, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
 #: A user name (as an id) and a group name (an id without a comma), as kgrag.auth checks them.
 UserName = Key
-GroupName = Annotated[str, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS)]
+GroupName = Annotated[UnicodeText, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS)]
+#: Group names separated by commas (a form field, a query parameter).
+GroupList = Annotated[UnicodeText, StringConstraints(pattern=GROUPS_PATTERN)]
 
 
 class IngestRequest(Frozen):
@@ -110,8 +114,8 @@ class Liveness(Frozen):
 class FlagRequest(Frozen):
     """``POST /queries/{query_id}/flag``: why the answer is flagged (optional)."""
 
-    reason: Annotated[str, StringConstraints(pattern=TEXT_PATTERN, max_length=2000)] | None = Field(
-        None, description="why the answer is flagged (at most 2,000 characters)"
+    reason: Annotated[Text, StringConstraints(max_length=MAX_FLAG_REASON)] | None = Field(
+        None, description=f"why the answer is flagged (at most {MAX_FLAG_REASON:,} characters)"
     )
 
 

@@ -1,7 +1,8 @@
-"""Hostile values of the operations settings (issue 22): each is refused when the settings are
-read, with a message naming the ``KGRAG_*`` variable, so ``kgrag serve`` stops at startup (exit
-3, one line) instead of crashing later (a background prune whose cut-off is not a date, a drain
-that never ends, a busy loop of prunes, a price that makes every cost infinite)."""
+"""Hostile values of the operations settings (issue 22) and of the path settings (an empty or
+blank path): each is refused when the settings are read, with a message naming the ``KGRAG_*``
+variable, so ``kgrag serve`` stops at startup (exit 3, one line) instead of crashing later (a
+background prune whose cut-off is not a date, a drain that never ends, a busy loop of prunes, a
+price that makes every cost infinite, a 90 MB model written into the working directory)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,16 @@ HOSTILE = [
     ("KGRAG_OTEL_SPANS", "maybe"),
     ("KGRAG_OTEL_SPANS", ""),
     ("KGRAG_OTEL_SPANS", "2"),
+    # a path setting: Path("") is the working directory, Path("  ") a folder named by spaces
+    ("KGRAG_MODEL_CACHE", ""),
+    ("KGRAG_MODEL_CACHE", "   "),
+    ("KGRAG_DATA_DIR", ""),
+    ("KGRAG_DATA_DIR", "\t"),
+    ("KGRAG_API_KEYS_FILE", ""),
+    ("KGRAG_JWT_PUBLIC_KEY_FILE", " "),
+    ("KGRAG_JWT_JWKS_FILE", ""),
+    ("KGRAG_RERANK_RULES", " "),
+    ("KGRAG_INGEST_ROOTS", '["/srv/docs", " "]'),
 ]
 
 
@@ -91,7 +102,11 @@ def test_the_limits_themselves_are_accepted(monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("KGRAG_TRACE_RETENTION_DAYS", "inf"), ("KGRAG_LLM_PRICES", "[{")],
+    [
+        ("KGRAG_TRACE_RETENTION_DAYS", "inf"),
+        ("KGRAG_LLM_PRICES", "[{"),
+        ("KGRAG_MODEL_CACHE", ""),
+    ],
 )
 def test_kgrag_serve_stops_at_startup_naming_the_variable(
     tmp_path: Path, variable: str, value: str
@@ -110,3 +125,4 @@ def test_kgrag_serve_stops_at_startup_naming_the_variable(
     assert done.returncode == 3, done.stderr
     assert variable in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "kg.db").exists()
+    assert list(tmp_path.iterdir()) == []  # nothing written (an empty model cache: the model)

@@ -23,14 +23,7 @@ from kgrag.errors import CancelledError, KgragError, StoreUnavailableError
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller, split_groups
 from kgrag.server.errors import error_body, error_code, status_of
 from kgrag.server.identity import acting_as, require
-from kgrag.server.models import (
-    GROUPS_PATTERN,
-    KEY_MAX_CHARS,
-    KEY_PATTERN,
-    TEXT_PATTERN,
-    AskRequest,
-    answer_json,
-)
+from kgrag.server.models import AskRequest, GroupList, Key, Text, UserName, answer_json
 from kgrag.server.openapi import errors
 
 log = logging.getLogger(__name__)
@@ -170,31 +163,14 @@ def ask_upload(
             description=f"images or recordings (1 to {MAX_ATTACHMENTS})",
         ),
     ],
-    question: Annotated[
-        str, Form(pattern=TEXT_PATTERN, description="the question; empty: the files ask")
-    ] = "",
-    session_id: Annotated[
-        str | None,
-        Form(
-            pattern=KEY_PATTERN,
-            max_length=KEY_MAX_CHARS,
-            description="conversation id, as in POST /ask",
-        ),
-    ] = None,
+    question: Annotated[Text, Form(description="the question; empty: the files ask")] = "",
+    session_id: Annotated[Key | None, Form(description="conversation id, as in POST /ask")] = None,
     user: Annotated[
-        str | None,
-        Form(
-            pattern=KEY_PATTERN,
-            max_length=KEY_MAX_CHARS,
-            description="ask as this user (needs the impersonate role)",
-        ),
+        UserName | None, Form(description="ask as this user (needs the impersonate role)")
     ] = None,
     groups: Annotated[
-        str | None,
-        Form(
-            pattern=GROUPS_PATTERN,
-            description="comma-separated groups to ask with (needs the impersonate role)",
-        ),
+        GroupList | None,
+        Form(description="comma-separated groups to ask with (needs the impersonate role)"),
     ] = None,
 ) -> JSONResponse:
     """A question with attached files (multipart/form-data), answered as POST /ask is.

@@ -10,7 +10,7 @@ from fastapi import Path as PathParam
 from kgrag.auth.principal import Role
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller
 from kgrag.server.identity import require
-from kgrag.server.models import TEXT_PATTERN
+from kgrag.server.models import Text
 from kgrag.server.openapi import errors
 
 router = APIRouter(tags=["ingest"], dependencies=NEEDS_STORE)
@@ -25,9 +25,7 @@ router = APIRouter(tags=["ingest"], dependencies=NEEDS_STORE)
 def delete_document(
     who: Caller,
     state: AppState,
-    document_id: Annotated[
-        str, PathParam(pattern=TEXT_PATTERN, description="a document id (`kgrag db documents`)")
-    ],
+    document_id: Annotated[Text, PathParam(description="a document id (`kgrag db documents`)")],
 ) -> Response:
     """Remove a document and what only it supported (``kgrag delete``). Needs ``admin``."""
     require(who, Role.ADMIN)

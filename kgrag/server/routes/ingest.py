@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Response
 from fastapi import Path as PathParam
 
@@ -9,7 +11,7 @@ from kgrag.auth.principal import Role
 from kgrag.errors import NotFoundError
 from kgrag.server.deps import AppState, Caller
 from kgrag.server.identity import require
-from kgrag.server.models import TEXT_PATTERN, IngestRequest, JobView
+from kgrag.server.models import IngestRequest, JobView, Text
 from kgrag.server.openapi import errors
 from kgrag.server.security import confine_paths
 
@@ -57,7 +59,7 @@ def ingest(body: IngestRequest, who: Caller, state: AppState, response: Response
 def job(
     who: Caller,
     state: AppState,
-    job_id: str = PathParam(pattern=TEXT_PATTERN, description="the id POST /ingest gave"),
+    job_id: Annotated[Text, PathParam(description="the id POST /ingest gave")],
 ) -> JobView:
     """A job, to the principal that submitted it or an admin (404 to anyone else)."""
     found = state.jobs.get(job_id)

@@ -4,7 +4,7 @@ flag that keeps them through trace retention."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
@@ -17,14 +17,7 @@ from kgrag.core import Trace
 from kgrag.executor.trace import read_trace
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller, split_groups
 from kgrag.server.identity import acting_as, require
-from kgrag.server.models import (
-    GROUPS_PATTERN,
-    KEY_MAX_CHARS,
-    KEY_PATTERN,
-    TEXT_PATTERN,
-    FlagRequest,
-    FlagView,
-)
+from kgrag.server.models import FlagRequest, FlagView, GroupList, Text, UserName
 from kgrag.server.openapi import errors
 from kgrag.server.state import ServerState
 
@@ -35,18 +28,14 @@ router = APIRouter(tags=["queries"], dependencies=NEEDS_STORE)
 #: Pages the API serves may load nothing from elsewhere.
 HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
-ReaderUser = Query(
-    None,
-    pattern=KEY_PATTERN,
-    max_length=KEY_MAX_CHARS,
-    description="read as this user (needs the impersonate role)",
-)
-ReaderGroups = Query(
-    None,
-    pattern=GROUPS_PATTERN,
-    description="comma-separated groups to read with (needs the impersonate role)",
-)
-QueryId = PathParam(pattern=TEXT_PATTERN, description="the query id of an answer")
+ReaderUser = Annotated[
+    UserName | None, Query(description="read as this user (needs the impersonate role)")
+]
+ReaderGroups = Annotated[
+    GroupList | None,
+    Query(description="comma-separated groups to read with (needs the impersonate role)"),
+]
+QueryId = Annotated[Text, PathParam(description="the query id of an answer")]
 QUERY_ERRORS = errors(403, 404, 422)
 
 
@@ -81,9 +70,9 @@ def readable_audit(
 def trace(
     who: Caller,
     state: AppState,
-    query_id: str = QueryId,
-    user: str | None = ReaderUser,
-    groups: str | None = ReaderGroups,
+    query_id: QueryId,
+    user: ReaderUser = None,
+    groups: ReaderGroups = None,
 ) -> dict[str, Any]:
     """The reasoning of one answer (``kgrag trace --json``)."""
     return readable_trace(state, query_id, who, user, groups).to_json()
@@ -98,9 +87,9 @@ def trace(
 def trace_html(
     who: Caller,
     state: AppState,
-    query_id: str = QueryId,
-    user: str | None = ReaderUser,
-    groups: str | None = ReaderGroups,
+    query_id: QueryId,
+    user: ReaderUser = None,
+    groups: ReaderGroups = None,
 ) -> HTMLResponse:
     """The trace viewer page (``kgrag trace --html``)."""
     from kgrag.viewer import render_trace_html
@@ -117,9 +106,9 @@ def trace_html(
 def audit(
     who: Caller,
     state: AppState,
-    query_id: str = QueryId,
-    user: str | None = ReaderUser,
-    groups: str | None = ReaderGroups,
+    query_id: QueryId,
+    user: ReaderUser = None,
+    groups: ReaderGroups = None,
 ) -> JSONResponse:
     """The audit report (``kgrag audit --json``); ``asked_by`` names who really asked."""
     report = readable_audit(state, query_id, who, user, groups)
@@ -135,9 +124,9 @@ def audit(
 def audit_html(
     who: Caller,
     state: AppState,
-    query_id: str = QueryId,
-    user: str | None = ReaderUser,
-    groups: str | None = ReaderGroups,
+    query_id: QueryId,
+    user: ReaderUser = None,
+    groups: ReaderGroups = None,
 ) -> HTMLResponse:
     """The audit report as one self-contained page (``kgrag audit --html``)."""
     page = readable_audit(state, query_id, who, user, groups).to_html()
@@ -153,10 +142,10 @@ def audit_html(
 def flag(
     who: Caller,
     state: AppState,
+    query_id: QueryId,
     body: FlagRequest | None = None,
-    query_id: str = QueryId,
-    user: str | None = ReaderUser,
-    groups: str | None = ReaderGroups,
+    user: ReaderUser = None,
+    groups: ReaderGroups = None,
 ) -> FlagView:
     """Flag an answer (``kgrag flag``): trace retention keeps its trace and audit until an admin
     clears the flag. Its asker or an admin may flag it; flagging again replaces the reason."""
@@ -175,7 +164,7 @@ def flag(
     response_model=FlagView,
     responses=QUERY_ERRORS,
 )
-def unflag(who: Caller, state: AppState, query_id: str = QueryId) -> FlagView:
+def unflag(who: Caller, state: AppState, query_id: QueryId) -> FlagView:
     """Clear the flag of an answer (``kgrag flag --clear``); prunes remove its trace again once
     it is old enough. Needs ``admin``."""
     from kgrag.retention import unflag_query

@@ -11,7 +11,7 @@ from fastapi import Path as PathParam
 from kgrag.auth.principal import Role
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller
 from kgrag.server.identity import require
-from kgrag.server.models import KEY_MAX_CHARS, KEY_PATTERN, ErasureReport
+from kgrag.server.models import ErasureReport, UserName
 from kgrag.server.openapi import errors
 
 log = logging.getLogger(__name__)
@@ -28,10 +28,7 @@ router = APIRouter(tags=["queries"], dependencies=NEEDS_STORE)
 def forget_user(
     who: Caller,
     state: AppState,
-    user: Annotated[
-        str,
-        PathParam(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS, description="a user name"),
-    ],
+    user: Annotated[UserName, PathParam(description="a user name")],
 ) -> ErasureReport:
     """Erase a user's questions: their traces, answers and audits, and the sessions left
     without a question (``kgrag forget --user``). Other users' questions stay. Needs
