@@ -24,7 +24,14 @@ from pydantic_core import PydanticCustomError
 
 from kgrag.errors import InvalidTextError
 
-__all__ = ["INVALID_UNICODE", "UnicodeText", "check_text", "shown_text", "unicode_problem"]
+__all__ = [
+    "INVALID_UNICODE",
+    "REFUSE_INVALID_UNICODE",
+    "UnicodeText",
+    "check_text",
+    "shown_text",
+    "unicode_problem",
+]
 
 #: The pydantic error type of text that is not Unicode.
 INVALID_UNICODE = "invalid_unicode"
@@ -70,6 +77,10 @@ def _refuse_invalid_unicode(value: object) -> object:
     return value
 
 
-#: A string that must be valid Unicode (no lone surrogate). Other constraints go around it:
-#: ``Annotated[UnicodeText, StringConstraints(...)]``; the Unicode check runs first.
-UnicodeText = Annotated[str, BeforeValidator(_refuse_invalid_unicode)]
+#: The check as pydantic metadata, for a string type with other constraints: put it last,
+#: ``Annotated[str, StringConstraints(...), REFUSE_INVALID_UNICODE]``, so that it runs first and
+#: the constraints stay in the JSON schema (after it they would run, but not be shown there).
+REFUSE_INVALID_UNICODE = BeforeValidator(_refuse_invalid_unicode)
+
+#: A string that must be valid Unicode (no lone surrogate).
+UnicodeText = Annotated[str, REFUSE_INVALID_UNICODE]

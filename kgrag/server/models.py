@@ -8,15 +8,16 @@ from pydantic import Field, StringConstraints
 
 from kgrag.acl import AclEntry
 from kgrag.agent.answer import Answer
-from kgrag.core import Frozen, UnicodeText
+from kgrag.core import Frozen
+from kgrag.core.text import REFUSE_INVALID_UNICODE
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.retention import MAX_FLAG_REASON
 
 #: Text the API takes: no NUL character (neither store can hold one: FalkorDB cannot parse such a
 #: parameter). The pattern is the same in Python, ECMAScript and Rust regex syntax. Every string
-#: type below is :data:`~kgrag.core.UnicodeText` too: a lone surrogate (a JSON ``"\\udcff"``
-#: escape) is the 422 error ``invalid_unicode`` of its field, checked before the pattern.
+#: type below refuses a lone surrogate too (a JSON ``"\\udcff"`` escape), as
+#: :data:`~kgrag.core.UnicodeText` does: the 422 error ``invalid_unicode`` of its field.
 TEXT_PATTERN = r"^[^\x00]*$"
 #: An id stored under a unique constraint (kgrag.graph.keys): non-empty, no control characters,
 #: no whitespace at either end (the characters ``str.strip`` removes).
@@ -28,13 +29,26 @@ KEY_MAX_CHARS = 256
 GROUPS_PATTERN = rf"^[^{KEY_INNER_CHARS}]*$"
 _GROUP = rf"^[^{KEY_EDGE_CHARS},](?:[^{KEY_INNER_CHARS},]*[^{KEY_EDGE_CHARS},])?$"
 
-Text = Annotated[UnicodeText, StringConstraints(pattern=TEXT_PATTERN)]
-Key = Annotated[UnicodeText, StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS)]
+# REFUSE_INVALID_UNICODE last: it runs first, and the patterns stay in the OpenAPI document
+Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN), REFUSE_INVALID_UNICODE]
+Key = Annotated[
+    str,
+    StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS),
+    REFUSE_INVALID_UNICODE,
+]
 #: A user name (as an id) and a group name (an id without a comma), as kgrag.auth checks them.
 UserName = Key
-GroupName = Annotated[UnicodeText, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS)]
+GroupName = Annotated[
+    str, StringConstraints(pattern=_GROUP, max_length=KEY_MAX_CHARS), REFUSE_INVALID_UNICODE
+]
 #: Group names separated by commas (a form field, a query parameter).
-GroupList = Annotated[UnicodeText, StringConstraints(pattern=GROUPS_PATTERN)]
+GroupList = Annotated[str, StringConstraints(pattern=GROUPS_PATTERN), REFUSE_INVALID_UNICODE]
+#: Why an answer is flagged.
+FlagReason = Annotated[
+    str,
+    StringConstraints(pattern=TEXT_PATTERN, max_length=MAX_FLAG_REASON),
+    REFUSE_INVALID_UNICODE,
+]
 
 
 class IngestRequest(Frozen):
@@ -114,7 +128,7 @@ class Liveness(Frozen):
 class FlagRequest(Frozen):
     """``POST /queries/{query_id}/flag``: why the answer is flagged (optional)."""
 
-    reason: Annotated[Text, StringConstraints(max_length=MAX_FLAG_REASON)] | None = Field(
+    reason: FlagReason | None = Field(
         None, description=f"why the answer is flagged (at most {MAX_FLAG_REASON:,} characters)"
     )
 
