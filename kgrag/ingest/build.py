@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kgrag.config import writable_folder
 from kgrag.core import Frozen
 from kgrag.errors import IngestError, KgragError
 from kgrag.ingest.chunking import chunk_text
@@ -281,8 +282,9 @@ class Builder:
             if image.path is not None:
                 paths.append(image.path)
             else:
-                target = self.image_dir / extracted_image_name(did, n)
-                target.parent.mkdir(parents=True, exist_ok=True)
+                # <KGRAG_DATA_DIR>/images: a ConfigError naming it fails this document alone
+                folder = writable_folder(self.image_dir, "KGRAG_DATA_DIR")
+                target = folder / extracted_image_name(did, n)
                 _save_png(image.data or b"", target, doc.source.path)
                 paths.append(target.resolve())
         try:
