@@ -47,11 +47,19 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 
+from kgrag.agent.names import (
+    fold,
+    holds,
+    name_parts,
+    name_phrases,
+    phrase_in,
+    question_names,
+    words,
+)
 from kgrag.core import Frozen, Hit
-from kgrag.text import key_terms, stem, terms
+from kgrag.text import terms
 from kgrag.text.sentences import sentence_texts
 
 #: The evidence features the logistic model reads, in order (see :class:`Support`).
@@ -83,16 +91,6 @@ ABSTENTION = "Nothing in the documents you can read answers this."
 NOT_FOUND_MARK = "NOT_FOUND"
 """What the LLM is told to reply when the evidence does not answer the question."""
 
-_NAME = re.compile(r"\b(?:[A-Z][\w'-]*|[\w-]*\d[\w-]*|\w+_\w+)")
-
-
-_PHRASE = re.compile(
-    r"\b[A-Z0-9][\w'.-]*(?:,?\s+(?:(?:of|the|de|la|le|von|van|der|du|del|and|&)\s+)*[A-Z0-9][\w'.-]*)*"
-)
-_WORD = re.compile(r"\w+")
-#: The words :data:`_PHRASE` joins a name's parts with ("Journal of Psychotherapy Integration").
-_JOINING = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "del", "and"})
-_POSSESSIVE = re.compile(r"'s\b")
 _PARAGRAPH = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
@@ -114,61 +112,6 @@ class Support(Frozen):
     probability: float = 0.0
     """The logistic model's probability that the evidence answers the question."""
     supported: bool
-
-
-def fold(text: str) -> str:
-    """``text`` without accents ("Aschenbrödel" -> "Aschenbrodel"): a question typed without
-    them still finds the name in a passage that has them, and the other way round."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def question_names(question: str) -> set[str]:
-    """Stemmed names of the question: capitalised words (not only the first word), numbers,
-    identifiers; words the key-term filter drops (question words, stop words) are not names."""
-    question = fold(question)
-    keys = {stem(w) for w in key_terms(question)}
-    words = [m.group(0) for m in _NAME.finditer(question)]
-    first = question.split(maxsplit=1)[0] if question.split() else ""
-    named = [w for w in words if w != first or not w[:1].isupper()]
-    return {stem(t) for w in named for t in key_terms(w)} & keys
-
-
-def _raw_words(text: str) -> list[str]:
-    return _WORD.findall(_POSSESSIVE.sub("", fold(text)))
-
-
-def words(text: str) -> list[str]:
-    """The stemmed words of ``text`` in order (accents and possessive ``'s`` dropped)."""
-    return [stem(w) for w in _raw_words(text)]
-
-
-def _content(word: str) -> bool:
-    return bool(key_terms(word)) or word.isdigit()
-
-
-def name_phrases(question: str) -> list[tuple[str, ...]]:
-    """The question's names as phrases: runs of capitalised words or numbers (joined by "of",
-    "the", "de"...), stemmed, without a leading question or stop word ("Which", "The") and
-    without runs made only of such words."""
-    out: list[tuple[str, ...]] = []
-    for match in _PHRASE.finditer(fold(question)):
-        raw = _raw_words(match.group(0))
-        while raw and not _content(raw[0]):
-            raw = raw[1:]
-        if raw:
-            out.append(tuple(stem(w) for w in raw))
-    return list(dict.fromkeys(out))
-
-
-def _holds(sequence: Sequence[str], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    return any(tuple(sequence[i : i + n]) == phrase for i in range(len(sequence) - n + 1))
-
-
-def phrase_in(phrase: tuple[str, ...], hit: Hit) -> bool:
-    """Does ``hit`` (its title or its text) hold ``phrase`` as consecutive words?"""
-    return _holds(words(hit.title or ""), phrase) or _holds(words(hit.text or ""), phrase)
 
 
 def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
@@ -203,26 +146,6 @@ def _leads(hit: Hit) -> list[str]:
     return leads
 
 
-def name_parts(question: str) -> list[tuple[tuple[str, ...], ...]]:
-    """Each name phrase of ``question`` (:func:`name_phrases`) as its parts: the runs of words
-    between its joining words ("Salary 2023 of Zebulon Quartermaine" -> "Salary 2023",
-    "Zebulon Quartermaine"), stemmed; a table row or a heading may hold them apart."""
-    out: list[tuple[tuple[str, ...], ...]] = []
-    for match in _PHRASE.finditer(fold(question)):
-        parts: list[tuple[str, ...]] = []
-        current: list[str] = []
-        for word in [*_raw_words(match.group(0)), "of"]:
-            if word.lower() in _JOINING:
-                if current:
-                    parts.append(tuple(stem(w) for w in current))
-                current = []
-            elif current or _content(word):
-                current.append(word)
-        if parts:
-            out.append(tuple(parts))
-    return list(dict.fromkeys(out))
-
-
 def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
     """The share of ``question``'s name phrases whose parts (:func:`name_parts`) some hit holds
     whole in its title or in a paragraph's first sentence (of its names, when it has no phrase)."""
@@ -231,7 +154,7 @@ def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
     if phrases:
         held = [[w for lead in hit for w in (*words(lead), "\0")] for hit in leads]
         return sum(
-            any(all(_holds(w, part) for part in parts) for w in held) for parts in phrases
+            any(all(holds(w, part) for part in parts) for w in held) for parts in phrases
         ) / len(phrases)
     names = question_names(question)
     found = {t for hit in leads for lead in hit for t in terms(fold(lead))}
