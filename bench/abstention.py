@@ -26,6 +26,12 @@ abstention, then lower thresholds), reported on the held-out fold; ``rule_fit`` 
 all the questions (the constants kgrag.agent.support carries). ``score_only_folds`` is the same
 procedure for ``evidence_score`` alone (the rule before ``subject_phrases``), for comparison.
 
+The chain rule (``chain_rule_folds``) adds kgrag.agent.chains' ``chain_terms`` (the question's
+terms held by the best chain of evidence sentences linked to its subject) to the rule, its three
+thresholds chosen by the same procedure on the same folds; ``chain_model_folds`` adds
+``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
+kgrag ships, with each rule's held-out false abstention split by retrieval.
+
     python bench/abstention.py
 """
 
@@ -61,9 +67,14 @@ CRITERIA = ("constrained", "youden")
 Row = dict[str, Any]
 
 
-def features(row: Row) -> list[float]:
+#: The model's features with the rule's ``subject_phrases`` and the chain's ``chain_terms`` added
+#: (kgrag.agent.chains), fitted and reported the same way beside it.
+CHAIN_MODEL_FEATURES = (*MODEL_FEATURES, "subject_phrases", "chain_terms")
+
+
+def features(row: Row, names: Sequence[str] = MODEL_FEATURES) -> list[float]:
     support = row["support"] or {}
-    return [float(support.get(name, 0.0)) for name in MODEL_FEATURES]
+    return [float(support.get(name, 0.0)) for name in names]
 
 
 def nameless(row: Row) -> bool:
@@ -77,22 +88,23 @@ def fixed_rule(row: Row) -> float:
 
 #: The rule's features (kgrag.agent.support) and the thresholds tried for each.
 RULE_FEATURES = ("evidence_score", "subject_phrases")
+#: The chain rule's features: the rule's, and the best evidence chain's share of the question's
+#: terms (kgrag.agent.chains), chosen the same way.
+CHAIN_RULE_FEATURES = (*RULE_FEATURES, "chain_terms")
 GRID = tuple(round(0.05 * i, 2) for i in range(21))
 
 
-def rule_decisions(rows: Sequence[Row], thresholds: Sequence[float]) -> np.ndarray:
+def rule_decisions(
+    rows: Sequence[Row], thresholds: Sequence[float], names: Sequence[str] = RULE_FEATURES
+) -> np.ndarray:
     """1 answered, 0 abstained, for each row, by the rule with these thresholds (one per
-    feature of the rule, in order); a nameless question by the fixed rule."""
-    names = RULE_FEATURES[: len(thresholds)]
-    out = []
-    for row in rows:
-        support = row["support"] or {}
-        if nameless(row):
-            out.append(fixed_rule(row))
-            continue
-        pairs = zip(names, thresholds, strict=True)
-        out.append(float(all(float(support.get(n, 0.0)) >= t for n, t in pairs)))
-    return np.array(out)
+    feature of ``names``, in order); a nameless question by the fixed rule."""
+    values = np.array(
+        [[float((r["support"] or {}).get(n, 0.0)) for n in names[: len(thresholds)]] for r in rows]
+    ).reshape(len(rows), len(thresholds))
+    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    named = np.all(values >= np.asarray(thresholds, dtype=float), axis=1).astype(float)
+    return np.where(np.isnan(fixed), named, fixed)
 
 
 def rule_score(row: Row) -> float:
@@ -100,12 +112,20 @@ def rule_score(row: Row) -> float:
     return float(rule_decisions([row], (SUPPORT_THRESHOLD, SUBJECT_THRESHOLD))[0])
 
 
-def choose_rule(rows: Sequence[Row], y: np.ndarray, features: int) -> tuple[float, ...]:
+def choose_rule(
+    rows: Sequence[Row], y: np.ndarray, features: int, names: Sequence[str] = RULE_FEATURES
+) -> tuple[float, ...]:
     """The thresholds with the most abstention on unanswerable ``rows`` and at most
     ``MAX_FALSE_ABSTENTION`` false abstention (ties: less false abstention, lower thresholds)."""
+    names = names[:features]
+    values = np.array(
+        [[float((r["support"] or {}).get(n, 0.0)) for n in names] for r in rows]
+    ).reshape(len(rows), features)
+    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
     best: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     for thresholds in itertools.product(GRID, repeat=features):
-        u, a = rates(rule_decisions(rows, thresholds), y, 0.5)
+        named = np.all(values >= np.asarray(thresholds), axis=1).astype(float)
+        u, a = rates(np.where(np.isnan(fixed), named, fixed), y, 0.5)
         if a > MAX_FALSE_ABSTENTION:
             continue
         key = (u, -a, -sum(thresholds))
@@ -116,19 +136,23 @@ def choose_rule(rows: Sequence[Row], y: np.ndarray, features: int) -> tuple[floa
 
 
 def rule_cross_validation(
-    rows: Sequence[Row], y: np.ndarray, folds: np.ndarray, features: int
+    rows: Sequence[Row],
+    y: np.ndarray,
+    folds: np.ndarray,
+    features: int,
+    names: Sequence[str] = RULE_FEATURES,
 ) -> list[Row]:
     out = []
     for k in range(FOLDS):
         train = [r for r, f in zip(rows, folds, strict=True) if f != k]
         held = [r for r, f in zip(rows, folds, strict=True) if f == k]
-        thresholds = choose_rule(train, y[folds != k], features)
-        tu, ta = rates(rule_decisions(train, thresholds), y[folds != k], 0.5)
-        hu, ha = rates(rule_decisions(held, thresholds), y[folds == k], 0.5)
+        thresholds = choose_rule(train, y[folds != k], features, names)
+        tu, ta = rates(rule_decisions(train, thresholds, names), y[folds != k], 0.5)
+        hu, ha = rates(rule_decisions(held, thresholds, names), y[folds == k], 0.5)
         out.append(
             {
                 "fold": k,
-                "thresholds": dict(zip(RULE_FEATURES, thresholds, strict=False)),
+                "thresholds": dict(zip(names, thresholds, strict=False)),
                 "train": {
                     "unanswerable_abstention": round(tu, 4),
                     "false_abstention": round(ta, 4),
@@ -140,6 +164,29 @@ def rule_cross_validation(
                 },
             }
         )
+    return out
+
+
+def rule_by_retrieval(
+    rows: Sequence[Row], folds: np.ndarray, cv: Sequence[Row], names: Sequence[str]
+) -> Row:
+    """False abstention of a rule on the held-out folds (each with its fold's thresholds),
+    split by whether retrieval put every supporting passage in the best 5."""
+    out: Row = {}
+    for name, complete in (("all_supporting_retrieved", True), ("a_supporting_missed", False)):
+        picked = [
+            i
+            for i, r in enumerate(rows)
+            if r["setting"] == "answerable" and ((r.get("recall_at_5") or 0.0) >= 1.0) == complete
+        ]
+        abstained = sum(
+            rule_decisions([rows[i]], tuple(cv[folds[i]]["thresholds"].values()), names)[0] < 0.5
+            for i in picked
+        )
+        out[name] = {
+            "questions": len(picked),
+            "false_abstention": round(abstained / len(picked), 4) if picked else None,
+        }
     return out
 
 
@@ -260,6 +307,8 @@ def main() -> int:
     fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
     folds = np.array([order[r["id"]] % FOLDS for r in rows])
     cv = {c: cross_validate(x, y, fixed, folds, c) for c in CRITERIA}
+    x_chain = np.array([features(r, CHAIN_MODEL_FEATURES) for r in rows], dtype=float)
+    chain_model_cv = cross_validate(x_chain, y, fixed, folds, "constrained")
     w_all = fit(x[np.isnan(fixed)], y[np.isnan(fixed)])
     t_all = threshold(prob(w_all, x, fixed), y, "constrained")
     x_ood = np.array([features(r) for r in ood], dtype=float).reshape(len(ood), len(MODEL_FEATURES))
@@ -273,6 +322,9 @@ def main() -> int:
     rule_cv = rule_cross_validation(rows, y, folds, len(RULE_FEATURES))
     score_cv = rule_cross_validation(rows, y, folds, 1)
     rule_fit = choose_rule(rows, y, len(RULE_FEATURES))
+    chain_cv = rule_cross_validation(rows, y, folds, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
+    chain_fit = choose_rule(rows, y, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
+    chain_ood = rule_decisions(ood, chain_fit, CHAIN_RULE_FEATURES) if ood else np.array([])
     out = {
         "features": list(MODEL_FEATURES),
         "l2": L2,
@@ -285,6 +337,10 @@ def main() -> int:
         ),
         "youden_folds": cv["youden"],
         "youden_held_out_pooled": pooled(cv["youden"]),
+        # the same model with subject_phrases and chain_terms added, the same folds
+        "chain_model_features": list(CHAIN_MODEL_FEATURES),
+        "chain_model_folds": chain_model_cv,
+        "chain_model_held_out_pooled": pooled(chain_model_cv),
         "shipped_fit": {
             "weights": [round(float(v), 4) for v in w_all],
             "threshold": round(t_all, 4),
@@ -293,6 +349,20 @@ def main() -> int:
         "rule_folds": rule_cv,
         "rule_held_out_pooled": pooled(rule_cv),
         "rule_fit": dict(zip(RULE_FEATURES, rule_fit, strict=False)),
+        "rule_held_out_false_abstention_by_retrieval": rule_by_retrieval(
+            rows, folds, rule_cv, RULE_FEATURES
+        ),
+        # the chain rule (kgrag.agent.chains' chain_terms added), chosen the same way on the
+        # same folds
+        "chain_rule_folds": chain_cv,
+        "chain_rule_held_out_pooled": pooled(chain_cv),
+        "chain_rule_fit": dict(zip(CHAIN_RULE_FEATURES, chain_fit, strict=False)),
+        "chain_rule_held_out_false_abstention_by_retrieval": rule_by_retrieval(
+            rows, folds, chain_cv, CHAIN_RULE_FEATURES
+        ),
+        "chain_rule_out_of_domain_abstention": round(
+            float(np.mean(chain_ood < 0.5)) if ood else 0.0, 4
+        ),
         # the rule before subject_phrases (evidence_score alone), chosen the same way
         "score_only_folds": score_cv,
         "score_only_held_out_pooled": pooled(score_cv),
@@ -328,6 +398,9 @@ def main() -> int:
                 k: out[k]
                 for k in (
                     "rule_held_out_pooled",
+                    "chain_rule_held_out_pooled",
+                    "chain_rule_fit",
+                    "chain_model_held_out_pooled",
                     "score_only_held_out_pooled",
                     "rule_fit",
                     "shipped",

@@ -454,6 +454,59 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             + ", ".join(f"{k} >= {v}" for k, v in fit.items())
             + ".",
         ]
+    if folds is not None and folds.get("chain_rule_folds"):
+        chain_rows = [
+            [
+                f["fold"],
+                ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in folds["chain_rule_folds"]
+        ]
+        pooled = folds.get("chain_rule_held_out_pooled", {})
+        fit = folds.get("chain_rule_fit", {})
+        lines += [
+            "",
+            "The chain rule (the rule and `chain_terms`, kgrag/agent/chains.py), its three "
+            "thresholds chosen the same way on the same folds:",
+            "",
+            table(
+                [
+                    "held-out fold",
+                    "answer when (chosen on the others)",
+                    "train: abstained, unanswerable",
+                    "train: false abstention",
+                    "held out: abstained, unanswerable",
+                    "held out: false abstention",
+                ],
+                chain_rows,
+            ),
+            "",
+            f"Pooled over the held-out folds: abstention on unanswerable "
+            f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). Chosen on all the questions: "
+            + ", ".join(f"{k} >= {v}" for k, v in fit.items())
+            + f"; out of domain it abstains on "
+            f"{_share(folds.get('chain_rule_out_of_domain_abstention'))}.",
+        ]
+        for key, label in (
+            ("rule_held_out_false_abstention_by_retrieval", "the rule"),
+            ("chain_rule_held_out_false_abstention_by_retrieval", "the chain rule"),
+        ):
+            split = folds.get(key) or {}
+            done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
+            if done and missed:
+                lines += [
+                    "",
+                    f"Held-out false abstention of {label} by retrieval: "
+                    f"{_share(done['false_abstention'])} of the {done['questions']} answerable "
+                    f"questions whose supporting passages were all in the best 5, "
+                    f"{_share(missed['false_abstention'])} of the {missed['questions']} where "
+                    "one was missed.",
+                ]
     if folds is not None:
         rows = [
             [
@@ -495,6 +548,15 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"{_share(youden.get('false_abstention'))}. The same procedure on all the questions: "
             f"weights {fitted.get('weights')}, abstain when p < {fitted.get('threshold')}.",
         ]
+        chain_model = folds.get("chain_model_held_out_pooled")
+        if chain_model:
+            lines += [
+                "",
+                "The same model with `subject_phrases` and `chain_terms` added "
+                "(the same folds and threshold criterion): "
+                f"{_share(chain_model.get('unanswerable_abstention'))} and "
+                f"{_share(chain_model.get('false_abstention'))}.",
+            ]
         shipped, model = folds.get("shipped"), folds.get("model")
         if shipped and model:
             lines += [
@@ -513,7 +575,8 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         if done and missed:
             lines += [
                 "",
-                f"Held-out false abstention by retrieval: {_share(done['false_abstention'])} "
+                "Held-out false abstention of the model by retrieval: "
+                f"{_share(done['false_abstention'])} "
                 f"of the {done['questions']} answerable questions whose supporting passages were "
                 f"all in the best 5, {_share(missed['false_abstention'])} of the "
                 f"{missed['questions']} where one was missed.",

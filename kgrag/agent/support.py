@@ -20,6 +20,11 @@ lacks the names the question asks about. Features (each a share in [0, 1], over 
   Zebulon Quartermaine") found whole there; the share of its names found there when it has no
   phrase. A passage that names the thing only in passing (a near miss sharing the question's
   names, what MuSiQue's distractors are) does not count;
+- ``chain_terms``: the question's content terms held by the best chain of evidence sentences
+  linked to its subject (same passage, or a shared name: the bridge entity of a multi-hop
+  answer; kgrag.agent.chains), not scattered over unrelated passages. Reported only: the rule
+  with it added, its threshold chosen on the same folds, did no better held out (it picked 0 on
+  four of the five folds; BENCHMARKS.md "Answers and abstention");
 - ``names`` / ``terms`` / ``score``: coverage over the passages the answer cites (reported only).
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
@@ -49,6 +54,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from kgrag.agent.chains import chain
 from kgrag.agent.names import (
     fold,
     holds,
@@ -109,6 +115,9 @@ class Support(Frozen):
     title_names: float = 0.0
     subject_phrases: float = 0.0
     """The question's name phrases found whole in a passage's title or first sentence."""
+    chain_terms: float = 0.0
+    """The share of the question's content terms held by the best chain of evidence sentences
+    linked to its subject (kgrag.agent.chains)."""
     probability: float = 0.0
     """The logistic model's probability that the evidence answers the question."""
     supported: bool
@@ -213,6 +222,7 @@ def assess(
         evidence_phrases=round(ev_phrases, 4),
         title_names=round(features["title_names"], 4),
         subject_phrases=round(subject, 4),
+        chain_terms=chain(question, shown, subject=named).terms,
         probability=round(p, 4),
         named=named,
         supported=bool(cited) and bool(evidence) and supported,
