@@ -413,6 +413,57 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         f"Retrieval beside it (the same questions): recall@2 {_share(recall.get('recall@2'))}, "
         f"recall@5 {_share(recall.get('recall@5'))}.",
     ]
+    if folds is not None and folds.get("subject_model_folds"):
+        subject_rows = [
+            [
+                f["fold"],
+                f"evidence_score >= {f['evidence_score_floor']}, p >= {f['threshold']} "
+                f"(weights {f['weights']})",
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in folds["subject_model_folds"]
+        ]
+        pooled = folds.get("subject_model_held_out_pooled", {})
+        fit = folds.get("subject_model_fit", {})
+        lines += [
+            "",
+            "The subject model kgrag decides by (a logistic regression over evidence_score and "
+            "subject_phrases, and an evidence_score floor), its weights, threshold and floor "
+            "chosen on 4 folds (the most abstention on unanswerable questions with at most 5% "
+            "false abstention there), reported on the 5th:",
+            "",
+            table(
+                [
+                    "held-out fold",
+                    "answer when (chosen on the others)",
+                    "train: abstained, unanswerable",
+                    "train: false abstention",
+                    "held out: abstained, unanswerable",
+                    "held out: false abstention",
+                ],
+                subject_rows,
+            ),
+            "",
+            f"Pooled over the held-out folds: abstention on unanswerable "
+            f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). Chosen on all the questions: "
+            f"weights {fit.get('weights')}, answer when evidence_score >= "
+            f"{fit.get('evidence_score_floor')} and p >= {fit.get('threshold')}.",
+        ]
+        split = folds.get("subject_model_held_out_false_abstention_by_retrieval") or {}
+        done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
+        if done and missed:
+            lines += [
+                "",
+                "Held-out false abstention of the subject model by retrieval: "
+                f"{_share(done['false_abstention'])} of the {done['questions']} answerable "
+                f"questions whose supporting passages were all in the best 5, "
+                f"{_share(missed['false_abstention'])} of the {missed['questions']} where one "
+                "was missed.",
+            ]
     if folds is not None and folds.get("rule_folds"):
         rule_rows = [
             [
@@ -427,12 +478,12 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         ]
         pooled = folds.get("rule_held_out_pooled", {})
         before = folds.get("score_only_held_out_pooled", {})
+        in_sample = folds.get("rule_in_sample", {})
         fit = folds.get("rule_fit", {})
         lines += [
             "",
-            "The rule kgrag decides by, its two thresholds chosen on 4 folds (the most abstention "
-            "on unanswerable questions with at most 5% false abstention there), reported on the "
-            "5th:",
+            "The previous rule (evidence_score and subject_phrases each above a threshold), its "
+            "two thresholds chosen the same way on the same folds:",
             "",
             table(
                 [
@@ -452,7 +503,11 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"the same way: {_share(before.get('unanswerable_abstention'))} and "
             f"{_share(before.get('false_abstention'))}. Chosen on all the questions: "
             + ", ".join(f"{k} >= {v}" for k, v in fit.items())
-            + ".",
+            + "; in sample it abstains on "
+            f"{_share(in_sample.get('unanswerable_abstention'))} of the unanswerable, "
+            f"{_share(in_sample.get('false_abstention'))} of the answerable and "
+            f"{_share(in_sample.get('out_of_domain_abstention'))} of the out-of-domain "
+            "questions.",
         ]
     if folds is not None and folds.get("chain_rule_folds"):
         chain_rows = [
@@ -561,7 +616,7 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         if shipped and model:
             lines += [
                 "",
-                f"kgrag ships the rule {shipped['rule']} (kgrag/agent/support.py): on every "
+                f"kgrag ships {shipped['rule']} (kgrag/agent/support.py): on every "
                 f"question (in sample) it abstains on "
                 f"{_share(shipped['unanswerable_abstention'])} of the unanswerable, "
                 f"{_share(shipped['false_abstention'])} of the answerable and "
