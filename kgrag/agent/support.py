@@ -187,8 +187,10 @@ def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
 
 
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
-    """The logistic model's probability of "answerable" for ``features`` (in
-    :data:`MODEL_FEATURES` order); ``model`` is the weights then the intercept."""
+    """A logistic model's probability of "answerable" for ``features`` (in
+    :data:`MODEL_FEATURES` order for :data:`SUPPORT_MODEL`; ``evidence_score``,
+    ``subject_phrases`` for :data:`SUBJECT_MODEL`); ``model`` is the weights then the
+    intercept."""
     z = model[-1] + sum(w * x for w, x in zip(model[:-1], features, strict=True))
     return 1.0 / (1.0 + math.exp(-z))
 
