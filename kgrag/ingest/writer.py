@@ -11,10 +11,12 @@ from __future__ import annotations
 import glob
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import combinations, pairwise
 from pathlib import Path
+from typing import TypedDict
 
 from kgrag.graph.store import GraphStore, WriteStep
 from kgrag.ingest.entities import EntityRecord, display_rank
@@ -188,13 +190,19 @@ class GraphWriter:
         ]
         mentions.sort(key=lambda r: (r["entity_id"], r["chunk_id"]))
         steps.append(WriteStep("mention_upsert", mentions))
+        # RELATED weights grow by the new chunks' own co-mentions (each chunk counted once). A
+        # relation no new chunk backs (an extractor's own pair) is recomputed over the corpus.
+        pair_rows = _chunk_pair_rows(bundles)
+        steps.append(WriteStep("related_add_chunks", pair_rows))
+        backed = {(p["a"], p["b"]) for row in pair_rows for p in row["pairs"]}
         steps.append(
             WriteStep(
                 "related_recompute",
                 _related_rows(
-                    (r.source_id, r.target_id)
+                    pair
                     for bundle in bundles
                     for r in bundle.extraction.relations
+                    if (pair := (r.source_id, r.target_id)) not in backed
                 ),
             )
         )
@@ -366,6 +374,38 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
         "language": bundle.language,
         "summary": bundle.summary,
     }
+
+
+class _PairWeight(TypedDict):
+    a: str
+    b: str
+    w: int
+
+
+class _DocumentPairs(TypedDict):
+    chunks: list[str]
+    pairs: list[_PairWeight]
+
+
+def _chunk_pair_rows(bundles: Sequence[DocumentBundle]) -> list[_DocumentPairs]:
+    """Rows of ``related_add_chunks``, one per document with co-mentions: its chunks that mention
+    two entities or more, and every pair ``a < b`` mentioned together in them with the number of
+    those chunks; chunks and pairs in id order."""
+    rows: list[_DocumentPairs] = []
+    for bundle in bundles:
+        mentioned: dict[str, set[str]] = {}
+        for m in bundle.extraction.mentions:
+            mentioned.setdefault(m.chunk_id, set()).add(m.entity_id)
+        chunks = sorted(c for c, ids in mentioned.items() if len(ids) > 1)
+        weights = Counter(p for c in chunks for p in combinations(sorted(mentioned[c]), 2))
+        if chunks:
+            rows.append(
+                {
+                    "chunks": chunks,
+                    "pairs": [{"a": a, "b": b, "w": weights[(a, b)]} for a, b in sorted(weights)],
+                }
+            )
+    return rows
 
 
 def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:
