@@ -16,7 +16,10 @@ auth_app = App(
 )
 
 
-def _keys_file() -> Path:
+def _keys_file(*, write: bool = False) -> Path:
+    """KGRAG_API_KEYS_FILE; to ``write`` it, its folder is created first (a ConfigError naming
+    the setting and the path when it cannot be)."""
+    from kgrag.config import writable_folder
     from kgrag.errors import ConfigError
 
     path = Settings().api_keys_file
@@ -25,6 +28,8 @@ def _keys_file() -> Path:
             "set KGRAG_API_KEYS_FILE to the API key file (e.g. /etc/kgrag/api-keys.json); "
             "`kgrag serve` reads the same setting"
         )
+    if write:
+        writable_folder(path.parent, "KGRAG_API_KEYS_FILE")
     return path
 
 
@@ -69,7 +74,7 @@ def auth_add_key(
         )
     try:
         entry, key = add_key(
-            _keys_file(),
+            _keys_file(write=True),
             user=user,
             groups=[g.strip() for g in groups.split(",")] if groups.strip() else [],
             roles=[known[r] for r in role],
@@ -115,6 +120,6 @@ def auth_revoke_key(
     """Remove an API key: a running server refuses it from its next request."""
     from kgrag.auth.apikeys import revoke_key
 
-    entry = revoke_key(_keys_file(), key_id)
+    entry = revoke_key(_keys_file(write=True), key_id)
     if not state["quiet"]:
         err.print(f"revoked key {entry.id} of user {entry.user}", markup=False)

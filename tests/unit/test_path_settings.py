@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from kgrag.cli import app
 from kgrag.config import Settings, writable_folder
 from kgrag.errors import ConfigError
 from kgrag.ingest.bulk_job import _scratch
@@ -44,3 +46,15 @@ def test_a_writable_folder_is_created(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b"
     assert writable_folder(target, "KGRAG_DATA_DIR") == target and target.is_dir()
     assert writable_folder(target, "KGRAG_DATA_DIR") == target  # already there: fine
+
+
+def test_an_unwritable_api_keys_file_is_a_config_error_naming_it(under_a_file: Path) -> None:
+    keys = under_a_file / "api-keys.json"
+    result = CliRunner().invoke(
+        app,
+        ["auth", "add-key", "--user", "ada", "--role", "reader"],
+        env={"KGRAG_API_KEYS_FILE": str(keys)},
+    )
+    assert isinstance(result.exception, ConfigError), result.output  # kgrag exits 3
+    assert str(result.exception).startswith("KGRAG_API_KEYS_FILE: cannot create the folder ")
+    assert str(under_a_file) in str(result.exception)
