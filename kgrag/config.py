@@ -181,7 +181,7 @@ class Settings(BaseSettings):
     data_dir: SettingPath = Field(
         Path("./kgrag-data"),
         description="folder of the files kgrag writes beside the store: images extracted from "
-        "documents, the ONNX text model when built there, bulk-import files",
+        "documents, bulk-import files (and <data_dir>/models, read first for the ONNX text model)",
     )
     model_cache: SettingPath | None = Field(
         None,
