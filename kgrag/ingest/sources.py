@@ -110,8 +110,10 @@ class _Collector:
     def reject(
         self, path: str, reason: str, *, explicit: bool = True, kind: SkipKind = "unsupported_type"
     ) -> None:
+        # a name of invalid UTF-8 (met in a folder) is shown with its bytes escaped: the report
+        # is printed, written as JSON and sent over HTTP
         self.rejected.append(
-            UnsupportedInput(path=path, reason=reason, explicit=explicit, kind=kind)
+            UnsupportedInput(path=shown_text(path), reason=reason, explicit=explicit, kind=kind)
         )
 
     def add_file(
@@ -128,7 +130,7 @@ class _Collector:
         problem = unicode_problem(str(resolved))
         if problem is not None:  # its path would be the document's URI: no store can hold it
             self.reject(
-                shown_text(shown),
+                shown,
                 f"{context}the file's path is not valid UTF-8 ({problem})",
                 explicit=explicit,
                 kind="unreadable",
