@@ -30,6 +30,8 @@ CACHE = BENCH / ".cache"
 DATA = ROOT.parent / "shared" / "data"
 MUSIQUE_CORPUS = DATA / "musique_corpus.json"
 MUSIQUE_QUESTIONS = DATA / "musique_dev.json"
+#: 6,118 Wikipedia passages of 2WikiMultiHopQA (no title shared with MuSiQue): distractors.
+DISTRACTORS = DATA / "wiki_distractors.json"
 
 
 def require(path: Path) -> Path:
@@ -42,6 +44,12 @@ def require(path: Path) -> Path:
 def load_corpus() -> list[dict[str, str]]:
     """MuSiQue passages as ``[{title, text}]``."""
     data: list[dict[str, str]] = json.loads(require(MUSIQUE_CORPUS).read_text(encoding="utf-8"))
+    return data
+
+
+def load_distractors() -> list[dict[str, str]]:
+    """The distractor passages as ``[{title, text}]``, in the file's order."""
+    data: list[dict[str, str]] = json.loads(require(DISTRACTORS).read_text(encoding="utf-8"))
     return data
 
 

@@ -47,7 +47,6 @@ from typing import Any
 
 from common import (
     CACHE,
-    DATA,
     ENGINES,
     FALKORDB,
     MUSIQUE_QUESTIONS,
@@ -55,10 +54,11 @@ from common import (
     RESULTS,
     ROOT,
     latency_summary,
+    load_corpus,
+    load_distractors,
     neo4j_uri,
     open_neo4j,
     quiet_models,
-    require,
     stopwatch,
     write_result,
 )
@@ -66,8 +66,6 @@ from common import (
 log = logging.getLogger("bench.growth")
 
 GROWTH_CACHE = CACHE / "growth"
-DISTRACTORS = DATA / "wiki_distractors.json"
-MUSIQUE = DATA / "musique_corpus.json"
 SIZES = (1890, 4000, 8008)
 PLOTS = ROOT / "docs" / "bench"
 WARMUP = 3
@@ -78,8 +76,8 @@ PLOT_NAMES = ("recall", "ask", "ingest", "disk", "rss")
 def grown_corpus(size: int) -> Path:
     """A corpus file of the MuSiQue passages followed by the first ``size - 1890`` distractors
     (cached under ``bench/.cache/growth``)."""
-    musique = json.loads(require(MUSIQUE).read_text(encoding="utf-8"))
-    extra = json.loads(require(DISTRACTORS).read_text(encoding="utf-8"))
+    musique = load_corpus()
+    extra = load_distractors()
     if not len(musique) <= size <= len(musique) + len(extra):
         raise SystemExit(f"sizes run from {len(musique)} to {len(musique) + len(extra)}")
     out = GROWTH_CACHE / f"corpus_{size}.json"

@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 from common import (
-    DATA,
     ENGINES,
     FALKORDB,
     NEO4J,
@@ -45,8 +44,8 @@ from common import (
     ShardWriteError,
     latency_summary,
     load_corpus,
+    load_distractors,
     quiet_models,
-    require,
     stopwatch,
     write_result,
 )
@@ -72,14 +71,13 @@ log = logging.getLogger("bench.scale")
 
 #: (words, stride, offset): five window lengths over both corpora give about 1.23M texts.
 SCALE_WINDOWS = ((8, 2, 0), (10, 2, 1), (12, 2, 0), (16, 2, 1), (20, 2, 0))
-DISTRACTORS = DATA / "wiki_distractors.json"
 #: The product's HNSW settings (kgrag/graph/falkordb_store.py, cypher/schema/vector_index.cypher).
 PRODUCT_HNSW = HnswConfig(32, 200, 200)
 
 
 def scale_pool() -> list[str]:
     """The shuffled pool of windows and sentences of both corpora."""
-    passages = load_corpus() + json.loads(require(DISTRACTORS).read_text(encoding="utf-8"))
+    passages = load_corpus() + load_distractors()
     return text_pool(passages, SCALE_WINDOWS)
 
 

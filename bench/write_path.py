@@ -1,17 +1,19 @@
 """Write-only throughput of the graph writer: documents/s and chunks/s into Neo4j and FalkorDB.
 
 The models are out of the way: ~1,000-token documents made from the MuSiQue passages
-(``../shared/data/musique_corpus.json``, consecutive passages joined until MiniLM counts 1,000
-tokens) go once through the real ingestion pipeline (chunking, MiniLM vectors, the rule entity
-extractor, summaries), and the :class:`~kgrag.ingest.records.DocumentBundle` objects it hands its
-writer are cached in ``bench/.cache/write_path/``. Each measurement then writes those bundles
-with :class:`~kgrag.ingest.writer.GraphWriter` into an empty store: by documents per
-``write_many`` call (batch) and, on Neo4j, by concurrent writer threads (one writer on the
-embedded engine). Beside the rates it records where the time goes: the Neo4j server's own CPU
-(``/proc/PID/stat`` of its process, in cores), this process's CPU, statements and transactions
-per document, and how many transient errors (deadlocks, lost MERGE races) were retried. After
-each run the graph is checked for duplicate Entity ids. Prints JSON and merges it into
-``bench/results/write_path.json`` under ``--label``; asserts nothing::
+(``../shared/data/musique_corpus.json``, then ``wiki_distractors.json``: consecutive passages
+joined until MiniLM counts 1,000 tokens; the MuSiQue ones make the first 181, both about 550, and
+past them the same passages are regrouped from later starts) go once through the real ingestion
+pipeline (chunking, MiniLM vectors, the rule entity extractor, summaries), and the
+:class:`~kgrag.ingest.records.DocumentBundle` objects it hands its writer are cached in
+``bench/.cache/write_path/``. Each measurement then writes those bundles with
+:class:`~kgrag.ingest.writer.GraphWriter` into an empty store: by documents per ``write_many`` call
+(batch) and, on Neo4j, by concurrent writer threads (one writer on the embedded engine). Beside the
+rates it records where the time goes: the Neo4j server's own CPU (``/proc/PID/stat`` of its
+process, in cores), this process's CPU, statements and transactions per document, and how many
+transient errors (deadlocks, lost MERGE races) were retried. After each run the graph is checked
+for duplicate Entity ids. Prints JSON and merges it into ``bench/results/write_path.json`` under
+``--label``; asserts nothing::
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/write_path.py --label after \
         [--docs 180] [--batches 1,10,50] [--writers 1,2,4] [--engines falkordb-lite,neo4j]
@@ -30,6 +32,7 @@ import argparse
 import json
 import logging
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -46,6 +49,7 @@ from common import (
     NEO4J,
     RESULTS,
     load_corpus,
+    load_distractors,
     machine,
     open_neo4j,
     quiet_models,
@@ -54,24 +58,37 @@ from common import (
 quiet_models()
 
 DOC_TOKENS = 1_000
+#: Passes over the corpora, each in another order (see _document_texts): up to ~4,400 documents.
+MAX_PASSES = 8
 WRITE_CACHE = CACHE / "write_path"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
 # ------------------------------------------------------------------------------- the documents
 def _document_texts(n_docs: int, count_tokens: Callable[[str], int]) -> list[tuple[str, str]]:
-    """(title, text) of ``n_docs`` documents of >= DOC_TOKENS tokens: consecutive passages."""
+    """(title, text) of ``n_docs`` documents of >= DOC_TOKENS tokens: consecutive passages.
+
+    The two corpora make about 550 such documents. Past them, each further pass takes the same
+    passages in another order (shuffled with the pass number as seed): documents with other
+    texts, hence other chunks, over the same entity vocabulary, as a real corpus mentions the
+    same names again and again. The first pass is the corpora's order, so the cached bundles of
+    a smaller run are a prefix of a larger one's."""
+    passages = load_corpus() + load_distractors()
     docs: list[tuple[str, str]] = []
-    parts: list[str] = []
-    tokens = 0
-    for passage in load_corpus():
-        parts.append(f"{passage['title']}\n\n{passage['text']}")
-        tokens += count_tokens(parts[-1])
-        if tokens >= DOC_TOKENS:
-            docs.append((passage["title"], "\n\n".join(parts)))
-            parts, tokens = [], 0
-            if len(docs) == n_docs:
-                return docs
+    for n_pass in range(MAX_PASSES):
+        order = list(passages)
+        if n_pass:
+            random.Random(n_pass).shuffle(order)  # noqa: S311 (a fixed order, not a secret)
+        parts: list[str] = []
+        tokens = 0
+        for passage in order:
+            parts.append(f"{passage['title']}\n\n{passage['text']}")
+            tokens += count_tokens(parts[-1])
+            if tokens >= DOC_TOKENS:
+                docs.append((passage["title"], "\n\n".join(parts)))
+                parts, tokens = [], 0
+                if len(docs) == n_docs:
+                    return docs
     raise SystemExit(f"the corpus makes only {len(docs)} documents of {DOC_TOKENS} tokens")
 
 
@@ -85,6 +102,8 @@ def bundles(n_docs: int) -> list[Any]:
             lines = made_before.read_text(encoding="utf-8").splitlines()[:n_docs]
             return [DocumentBundle.model_validate_json(line) for line in lines]
     made = _make_bundles(n_docs)
+    if len(made) != n_docs:
+        raise SystemExit(f"the pipeline wrote {len(made)} of the {n_docs} documents")
     WRITE_CACHE.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(".tmp")
     tmp.write_text("".join(b.model_dump_json() + "\n" for b in made), encoding="utf-8")

@@ -36,7 +36,7 @@ from kgrag.graph.dump import BOOKKEEPING_LABELS
 from kgrag.graph.spaces import EmbeddingSpace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
-from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row
+from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _chunk_pair_rows, _entity_row
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,7 @@ _CHUNK = [
     Column("end_s", "double"),
     Column("document_id", ""),
     Column("embedding", "double[]"),
+    Column("related_counted", "boolean"),
 ]
 _ENTITY = [
     Column("id:ID(Entity)", ""),
@@ -149,6 +150,8 @@ def _field(value: object, kind: str, where: str) -> str:
                     )
             text = ARRAY_DELIMITER.join(str(v) for v in items)
         return '"' + text.replace('"', '""') + '"'
+    if kind == "boolean":
+        return "true" if value else "false"
     if kind == "long":
         return str(int(value))  # type: ignore[call-overload]
     if kind == "double":
@@ -255,12 +258,24 @@ def write_import_files(
             for b in bundles
         ),
     )
+    # chunks the transactional writer marks as counted in RELATED (they mention 2+ entities)
+    counted = {row["chunk"] for row in _chunk_pair_rows(bundles)}
     out.chunks = w.write_csv(
         "nodes",
         "Chunk",
         _CHUNK,
         (
-            (c.id, c.text, c.position, c.page, c.start_s, c.end_s, b.id, c.embedding)
+            (
+                c.id,
+                c.text,
+                c.position,
+                c.page,
+                c.start_s,
+                c.end_s,
+                b.id,
+                c.embedding,
+                True if c.id in counted else None,
+            )
             for b in bundles
             for c in b.chunks
         ),

@@ -13,8 +13,9 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import combinations, pairwise
 from pathlib import Path
+from typing import TypedDict
 
 from kgrag.graph.store import GraphStore, WriteStep
 from kgrag.ingest.entities import EntityRecord, display_rank
@@ -188,13 +189,19 @@ class GraphWriter:
         ]
         mentions.sort(key=lambda r: (r["entity_id"], r["chunk_id"]))
         steps.append(WriteStep("mention_upsert", mentions))
+        # RELATED weights grow by the new chunks' own co-mentions (each chunk counted once). A
+        # relation no new chunk backs (an extractor's own pair) is recomputed over the corpus.
+        pair_rows = _chunk_pair_rows(bundles)
+        steps.append(WriteStep("related_add_chunks", pair_rows))
+        backed = {(p[0], p[1]) for row in pair_rows for p in row["pairs"]}
         steps.append(
             WriteStep(
                 "related_recompute",
                 _related_rows(
-                    (r.source_id, r.target_id)
+                    pair
                     for bundle in bundles
                     for r in bundle.extraction.relations
+                    if (pair := (r.source_id, r.target_id)) not in backed
                 ),
             )
         )
@@ -366,6 +373,25 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
         "language": bundle.language,
         "summary": bundle.summary,
     }
+
+
+class _ChunkPairs(TypedDict):
+    chunk: str
+    pairs: list[list[str]]
+
+
+def _chunk_pair_rows(bundles: Sequence[DocumentBundle]) -> list[_ChunkPairs]:
+    """Rows of ``related_add_chunks``: each chunk that mentions two entities or more, once, with
+    every pair ``(a, b)`` (``a < b``) of the entities it mentions, chunks and pairs in id order."""
+    mentioned: dict[str, set[str]] = {}
+    for bundle in bundles:
+        for m in bundle.extraction.mentions:
+            mentioned.setdefault(m.chunk_id, set()).add(m.entity_id)
+    return [
+        {"chunk": chunk, "pairs": [[a, b] for a, b in combinations(sorted(ids), 2)]}
+        for chunk, ids in sorted(mentioned.items())
+        if len(ids) > 1
+    ]
 
 
 def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:

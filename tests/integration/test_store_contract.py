@@ -182,7 +182,11 @@ def test_persists_across_close_and_reopen(contract_engine: Engine) -> None:
 
 
 def test_write_survives_sigkill_of_the_embedded_server(tmp_path: Path) -> None:
-    s = open_store(f"falkordb-lite:///{tmp_path}/kg.db")
+    """With ``fsync="always"`` an acknowledged write is in the append-only file before the reply.
+    (With the default ``everysec``, Redis postpones the file write for up to 2 s while a
+    background fsync is in progress, so a SIGKILL under heavy disk I/O can lose the last
+    writes: this test failed that way once while another job wrote gigabytes.)"""
+    s = open_store(f"falkordb-lite:///{tmp_path}/kg.db", fsync="always")
     assert isinstance(s, FalkorDBStore)
     pid = s.server_pid()
     assert pid

@@ -168,6 +168,24 @@ def test_the_graph_is_the_bundles_whatever_the_batch(
     assert sorted(map(str, again)) == sorted(map(str, names))
 
 
+def test_related_weights_follow_deletes_and_replays(
+    engine: Engine, bundles: list[DocumentBundle]
+) -> None:
+    """RELATED weights grow by each new chunk's co-mentions, once per chunk: a replayed batch
+    adds nothing, and after deletes (which recompute the pairs they touch over the corpus) a
+    replayed write of the remaining documents still matches the bundles."""
+    keep, drop = bundles[: N_DOCS // 2], bundles[N_DOCS // 2 :]
+    with engine.fresh() as store:
+        writer = GraphWriter(store)
+        writer.write_many(bundles)
+        writer.write_many(keep)  # a replay: every chunk is counted already
+        for bundle in drop:
+            writer.delete(bundle.id)
+        assert stored_graph(store) == expected_graph(keep)
+        writer.write_many(drop)  # written anew: counted again, once
+        assert stored_graph(store) == expected_graph(bundles)
+
+
 @pytest.mark.neo4j
 def test_concurrent_neo4j_writers_create_each_entity_once(
     bundles: list[DocumentBundle], tmp_path: Any
