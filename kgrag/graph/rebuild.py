@@ -178,16 +178,19 @@ def _copy(old: FalkorDBStore, new: FalkorDBStore) -> tuple[_Digest, _Digest]:
     nodes = _Digest()
     ids: dict[int, int] = {}
     for page in _node_pages(old):
-        groups: dict[tuple[str, str | None], list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+        groups: dict[tuple[tuple[str, ...], str | None], list[tuple[int, dict[str, Any]]]] = (
+            defaultdict(list)
+        )
         for row in page:
             nodes.add(_node_record(row))
-            label, vector, props = _split(row)
+            labels, vector, props = _split(row)
             values = dict(props)
             entry: dict[str, Any] = {"props": values}
             if vector is not None:
                 entry["vector"] = values.pop(vector)
-            groups[(label, vector)].append((int(row["id"]), entry))
-        for (label, vector), members in groups.items():
+            groups[(labels, vector)].append((int(row["id"]), entry))
+        for (labels, vector), members in groups.items():
+            label = labels[0]
             if vector is None:
                 text = new.schema_statement("schema/rebuild_nodes_create", label=label)
             else:
@@ -199,6 +202,12 @@ def _copy(old: FalkorDBStore, new: FalkorDBStore) -> tuple[_Digest, _Digest]:
                 raise StoreError(f"the rebuild created {len(created)} of {len(members)} nodes")
             for (old_id, _), made in zip(members, created, strict=True):
                 ids[old_id] = int(made["id"])
+            for extra in labels[1:]:
+                text = new.schema_statement("schema/rebuild_nodes_add_label", label=extra)
+                made_ids = [int(m["id"]) for m in created]
+                done = new._execute(text, {"ids": made_ids}, read_only=False)
+                if not done or int(done[0]["labelled"]) != len(made_ids):
+                    raise StoreError(f"the rebuild could not add label {extra} to new nodes")
     relationships = _Digest()
     for page in _relationship_pages(old, sorted(ids)):
         by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -273,17 +282,17 @@ def _relationship_pages(store: FalkorDBStore, node_ids: Sequence[int]) -> Iterat
         yield store.read("rebuild_relationships_page", {"from": part[0], "to": part[-1]})
 
 
-def _split(row: Mapping[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
-    """A node's one label, its vector property (if any) and its properties; StoreError for a
-    node the rebuild cannot copy as it is (several labels or several vectors)."""
-    labels = list(row["labels"])
+def _split(row: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None, dict[str, Any]]:
+    """A node's labels, its vector property (if any) and its properties; StoreError for a node
+    the rebuild cannot copy as it is (no label, or several vectors)."""
+    labels = tuple(sorted(row["labels"]))
     vectors = [k for k, kind in row["types"] if kind == VECTOR_TYPE]
-    if len(labels) != 1 or len(vectors) > 1:
+    if not labels or len(vectors) > 1:
         raise StoreError(
-            f"node {row['id']} has labels {labels} and vectors {vectors}: the rebuild copies "
-            "nodes of one label and at most one vector; nothing was changed"
+            f"node {row['id']} has labels {list(labels)} and vectors {vectors}: the rebuild "
+            "copies nodes of at least one label and at most one vector; nothing was changed"
         )
-    return labels[0], (vectors[0] if vectors else None), dict(row["props"])
+    return labels, (vectors[0] if vectors else None), dict(row["props"])
 
 
 def _node_record(row: Mapping[str, Any]) -> list[Any]:
