@@ -18,13 +18,25 @@ nothing (or heard from a recording) is judged by kgrag's fixed rule instead (hal
 in the evidence, ``NAMELESS_THRESHOLD``): it is left out of the fits and counted in every rate
 as that rule decides it, so its probability here is 1 (answered) or 0 (abstained).
 
-The rule kgrag decides by (``evidence_score >= SUPPORT_THRESHOLD`` and ``subject_phrases >=
-SUBJECT_THRESHOLD``) is chosen the same way (``rule_folds``): for each fold, the pair of
-thresholds (each in 0, 0.05, ..., 1) with the most abstention on the training folds' unanswerable
-questions and at most ``MAX_FALSE_ABSTENTION`` false abstention there (ties: less false
-abstention, then lower thresholds), reported on the held-out fold; ``rule_fit`` is that choice on
-all the questions (the constants kgrag.agent.support carries). ``score_only_folds`` is the same
-procedure for ``evidence_score`` alone (the rule before ``subject_phrases``), for comparison.
+What kgrag decides by, the subject model (``subject_model_folds``): a logistic regression over
+``evidence_score`` and ``subject_phrases`` fitted on four folds (their named questions), then
+the pair (probability threshold, ``evidence_score`` floor in 0, 0.05, ..., 1) with the most
+abstention on those folds' unanswerable questions and at most ``MAX_FALSE_ABSTENTION`` false
+abstention there, reported on the fifth; ``subject_model_fit`` is that procedure on all the
+questions (the constants kgrag.agent.support carries: SUBJECT_MODEL, SUBJECT_PROBABILITY,
+SUPPORT_THRESHOLD). The previous rule (``evidence_score >= a`` and ``subject_phrases >= b``) is
+chosen the same way (``rule_folds``): for each fold, the pair of thresholds (each in 0, 0.05,
+..., 1) with the most abstention on the training folds' unanswerable questions and at most
+``MAX_FALSE_ABSTENTION`` false abstention there (ties: less false abstention, then lower
+thresholds), reported on the held-out fold; ``rule_fit`` is that choice on all the questions.
+``score_only_folds`` is the same procedure for ``evidence_score`` alone (the rule before
+``subject_phrases``), for comparison.
+
+The chain rule (``chain_rule_folds``) adds kgrag.agent.chains' ``chain_terms`` (the question's
+terms held by the best chain of evidence sentences linked to its subject) to the rule, its three
+thresholds chosen by the same procedure on the same folds; ``chain_model_folds`` adds
+``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
+kgrag ships, with each rule's held-out false abstention split by retrieval.
 
     python bench/abstention.py
 """
@@ -44,7 +56,8 @@ from common import RESULTS
 from kgrag.agent.support import (
     MODEL_FEATURES,
     NAMELESS_THRESHOLD,
-    SUBJECT_THRESHOLD,
+    SUBJECT_MODEL,
+    SUBJECT_PROBABILITY,
     SUPPORT_MODEL,
     SUPPORT_PROBABILITY,
     SUPPORT_THRESHOLD,
@@ -61,9 +74,14 @@ CRITERIA = ("constrained", "youden")
 Row = dict[str, Any]
 
 
-def features(row: Row) -> list[float]:
+#: The model's features with the rule's ``subject_phrases`` and the chain's ``chain_terms`` added
+#: (kgrag.agent.chains), fitted and reported the same way beside it.
+CHAIN_MODEL_FEATURES = (*MODEL_FEATURES, "subject_phrases", "chain_terms")
+
+
+def features(row: Row, names: Sequence[str] = MODEL_FEATURES) -> list[float]:
     support = row["support"] or {}
-    return [float(support.get(name, 0.0)) for name in MODEL_FEATURES]
+    return [float(support.get(name, 0.0)) for name in names]
 
 
 def nameless(row: Row) -> bool:
@@ -77,35 +95,39 @@ def fixed_rule(row: Row) -> float:
 
 #: The rule's features (kgrag.agent.support) and the thresholds tried for each.
 RULE_FEATURES = ("evidence_score", "subject_phrases")
+#: The chain rule's features: the rule's, and the best evidence chain's share of the question's
+#: terms (kgrag.agent.chains), chosen the same way.
+CHAIN_RULE_FEATURES = (*RULE_FEATURES, "chain_terms")
 GRID = tuple(round(0.05 * i, 2) for i in range(21))
 
 
-def rule_decisions(rows: Sequence[Row], thresholds: Sequence[float]) -> np.ndarray:
+def rule_decisions(
+    rows: Sequence[Row], thresholds: Sequence[float], names: Sequence[str] = RULE_FEATURES
+) -> np.ndarray:
     """1 answered, 0 abstained, for each row, by the rule with these thresholds (one per
-    feature of the rule, in order); a nameless question by the fixed rule."""
-    names = RULE_FEATURES[: len(thresholds)]
-    out = []
-    for row in rows:
-        support = row["support"] or {}
-        if nameless(row):
-            out.append(fixed_rule(row))
-            continue
-        pairs = zip(names, thresholds, strict=True)
-        out.append(float(all(float(support.get(n, 0.0)) >= t for n, t in pairs)))
-    return np.array(out)
+    feature of ``names``, in order); a nameless question by the fixed rule."""
+    values = np.array(
+        [[float((r["support"] or {}).get(n, 0.0)) for n in names[: len(thresholds)]] for r in rows]
+    ).reshape(len(rows), len(thresholds))
+    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    named = np.all(values >= np.asarray(thresholds, dtype=float), axis=1).astype(float)
+    return np.where(np.isnan(fixed), named, fixed)
 
 
-def rule_score(row: Row) -> float:
-    """A named question's decision by kgrag's rule: 1 answered, 0 abstained."""
-    return float(rule_decisions([row], (SUPPORT_THRESHOLD, SUBJECT_THRESHOLD))[0])
-
-
-def choose_rule(rows: Sequence[Row], y: np.ndarray, features: int) -> tuple[float, ...]:
+def choose_rule(
+    rows: Sequence[Row], y: np.ndarray, features: int, names: Sequence[str] = RULE_FEATURES
+) -> tuple[float, ...]:
     """The thresholds with the most abstention on unanswerable ``rows`` and at most
     ``MAX_FALSE_ABSTENTION`` false abstention (ties: less false abstention, lower thresholds)."""
+    names = names[:features]
+    values = np.array(
+        [[float((r["support"] or {}).get(n, 0.0)) for n in names] for r in rows]
+    ).reshape(len(rows), features)
+    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
     best: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     for thresholds in itertools.product(GRID, repeat=features):
-        u, a = rates(rule_decisions(rows, thresholds), y, 0.5)
+        named = np.all(values >= np.asarray(thresholds), axis=1).astype(float)
+        u, a = rates(np.where(np.isnan(fixed), named, fixed), y, 0.5)
         if a > MAX_FALSE_ABSTENTION:
             continue
         key = (u, -a, -sum(thresholds))
@@ -116,19 +138,23 @@ def choose_rule(rows: Sequence[Row], y: np.ndarray, features: int) -> tuple[floa
 
 
 def rule_cross_validation(
-    rows: Sequence[Row], y: np.ndarray, folds: np.ndarray, features: int
+    rows: Sequence[Row],
+    y: np.ndarray,
+    folds: np.ndarray,
+    features: int,
+    names: Sequence[str] = RULE_FEATURES,
 ) -> list[Row]:
     out = []
     for k in range(FOLDS):
         train = [r for r, f in zip(rows, folds, strict=True) if f != k]
         held = [r for r, f in zip(rows, folds, strict=True) if f == k]
-        thresholds = choose_rule(train, y[folds != k], features)
-        tu, ta = rates(rule_decisions(train, thresholds), y[folds != k], 0.5)
-        hu, ha = rates(rule_decisions(held, thresholds), y[folds == k], 0.5)
+        thresholds = choose_rule(train, y[folds != k], features, names)
+        tu, ta = rates(rule_decisions(train, thresholds, names), y[folds != k], 0.5)
+        hu, ha = rates(rule_decisions(held, thresholds, names), y[folds == k], 0.5)
         out.append(
             {
                 "fold": k,
-                "thresholds": dict(zip(RULE_FEATURES, thresholds, strict=False)),
+                "thresholds": dict(zip(names, thresholds, strict=False)),
                 "train": {
                     "unanswerable_abstention": round(tu, 4),
                     "false_abstention": round(ta, 4),
@@ -140,6 +166,29 @@ def rule_cross_validation(
                 },
             }
         )
+    return out
+
+
+def rule_by_retrieval(
+    rows: Sequence[Row], folds: np.ndarray, cv: Sequence[Row], names: Sequence[str]
+) -> Row:
+    """False abstention of a rule on the held-out folds (each with its fold's thresholds),
+    split by whether retrieval put every supporting passage in the best 5."""
+    out: Row = {}
+    for name, complete in (("all_supporting_retrieved", True), ("a_supporting_missed", False)):
+        picked = [
+            i
+            for i, r in enumerate(rows)
+            if r["setting"] == "answerable" and ((r.get("recall_at_5") or 0.0) >= 1.0) == complete
+        ]
+        abstained = sum(
+            rule_decisions([rows[i]], tuple(cv[folds[i]]["thresholds"].values()), names)[0] < 0.5
+            for i in picked
+        )
+        out[name] = {
+            "questions": len(picked),
+            "false_abstention": round(abstained / len(picked), 4) if picked else None,
+        }
     return out
 
 
@@ -215,6 +264,105 @@ def cross_validate(
     return out
 
 
+#: The subject model's features (kgrag.agent.support.SUBJECT_MODEL): the rule's two.
+SUBJECT_FEATURES = ("evidence_score", "subject_phrases")
+
+
+def choose_subject(p: np.ndarray, score: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(probability threshold, ``evidence_score`` floor) of the subject model: the pair with the
+    most abstention on unanswerable questions and at most ``MAX_FALSE_ABSTENTION`` false
+    abstention (ties: less false abstention, lower floor, lower threshold); the thresholds are
+    midpoints between observed probabilities, the floors those of :data:`GRID`."""
+    values = np.unique(np.round(p, 6))
+    cuts = [0.0, *((values[:-1] + values[1:]) / 2).tolist()]
+    best: tuple[tuple[float, ...], tuple[float, float]] | None = None
+    for floor in GRID:
+        for t in cuts:
+            u, a = rates(np.where((p >= t) & (score >= floor), 1.0, 0.0), y, 0.5)
+            if a > MAX_FALSE_ABSTENTION:
+                continue
+            key = (u, -a, -floor, -t)
+            if best is None or key > best[0]:
+                best = (key, (t, floor))
+    assert best is not None  # threshold and floor 0 abstain on nothing named
+    return best[1]
+
+
+def subject_decisions(
+    w: Sequence[float], t: float, floor: float, x: np.ndarray, fixed: np.ndarray
+) -> np.ndarray:
+    """1 answered, 0 abstained: ``p >= t`` and ``evidence_score >= floor`` (``x``'s first
+    column); a nameless question by the fixed rule."""
+    p = prob(w, x)
+    named = ((p >= t) & (x[:, 0] >= floor)).astype(float)
+    return np.where(np.isnan(fixed), named, fixed)
+
+
+def subject_cross_validation(
+    x: np.ndarray, y: np.ndarray, fixed: np.ndarray, folds: np.ndarray
+) -> list[Row]:
+    """The subject model fitted on four folds (weights, then threshold and floor), reported on
+    the fifth."""
+    out = []
+    named = np.isnan(fixed)
+    for k in range(FOLDS):
+        train, held = folds != k, folds == k
+        w = fit(x[train & named], y[train & named])
+        p_train = prob(w, x[train], fixed[train])
+        score = np.where(named[train], x[train, 0], 1.0)
+        t, floor = choose_subject(p_train, score, y[train])
+        tu, ta = rates(subject_decisions(w, t, floor, x[train], fixed[train]), y[train], 0.5)
+        hu, ha = rates(subject_decisions(w, t, floor, x[held], fixed[held]), y[held], 0.5)
+        out.append(
+            {
+                "fold": k,
+                "weights": [round(float(v), 4) for v in w],
+                "threshold": round(t, 4),
+                "evidence_score_floor": floor,
+                "train": {
+                    "unanswerable_abstention": round(tu, 4),
+                    "false_abstention": round(ta, 4),
+                },
+                "held_out": {
+                    "questions": int(np.sum(held & (y == 1))),
+                    "unanswerable_abstention": round(hu, 4),
+                    "false_abstention": round(ha, 4),
+                },
+            }
+        )
+    return out
+
+
+def subject_by_retrieval(
+    rows: Sequence[Row], x: np.ndarray, fixed: np.ndarray, folds: np.ndarray, cv: Sequence[Row]
+) -> Row:
+    """False abstention of the subject model on the held-out folds (each with its fold's
+    constants), split by whether retrieval put every supporting passage in the best 5."""
+    out: Row = {}
+    for name, complete in (("all_supporting_retrieved", True), ("a_supporting_missed", False)):
+        picked = [
+            i
+            for i, r in enumerate(rows)
+            if r["setting"] == "answerable" and ((r.get("recall_at_5") or 0.0) >= 1.0) == complete
+        ]
+        abstained = 0
+        for i in picked:
+            f = cv[folds[i]]
+            d = subject_decisions(
+                f["weights"],
+                f["threshold"],
+                f["evidence_score_floor"],
+                x[i : i + 1],
+                fixed[i : i + 1],
+            )
+            abstained += int(d[0] < 0.5)
+        out[name] = {
+            "questions": len(picked),
+            "false_abstention": round(abstained / len(picked), 4) if picked else None,
+        }
+    return out
+
+
 def pooled(folds: Sequence[Row]) -> dict[str, float]:
     n = sum(x["held_out"]["questions"] for x in folds)
     return {
@@ -260,19 +408,37 @@ def main() -> int:
     fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
     folds = np.array([order[r["id"]] % FOLDS for r in rows])
     cv = {c: cross_validate(x, y, fixed, folds, c) for c in CRITERIA}
+    x_chain = np.array([features(r, CHAIN_MODEL_FEATURES) for r in rows], dtype=float)
+    chain_model_cv = cross_validate(x_chain, y, fixed, folds, "constrained")
     w_all = fit(x[np.isnan(fixed)], y[np.isnan(fixed)])
     t_all = threshold(prob(w_all, x, fixed), y, "constrained")
     x_ood = np.array([features(r) for r in ood], dtype=float).reshape(len(ood), len(MODEL_FEATURES))
     fixed_ood = np.array([fixed_rule(r) if nameless(r) else np.nan for r in ood])
-    shipped_p = prob(SUPPORT_MODEL, x, fixed)
-    shipped_ood = prob(SUPPORT_MODEL, x_ood, fixed_ood)
-    su, sa = rates(shipped_p, y, SUPPORT_PROBABILITY)
-    rule_p = np.array([rule_score(r) for r in rows])
-    rule_ood = np.array([rule_score(r) for r in ood])
-    ru, ra = rates(rule_p, y, 0.5)
+    model_p = prob(SUPPORT_MODEL, x, fixed)
+    model_ood = prob(SUPPORT_MODEL, x_ood, fixed_ood)
+    su, sa = rates(model_p, y, SUPPORT_PROBABILITY)
     rule_cv = rule_cross_validation(rows, y, folds, len(RULE_FEATURES))
     score_cv = rule_cross_validation(rows, y, folds, 1)
     rule_fit = choose_rule(rows, y, len(RULE_FEATURES))
+    x_subject = np.array([features(r, SUBJECT_FEATURES) for r in rows], dtype=float)
+    subject_cv = subject_cross_validation(x_subject, y, fixed, folds)
+    named = np.isnan(fixed)
+    w_subject = fit(x_subject[named], y[named])
+    t_subject, floor_subject = choose_subject(
+        prob(w_subject, x_subject, fixed), np.where(named, x_subject[:, 0], 1.0), y
+    )
+    chain_cv = rule_cross_validation(rows, y, folds, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
+    chain_fit = choose_rule(rows, y, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
+    chain_ood = rule_decisions(ood, chain_fit, CHAIN_RULE_FEATURES) if ood else np.array([])
+    rule_ood = rule_decisions(ood, rule_fit) if ood else np.array([])
+    rule_u, rule_a = rates(rule_decisions(rows, rule_fit), y, 0.5)
+    # what kgrag ships (kgrag.agent.support's constants), on every question
+    x_subject_ood = np.array([features(r, SUBJECT_FEATURES) for r in ood], dtype=float).reshape(
+        len(ood), len(SUBJECT_FEATURES)
+    )
+    shipped = (SUBJECT_MODEL, SUBJECT_PROBABILITY, SUPPORT_THRESHOLD)
+    ru, ra = rates(subject_decisions(*shipped, x_subject, fixed), y, 0.5)
+    shipped_ood = subject_decisions(*shipped, x_subject_ood, fixed_ood) if ood else np.array([])
     out = {
         "features": list(MODEL_FEATURES),
         "l2": L2,
@@ -285,6 +451,10 @@ def main() -> int:
         ),
         "youden_folds": cv["youden"],
         "youden_held_out_pooled": pooled(cv["youden"]),
+        # the same model with subject_phrases and chain_terms added, the same folds
+        "chain_model_features": list(CHAIN_MODEL_FEATURES),
+        "chain_model_folds": chain_model_cv,
+        "chain_model_held_out_pooled": pooled(chain_model_cv),
         "shipped_fit": {
             "weights": [round(float(v), 4) for v in w_all],
             "threshold": round(t_all, 4),
@@ -293,16 +463,49 @@ def main() -> int:
         "rule_folds": rule_cv,
         "rule_held_out_pooled": pooled(rule_cv),
         "rule_fit": dict(zip(RULE_FEATURES, rule_fit, strict=False)),
+        "rule_held_out_false_abstention_by_retrieval": rule_by_retrieval(
+            rows, folds, rule_cv, RULE_FEATURES
+        ),
+        "rule_in_sample": {
+            "unanswerable_abstention": round(rule_u, 4),
+            "false_abstention": round(rule_a, 4),
+            "out_of_domain_abstention": round(float(np.mean(rule_ood < 0.5)) if ood else 0.0, 4),
+        },
+        # the subject model kgrag decides by: a logistic regression over the rule's two
+        # features, its threshold and an evidence_score floor chosen on four folds
+        "subject_model_features": list(SUBJECT_FEATURES),
+        "subject_model_folds": subject_cv,
+        "subject_model_held_out_pooled": pooled(subject_cv),
+        "subject_model_held_out_false_abstention_by_retrieval": subject_by_retrieval(
+            rows, x_subject, fixed, folds, subject_cv
+        ),
+        "subject_model_fit": {
+            "weights": [round(float(v), 4) for v in w_subject],
+            "threshold": round(t_subject, 4),
+            "evidence_score_floor": floor_subject,
+        },
+        # the chain rule (kgrag.agent.chains' chain_terms added), chosen the same way on the
+        # same folds
+        "chain_rule_folds": chain_cv,
+        "chain_rule_held_out_pooled": pooled(chain_cv),
+        "chain_rule_fit": dict(zip(CHAIN_RULE_FEATURES, chain_fit, strict=False)),
+        "chain_rule_held_out_false_abstention_by_retrieval": rule_by_retrieval(
+            rows, folds, chain_cv, CHAIN_RULE_FEATURES
+        ),
+        "chain_rule_out_of_domain_abstention": round(
+            float(np.mean(chain_ood < 0.5)) if ood else 0.0, 4
+        ),
         # the rule before subject_phrases (evidence_score alone), chosen the same way
         "score_only_folds": score_cv,
         "score_only_held_out_pooled": pooled(score_cv),
-        # the rule kgrag.agent.support ships (rule_fit when it was last refitted), on every question
+        # what kgrag.agent.support ships (subject_model_fit when it was last refitted), on every
+        # question
         "shipped": {
-            "rule": f"evidence_score >= {SUPPORT_THRESHOLD} and "
-            f"subject_phrases >= {SUBJECT_THRESHOLD}",
+            "rule": f"evidence_score >= {SUPPORT_THRESHOLD} and p >= {SUBJECT_PROBABILITY} "
+            f"(weights {list(SUBJECT_MODEL)} over {', '.join(SUBJECT_FEATURES)})",
             "unanswerable_abstention": round(ru, 4),
             "false_abstention": round(ra, 4),
-            "out_of_domain_abstention": round(float(np.mean(rule_ood < 0.5)) if ood else 0.0, 4),
+            "out_of_domain_abstention": round(float(np.mean(shipped_ood < 0.5)) if ood else 0.0, 4),
         },
         # the model (reported beside each answer, not deciding), over every question
         "model": {
@@ -311,7 +514,7 @@ def main() -> int:
             "unanswerable_abstention": round(su, 4),
             "false_abstention": round(sa, 4),
             "out_of_domain_abstention": round(
-                float(np.mean(shipped_ood < SUPPORT_PROBABILITY)) if ood else 0.0, 4
+                float(np.mean(model_ood < SUPPORT_PROBABILITY)) if ood else 0.0, 4
             ),
         },
         "goals": {
@@ -328,6 +531,11 @@ def main() -> int:
                 k: out[k]
                 for k in (
                     "rule_held_out_pooled",
+                    "chain_rule_held_out_pooled",
+                    "chain_rule_fit",
+                    "chain_model_held_out_pooled",
+                    "subject_model_held_out_pooled",
+                    "subject_model_fit",
                     "score_only_held_out_pooled",
                     "rule_fit",
                     "shipped",

@@ -413,6 +413,57 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         f"Retrieval beside it (the same questions): recall@2 {_share(recall.get('recall@2'))}, "
         f"recall@5 {_share(recall.get('recall@5'))}.",
     ]
+    if folds is not None and folds.get("subject_model_folds"):
+        subject_rows = [
+            [
+                f["fold"],
+                f"evidence_score >= {f['evidence_score_floor']}, p >= {f['threshold']} "
+                f"(weights {f['weights']})",
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in folds["subject_model_folds"]
+        ]
+        pooled = folds.get("subject_model_held_out_pooled", {})
+        fit = folds.get("subject_model_fit", {})
+        lines += [
+            "",
+            "The subject model kgrag decides by (a logistic regression over evidence_score and "
+            "subject_phrases, and an evidence_score floor), its weights, threshold and floor "
+            "chosen on 4 folds (the most abstention on unanswerable questions with at most 5% "
+            "false abstention there), reported on the 5th:",
+            "",
+            table(
+                [
+                    "held-out fold",
+                    "answer when (chosen on the others)",
+                    "train: abstained, unanswerable",
+                    "train: false abstention",
+                    "held out: abstained, unanswerable",
+                    "held out: false abstention",
+                ],
+                subject_rows,
+            ),
+            "",
+            f"Pooled over the held-out folds: abstention on unanswerable "
+            f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). Chosen on all the questions: "
+            f"weights {fit.get('weights')}, answer when evidence_score >= "
+            f"{fit.get('evidence_score_floor')} and p >= {fit.get('threshold')}.",
+        ]
+        split = folds.get("subject_model_held_out_false_abstention_by_retrieval") or {}
+        done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
+        if done and missed:
+            lines += [
+                "",
+                "Held-out false abstention of the subject model by retrieval: "
+                f"{_share(done['false_abstention'])} of the {done['questions']} answerable "
+                f"questions whose supporting passages were all in the best 5, "
+                f"{_share(missed['false_abstention'])} of the {missed['questions']} where one "
+                "was missed.",
+            ]
     if folds is not None and folds.get("rule_folds"):
         rule_rows = [
             [
@@ -427,12 +478,12 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         ]
         pooled = folds.get("rule_held_out_pooled", {})
         before = folds.get("score_only_held_out_pooled", {})
+        in_sample = folds.get("rule_in_sample", {})
         fit = folds.get("rule_fit", {})
         lines += [
             "",
-            "The rule kgrag decides by, its two thresholds chosen on 4 folds (the most abstention "
-            "on unanswerable questions with at most 5% false abstention there), reported on the "
-            "5th:",
+            "The previous rule (evidence_score and subject_phrases each above a threshold), its "
+            "two thresholds chosen the same way on the same folds:",
             "",
             table(
                 [
@@ -452,8 +503,65 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"the same way: {_share(before.get('unanswerable_abstention'))} and "
             f"{_share(before.get('false_abstention'))}. Chosen on all the questions: "
             + ", ".join(f"{k} >= {v}" for k, v in fit.items())
-            + ".",
+            + "; in sample it abstains on "
+            f"{_share(in_sample.get('unanswerable_abstention'))} of the unanswerable, "
+            f"{_share(in_sample.get('false_abstention'))} of the answerable and "
+            f"{_share(in_sample.get('out_of_domain_abstention'))} of the out-of-domain "
+            "questions.",
         ]
+    if folds is not None and folds.get("chain_rule_folds"):
+        chain_rows = [
+            [
+                f["fold"],
+                ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in folds["chain_rule_folds"]
+        ]
+        pooled = folds.get("chain_rule_held_out_pooled", {})
+        fit = folds.get("chain_rule_fit", {})
+        lines += [
+            "",
+            "The chain rule (the rule and `chain_terms`, kgrag/agent/chains.py), its three "
+            "thresholds chosen the same way on the same folds:",
+            "",
+            table(
+                [
+                    "held-out fold",
+                    "answer when (chosen on the others)",
+                    "train: abstained, unanswerable",
+                    "train: false abstention",
+                    "held out: abstained, unanswerable",
+                    "held out: false abstention",
+                ],
+                chain_rows,
+            ),
+            "",
+            f"Pooled over the held-out folds: abstention on unanswerable "
+            f"{_share(pooled.get('unanswerable_abstention'))} (goal 90%), false abstention "
+            f"{_share(pooled.get('false_abstention'))} (goal 5%). Chosen on all the questions: "
+            + ", ".join(f"{k} >= {v}" for k, v in fit.items())
+            + f"; out of domain it abstains on "
+            f"{_share(folds.get('chain_rule_out_of_domain_abstention'))}.",
+        ]
+        for key, label in (
+            ("rule_held_out_false_abstention_by_retrieval", "the rule"),
+            ("chain_rule_held_out_false_abstention_by_retrieval", "the chain rule"),
+        ):
+            split = folds.get(key) or {}
+            done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
+            if done and missed:
+                lines += [
+                    "",
+                    f"Held-out false abstention of {label} by retrieval: "
+                    f"{_share(done['false_abstention'])} of the {done['questions']} answerable "
+                    f"questions whose supporting passages were all in the best 5, "
+                    f"{_share(missed['false_abstention'])} of the {missed['questions']} where "
+                    "one was missed.",
+                ]
     if folds is not None:
         rows = [
             [
@@ -495,11 +603,20 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"{_share(youden.get('false_abstention'))}. The same procedure on all the questions: "
             f"weights {fitted.get('weights')}, abstain when p < {fitted.get('threshold')}.",
         ]
+        chain_model = folds.get("chain_model_held_out_pooled")
+        if chain_model:
+            lines += [
+                "",
+                "The same model with `subject_phrases` and `chain_terms` added "
+                "(the same folds and threshold criterion): "
+                f"{_share(chain_model.get('unanswerable_abstention'))} and "
+                f"{_share(chain_model.get('false_abstention'))}.",
+            ]
         shipped, model = folds.get("shipped"), folds.get("model")
         if shipped and model:
             lines += [
                 "",
-                f"kgrag ships the rule {shipped['rule']} (kgrag/agent/support.py): on every "
+                f"kgrag ships {shipped['rule']} (kgrag/agent/support.py): on every "
                 f"question (in sample) it abstains on "
                 f"{_share(shipped['unanswerable_abstention'])} of the unanswerable, "
                 f"{_share(shipped['false_abstention'])} of the answerable and "
@@ -513,7 +630,8 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         if done and missed:
             lines += [
                 "",
-                f"Held-out false abstention by retrieval: {_share(done['false_abstention'])} "
+                "Held-out false abstention of the model by retrieval: "
+                f"{_share(done['false_abstention'])} "
                 f"of the {done['questions']} answerable questions whose supporting passages were "
                 f"all in the best 5, {_share(missed['false_abstention'])} of the "
                 f"{missed['questions']} where one was missed.",

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgrag.agent.support import EVIDENCE_HITS, name_phrases, phrase_in
+from kgrag.agent.names import name_phrases, phrase_in
+from kgrag.agent.support import EVIDENCE_HITS
 from kgrag.core import Hit
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.params import GraphQueryParams

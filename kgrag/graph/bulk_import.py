@@ -259,7 +259,7 @@ def write_import_files(
         ),
     )
     # chunks the transactional writer marks as counted in RELATED (they mention 2+ entities)
-    counted = {row["chunk"] for row in _chunk_pair_rows(bundles)}
+    counted = {c for row in _chunk_pair_rows(bundles) for c in row["chunks"]}
     out.chunks = w.write_csv(
         "nodes",
         "Chunk",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from itertools import combinations, pairwise
@@ -193,7 +194,7 @@ class GraphWriter:
         # relation no new chunk backs (an extractor's own pair) is recomputed over the corpus.
         pair_rows = _chunk_pair_rows(bundles)
         steps.append(WriteStep("related_add_chunks", pair_rows))
-        backed = {(p[0], p[1]) for row in pair_rows for p in row["pairs"]}
+        backed = {(p["a"], p["b"]) for row in pair_rows for p in row["pairs"]}
         steps.append(
             WriteStep(
                 "related_recompute",
@@ -375,23 +376,36 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
     }
 
 
-class _ChunkPairs(TypedDict):
-    chunk: str
-    pairs: list[list[str]]
+class _PairWeight(TypedDict):
+    a: str
+    b: str
+    w: int
 
 
-def _chunk_pair_rows(bundles: Sequence[DocumentBundle]) -> list[_ChunkPairs]:
-    """Rows of ``related_add_chunks``: each chunk that mentions two entities or more, once, with
-    every pair ``(a, b)`` (``a < b``) of the entities it mentions, chunks and pairs in id order."""
-    mentioned: dict[str, set[str]] = {}
+class _DocumentPairs(TypedDict):
+    chunks: list[str]
+    pairs: list[_PairWeight]
+
+
+def _chunk_pair_rows(bundles: Sequence[DocumentBundle]) -> list[_DocumentPairs]:
+    """Rows of ``related_add_chunks``, one per document with co-mentions: its chunks that mention
+    two entities or more, and every pair ``a < b`` mentioned together in them with the number of
+    those chunks; chunks and pairs in id order."""
+    rows: list[_DocumentPairs] = []
     for bundle in bundles:
+        mentioned: dict[str, set[str]] = {}
         for m in bundle.extraction.mentions:
             mentioned.setdefault(m.chunk_id, set()).add(m.entity_id)
-    return [
-        {"chunk": chunk, "pairs": [[a, b] for a, b in combinations(sorted(ids), 2)]}
-        for chunk, ids in sorted(mentioned.items())
-        if len(ids) > 1
-    ]
+        chunks = sorted(c for c, ids in mentioned.items() if len(ids) > 1)
+        weights = Counter(p for c in chunks for p in combinations(sorted(mentioned[c]), 2))
+        if chunks:
+            rows.append(
+                {
+                    "chunks": chunks,
+                    "pairs": [{"a": a, "b": b, "w": weights[(a, b)]} for a, b in sorted(weights)],
+                }
+            )
+    return rows
 
 
 def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:

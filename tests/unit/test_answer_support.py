@@ -3,7 +3,16 @@ pure parts: names of a question, coverage, the LLM's NOT_FOUND reply."""
 
 from __future__ import annotations
 
-from kgrag.agent.support import assess, is_not_found, name_parts, question_names
+from kgrag.agent.support import (
+    SUBJECT_MODEL,
+    SUBJECT_PROBABILITY,
+    SUPPORT_THRESHOLD,
+    assess,
+    is_not_found,
+    name_parts,
+    probability,
+    question_names,
+)
 from kgrag.core import Hit
 from kgrag.eval.answers import contains_answer, normalise
 
@@ -94,3 +103,34 @@ def test_a_table_row_is_its_own_first_sentence_and_holds_a_phrase_in_parts() -> 
     assert found.subject_phrases == 1.0 and found.supported
     other = _hit("Payroll Employee: Ada Lovelace; Salary 2023: 12345", title="payroll")
     assert assess(question, [other], [other]).subject_phrases == 0.0
+
+
+def test_the_subject_model_trades_evidence_coverage_for_subject_phrases() -> None:
+    """The decision: ``evidence_score >= SUPPORT_THRESHOLD`` and the subject model's probability
+    over (evidence_score, subject_phrases) at least ``SUBJECT_PROBABILITY``: half of the
+    question's name phrases in a heading or topic sentence suffice when the evidence holds nearly
+    all its names and terms, not when it holds only three quarters (the previous rule,
+    ``subject_phrases >= 0.35``, answered both)."""
+    assert probability([1.0, 0.5], SUBJECT_MODEL) >= SUBJECT_PROBABILITY
+    assert probability([0.75, 0.5], SUBJECT_MODEL) < SUBJECT_PROBABILITY
+    assert probability([0.75, 1.0], SUBJECT_MODEL) >= SUBJECT_PROBABILITY
+    question = "Which river flows through the capital of Freedonia near Mount Osgood?"
+    about = [
+        _hit(
+            "Freedonia is a small country. Its capital lies on the Blue River, which flows past "
+            "Mount Osgood to the sea."
+        )
+    ]
+    found = assess(question, about, about)
+    assert found.subject_phrases == 0.5 and found.evidence_score > 0.85
+    assert found.subject_probability >= SUBJECT_PROBABILITY and found.supported
+
+
+def test_a_passage_about_the_subject_lacking_most_of_the_question_is_no_support() -> None:
+    """The ``evidence_score`` floor: the subject model alone would answer (the passage is about
+    the tower), but it holds a third of what the question asks."""
+    question = "Which architect designed the Tower of Marvella and which firm restored it?"
+    about = [_hit("The Tower of Marvella stands on a hill above the harbour.")]
+    found = assess(question, about, about)
+    assert found.subject_phrases == 1.0 and found.subject_probability >= SUBJECT_PROBABILITY
+    assert found.evidence_score < SUPPORT_THRESHOLD and not found.supported
