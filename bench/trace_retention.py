@@ -10,7 +10,11 @@ thread while the main thread keeps asking (latency "during prune"), after ``--pr
 without a prune (latency "idle"); a prune compacts the store when done
 (:func:`kgrag.retention.compact`), and the size is measured again; then ``--second`` more
 asks and a prune show whether the space a prune freed is reused (``--rounds`` times: the
-steady state of a store under retention). Sizes: the embedded store's
+steady state of a store under retention). Finally (``--rebuild``, the default) the store is
+closed and ``kgrag db compact`` runs as an operator would run it, with no other process on the
+store: the embedded store is rebuilt with new ids; on Neo4j the command can only say what it
+cannot do, and the server is restarted cleanly (``scripts/neo4j.sh stop`` / ``start``, which
+releases its freed-id buffer); the size is measured once more. Sizes: the embedded store's
 snapshot (RDB) and append-only files; Neo4j's store files and transaction logs
 (``--neo4j-data``: the server's data folder).
 
@@ -21,15 +25,18 @@ snapshot (RDB) and append-only files; Neo4j's store files and transaction logs
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from common import CACHE, ENGINES, FALKORDB, latency_summary, quiet_models, write_result
+from common import CACHE, ENGINES, FALKORDB, ROOT, latency_summary, quiet_models, write_result
 
 log = logging.getLogger("bench.trace_retention")
 
@@ -77,6 +84,69 @@ def _measure(store: Any, engine: str, folder: Path) -> dict[str, int]:
     return out
 
 
+def _id_buffer_bytes(folder: Path) -> int:
+    """Neo4j's buffer of freed ids (``id-buffer.tmp.*``), released at a clean stop."""
+    return sum(f.stat().st_size for f in folder.rglob("id-buffer.tmp*") if f.is_file())
+
+
+def _compact_command(store_uri: str) -> dict[str, Any]:
+    """``kgrag db compact --json`` in a process of its own, as an operator runs it; its report
+    and its wall time."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "kgrag", "db", "compact", "--json", "--store", store_uri],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"kgrag db compact failed ({done.returncode}): {done.stderr[-2000:]}")
+    return {"report": json.loads(done.stdout), "seconds": round(seconds, 2)}
+
+
+def _neo4j_script(action: str) -> float:
+    """``scripts/neo4j.sh stop|start`` with this process's NEO4J_* settings; its seconds."""
+    started = time.perf_counter()
+    subprocess.run(
+        ["bash", "scripts/neo4j.sh", action], cwd=ROOT, check=True, stdout=subprocess.DEVNULL
+    )
+    return round(time.perf_counter() - started, 1)
+
+
+def _rebuild(engine: str, store_uri: str, folder: Path) -> dict[str, Any]:
+    """With the store closed: ``kgrag db compact``, then (Neo4j) a clean restart; the sizes."""
+    from kgrag.graph import open_store
+
+    credentials: dict[str, Any] = {}
+    if engine != FALKORDB:
+        from kgrag.config import Settings
+
+        env = Settings(store=store_uri)
+        credentials = {
+            "neo4j_user": env.neo4j_user,
+            "neo4j_password": env.neo4j_password.get_secret_value(),
+        }
+    out: dict[str, Any] = {"compact": _compact_command(store_uri)}
+    print(f"kgrag db compact: {out['compact']}", flush=True)
+    if engine != FALKORDB:
+        out["id_buffer_bytes_before_restart"] = _id_buffer_bytes(folder)
+        out["stop_seconds"] = _neo4j_script("stop")
+        out["stopped_store_bytes"] = _folder_bytes(folder / "databases" / "neo4j")
+        out["id_buffer_bytes_stopped"] = _id_buffer_bytes(folder)
+        out["start_seconds"] = _neo4j_script("start")
+    store = open_store(store_uri, run_migrations=False, **credentials)
+    try:
+        out["after"] = _measure(store, engine, folder)
+    finally:
+        store.close()
+    if engine != FALKORDB:
+        out["id_buffer_bytes_after_restart"] = _id_buffer_bytes(folder)
+    return out
+
+
 def _ask(agent: Any, n: int) -> float:
     session = f"s{n // 4}" if n % 4 else None
     started = time.perf_counter()
@@ -96,6 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=1, help="rounds of --second asks and a prune (steady state)"
     )
+    parser.add_argument(
+        "--rebuild",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="at the end, close the store and run `kgrag db compact` (Neo4j: and restart it)",
+    )
+    parser.add_argument("--suffix", default="", help="added to the result's name")
     parser.add_argument("--workdir", type=Path, default=CACHE / "trace_retention")
     parser.add_argument("--neo4j-data", type=Path, help="the Neo4j server's data folder")
     args = parser.parse_args(argv)
@@ -200,15 +277,29 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     name = "trace_retention" if args.engine == FALKORDB else "trace_retention_neo4j"
-    out = write_result(name, payload)
+    name += args.suffix
+    out = write_result(name, payload)  # kept if what follows fails
+    if args.rebuild:
+        rebuilt = _rebuild(args.engine, settings.store, folder)
+        payload["after_rebuild"] = rebuilt
+        payload["disk_after_rebuild_vs_before"] = round(
+            rebuilt["after"]["disk_bytes"] / before["disk_bytes"], 4
+        )
+        if args.engine != FALKORDB:
+            payload["store_after_restart_vs_before"] = round(
+                rebuilt["after"]["store_bytes"] / before["store_bytes"], 4
+            )
+        payload["load_average_1m"] = round(os.getloadavg()[0], 1)
+        out = write_result(name, payload)
     for key in (
         "before",
         "after_asks",
         "after_prune",
         "after_prune_and_compaction",
         "after_second_round_and_prune",
+        "after_rebuild",
     ):
-        print(f"{key:>27}: {payload[key]}")
+        print(f"{key:>27}: {payload.get(key)}")
     print(
         f"{asks} asks in {ask_s:.0f} s; prune of {reports[0].queries} in {prune_s[0]:.1f} s; "
         f"latency idle {payload['ask_latency_idle_ms']} during prune "

@@ -121,7 +121,9 @@ def compact(store: GraphStore) -> None:
     """Give back the space of what a prune or an erasure removed, where the engine can: the
     embedded store rewrites its append-only log (else the log keeps every deleted trace until
     Redis rewrites it by itself, once it has doubled); Neo4j needs nothing (its store files keep
-    their size and their freed records are reused; it prunes its own transaction logs)."""
+    their size and their freed records are reused; it prunes its own transaction logs). What
+    this leaves, FalkorDB's list of freed ids, only a rebuild gives back: ``kgrag db compact``
+    (:func:`kgrag.graph.rebuild.rebuild`), an operator step with the server stopped."""
     started = time.perf_counter()
     store.compact()
     log.info("compacted %s in %.2f s", store.uri, time.perf_counter() - started)

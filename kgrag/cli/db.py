@@ -123,6 +123,29 @@ def db_restore(
         )
 
 
+@db_app.command("compact")
+def db_compact(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Give back the space of deleted data (after `kgrag traces prune`): the embedded store is
+    rebuilt with new internal ids and its log rewritten, refused while another process uses it
+    (stop `kgrag serve` first). Neo4j: says what it cannot do (a clean restart releases its
+    freed-id buffer) and changes nothing."""
+    from kgrag.graph.rebuild import rebuild
+
+    with open_store(store) as st:
+        report = rebuild(st)
+    if as_json:
+        emit(report.model_dump())
+    elif not state["quiet"]:
+        if report.rebuilt:
+            err.print(
+                f"rebuilt {report.nodes} nodes and {report.relationships} relationships in "
+                f"{report.seconds:.1f} s",
+                markup=False,
+            )
+        else:
+            err.print(report.note, markup=False)
+
+
 def delete(
     document_id: Annotated[str, typer.Argument(help="a Document id")],
     store: StoreOpt = None,

@@ -132,6 +132,31 @@ class UseLock:
             self._fh.close()
             self._fh = None
 
+    @contextlib.contextmanager
+    def alone(self, timeout: float = DEFAULT_LOCK_TIMEOUT_S) -> Iterator[None]:
+        """Hold the store alone for the body: refused with :class:`StoreUnavailableError` when
+        another open store (in any process, this one included) uses the server. Meanwhile no
+        store can open or close (the open/close lock is held): an opener waits up to its own
+        timeout, then fails naming this process."""
+        if self._fh is None:
+            raise StoreUnavailableError(f"the store {self.db} is closed")
+        fd = self._fh.fileno()
+        with open_close_section(self.db, timeout):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                # a conversion may drop the shared lock before failing: take it back (nobody
+                # holds the exclusive one while we hold the open/close lock)
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                raise StoreUnavailableError(
+                    f"the store {self.db} is in use by another process or store (kgrag serve, "
+                    "an ingestion, a shell): stop it, then run this again"
+                ) from e
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+
 
 def job_lock_path(db: Path) -> Path:
     """The ingestion-jobs lock file beside the database file."""

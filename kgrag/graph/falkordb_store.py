@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.errors import (
+    ConfigError,
     DependencyMissingError,
     QueryRefusedError,
     StoreError,
@@ -98,6 +99,7 @@ class FalkorDBStore(GraphStore):
         self._closed = False
         self._lock = threading.Lock()
         self._db_path: Path | None = None  # embedded only
+        self._use: UseLock | None = None  # embedded only
         self._release: weakref.finalize[Any, Any] | None = None
 
     # -- opening ------------------------------------------------------------------------------
@@ -146,6 +148,7 @@ class FalkorDBStore(GraphStore):
             db.client.pidfile = None
         store = cls(f"falkordb-lite://{path}", db.select_graph(graph_name), db, server=db)
         store._db_path = path
+        store._use = use
         store._release = weakref.finalize(store, _release_embedded, path, use, db, lock_timeout)
         store._no_query_log(graph_name)
         return store
@@ -410,6 +413,19 @@ class FalkorDBStore(GraphStore):
             raise
         except Exception as e:
             raise self._wrap(e, "BGREWRITEAOF") from e
+
+    @contextlib.contextmanager
+    def alone(self) -> Iterator[None]:
+        """Use the embedded store alone for the body (:meth:`UseLock.alone`): refused while
+        another store, in any process, has it open. A remote FalkorDB cannot tell its other
+        clients: ConfigError."""
+        if self._use is None:
+            raise ConfigError(
+                f"{self.uri} is a remote FalkorDB: kgrag cannot tell whether other clients use "
+                "it, so it does not rebuild it"
+            )
+        with self._use.alone():
+            yield
 
     def server_pid(self) -> int | None:
         """The embedded server's process id (for tests that kill it), or None if remote."""

@@ -232,6 +232,7 @@ IDENTIFIER_SLOTS: dict[str, frozenset[str]] = {
     "label": NODE_LABELS,
     "property": SCHEMA_PROPERTIES,
     "name": SCHEMA_NAMES,
+    "type": RELATIONSHIP_TYPES,
 }
 
 

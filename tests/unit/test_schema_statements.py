@@ -21,6 +21,7 @@ from kgrag.graph.schema import (
     IDENTIFIER_SLOTS,
     MIGRATIONS,
     NODE_LABELS,
+    RELATIONSHIP_TYPES,
     SCHEMA_NAMES,
     SCHEMA_PROPERTIES,
     VECTOR_INDEXES,
@@ -123,6 +124,7 @@ def test_allow_lists_come_from_the_schema() -> None:
         "label": NODE_LABELS,
         "property": SCHEMA_PROPERTIES,
         "name": SCHEMA_NAMES,
+        "type": RELATIONSHIP_TYPES,
     }
     assert {"id", "name", "sha256", "uri", "query_id", "text", "embedding"} <= SCHEMA_PROPERTIES
     assert {"document_id_unique", "step_query_id", "entity_name", "chunk_embedding"} <= (
