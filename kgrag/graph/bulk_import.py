@@ -36,7 +36,7 @@ from kgrag.graph.dump import BOOKKEEPING_LABELS
 from kgrag.graph.spaces import EmbeddingSpace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
-from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _chunk_pair_rows, _entity_row
+from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row, related_increment
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ def write_import_files(
         ),
     )
     # chunks the transactional writer marks as counted in RELATED (they mention 2+ entities)
-    counted = {c for row in _chunk_pair_rows(bundles) for c in row["chunks"]}
+    counted = {c for doc in related_increment(bundles).docs for c in doc["chunks"]}
     out.chunks = w.write_csv(
         "nodes",
         "Chunk",

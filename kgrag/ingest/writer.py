@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from itertools import combinations, pairwise
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from kgrag.graph.store import GraphStore, WriteStep
 from kgrag.ingest.entities import EntityRecord, display_rank
@@ -192,9 +192,15 @@ class GraphWriter:
         steps.append(WriteStep("mention_upsert", mentions))
         # RELATED weights grow by the new chunks' own co-mentions (each chunk counted once). A
         # relation no new chunk backs (an extractor's own pair) is recomputed over the corpus.
-        pair_rows = _chunk_pair_rows(bundles)
-        steps.append(WriteStep("related_add_chunks", pair_rows))
-        backed = {(p["a"], p["b"]) for row in pair_rows for p in row["pairs"]}
+        increment = related_increment(bundles)
+        if increment.docs:
+            steps.append(
+                WriteStep(
+                    "related_add_chunks",
+                    params={"docs": increment.docs, "pairs": increment.pairs},
+                )
+            )
+        backed = {(p["a"], p["b"]) for p in increment.pairs}
         steps.append(
             WriteStep(
                 "related_recompute",
@@ -376,36 +382,44 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
     }
 
 
+class _DocumentChunks(TypedDict):
+    id: str
+    chunks: list[str]
+
+
 class _PairWeight(TypedDict):
+    doc: str
     a: str
     b: str
     w: int
 
 
-class _DocumentPairs(TypedDict):
-    chunks: list[str]
+class RelatedIncrement(NamedTuple):
+    """The parameters of ``related_add_chunks`` for a batch of documents."""
+
+    docs: list[_DocumentChunks]
+    """Each document's chunks that mention two entities or more (documents with none left out)."""
     pairs: list[_PairWeight]
+    """Every pair ``a < b`` mentioned together in those chunks of ``doc``, and in how many."""
 
 
-def _chunk_pair_rows(bundles: Sequence[DocumentBundle]) -> list[_DocumentPairs]:
-    """Rows of ``related_add_chunks``, one per document with co-mentions: its chunks that mention
-    two entities or more, and every pair ``a < b`` mentioned together in them with the number of
-    those chunks; chunks and pairs in id order."""
-    rows: list[_DocumentPairs] = []
+def related_increment(bundles: Sequence[DocumentBundle]) -> RelatedIncrement:
+    """What the batch's new chunks add to RELATED, documents, chunks and pairs in id order."""
+    docs: list[_DocumentChunks] = []
+    pairs: list[_PairWeight] = []
     for bundle in bundles:
         mentioned: dict[str, set[str]] = {}
         for m in bundle.extraction.mentions:
             mentioned.setdefault(m.chunk_id, set()).add(m.entity_id)
         chunks = sorted(c for c, ids in mentioned.items() if len(ids) > 1)
+        if not chunks:
+            continue
         weights = Counter(p for c in chunks for p in combinations(sorted(mentioned[c]), 2))
-        if chunks:
-            rows.append(
-                {
-                    "chunks": chunks,
-                    "pairs": [{"a": a, "b": b, "w": weights[(a, b)]} for a, b in sorted(weights)],
-                }
-            )
-    return rows
+        docs.append({"id": bundle.id, "chunks": chunks})
+        pairs += [
+            {"doc": bundle.id, "a": a, "b": b, "w": weights[(a, b)]} for a, b in sorted(weights)
+        ]
+    return RelatedIncrement(docs, pairs)
 
 
 def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:
