@@ -363,10 +363,11 @@ class Neo4jStore(GraphStore):
         dimensions come with the next embedding space), in batches that fit a small heap; the
         next open migrates again. For tests, benchmarks and the demo: Neo4j Community has one
         database, so "a fresh store" means this. Returns the number of nodes deleted."""
+        size = {"batch": positive_int("batch", batch)}
+        while int(self.write("erase_relationships_batch", size)[0]["deleted"]):
+            pass
         total = 0
-        while deleted := int(
-            self.write("erase_batch", {"batch": positive_int("batch", batch)})[0]["deleted"]
-        ):
+        while deleted := int(self.write("erase_batch", size)[0]["deleted"]):
             total += deleted
         for index in VECTOR_INDEXES.values():
             self.drop_vector_index(index)
