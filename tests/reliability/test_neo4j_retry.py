@@ -143,15 +143,28 @@ def test_persistent_transient_errors_end_as_a_store_error_naming_the_cause() -> 
     assert isinstance(e.value.__cause__, TransientError)
 
 
+#: The statements that may not run twice, so the store never retries them: ``kgrag db compact``
+#: creates the copy of the graph in a scratch key, checks it against the graph and refuses to
+#: swap on any difference, so a failed create leaves the store as it was.
+NOT_IDEMPOTENT = {
+    "schema/rebuild_nodes_create",
+    "schema/rebuild_nodes_create_vector",
+    "schema/rebuild_relationships_create",
+}
+
+
 def test_every_statement_in_the_corpus_is_idempotent_so_each_may_be_retried() -> None:
     """Every file declares ``// idempotent: yes`` in its header (the overlays of each dialect
-    too), and no statement's text contradicts it."""
+    too) but the rebuild's creates, and no statement's text contradicts its header."""
     names = [*cypher.names(), *cypher.names("templates"), *cypher.names("schema")]
     assert len(names) > 30
     overlays = [(), ("falkordb",), ("neo4j_search",)]
-    assert [(n, o) for n in names for o in overlays if not cypher.idempotent(n, o)] == []
-    texts = [cypher.load(n, o) for n in names for o in overlays]
+    declared_not = {n for n in names for o in overlays if not cypher.idempotent(n, o)}
+    assert declared_not == NOT_IDEMPOTENT
+    retried = [n for n in names if n not in NOT_IDEMPOTENT]
+    texts = [cypher.load(n, o) for n in retried for o in overlays]
     assert [t for t in texts if not looks_idempotent(t)] == []
+    assert all(not looks_idempotent(cypher.load(n)) for n in NOT_IDEMPOTENT)
 
 
 def test_idempotence_check_recognises_creates_and_increments() -> None:
@@ -159,6 +172,9 @@ def test_idempotence_check_recognises_creates_and_increments() -> None:
     assert not looks_idempotent("MATCH (a {id: $a}) CREATE (a)-[:NEXT]->(b)")
     assert not looks_idempotent("MATCH (r) SET r.weight = r.weight + 1")
     assert not looks_idempotent("MATCH (r) SET r.weight = coalesce(r.weight, 0) + $w")
+    guarded = "MATCH (c)-[r]->() WHERE c.counted IS NULL SET c.counted = true, r.w = r.w + 1"
+    assert looks_idempotent(guarded)
+    assert not looks_idempotent(guarded.replace("SET c.counted = true, ", "SET "))
     assert looks_idempotent("MERGE (m:Migration {name: $n}) ON CREATE SET m.applied_at = $t")
     assert looks_idempotent("CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)")
     assert looks_idempotent(

@@ -19,7 +19,21 @@ _INCREMENT = re.compile(
 )
 
 
+# What makes an increment count once: the statement reads a marker's absence and sets the marker
+# on what it counts ("... c.counted IS NULL ... SET c.counted = true"), in the same statement.
+_MARKER_ABSENT = re.compile(r"\b(\w+)\.(\w+)\s+IS\s+NULL\b", re.IGNORECASE)
+
+
+def _guarded(cypher: str) -> bool:
+    return any(
+        re.search(rf"\bSET\s+{var}\.{prop}\s*=\s*true\b", cypher, re.IGNORECASE)
+        for var, prop in _MARKER_ABSENT.findall(cypher)
+    )
+
+
 def looks_idempotent(cypher: str) -> bool:
     """Whether running ``cypher`` twice leaves the same graph as running it once, as far as its
-    text shows: no unconditional CREATE, no increment."""
-    return not _CREATE_CLAUSE.search(cypher) and not _INCREMENT.search(cypher)
+    text shows: no unconditional CREATE, no increment but one guarded by a marker."""
+    if _CREATE_CLAUSE.search(cypher):
+        return False
+    return not _INCREMENT.search(cypher) or _guarded(cypher)
