@@ -29,7 +29,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from redis.exceptions import WatchError
 
@@ -38,7 +38,7 @@ from kgrag.errors import StoreError, StoreUnavailableError
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.schema import MIGRATIONS, VECTOR_INDEXES, UniqueProperty
 from kgrag.graph.spaces import registered
-from kgrag.graph.store import GraphStore, Row
+from kgrag.graph.store import GraphStore, Params, Row
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,13 @@ def rebuild(store: GraphStore) -> RebuildReport:
     )
 
 
+class Reader(Protocol):
+    """What the rebuild's reads need of a store (a :class:`GraphStore`, or a wrapper counting
+    its reads)."""
+
+    def read(self, name: str, params: Params | None = None) -> list[Row]: ...
+
+
 class _Digest:
     """An order-free digest of a multiset of records (the sum of their SHA-256 values)."""
 
@@ -105,11 +112,14 @@ class _Digest:
         self.value = 0
         self.count = 0
 
-    def add(self, record: object) -> None:
+    @staticmethod
+    def key(record: object) -> str:
+        """The SHA-256 of a record, in hex."""
         text = json.dumps(record, sort_keys=True, default=repr)
-        self.value = (self.value + int.from_bytes(hashlib.sha256(text.encode()).digest())) % (
-            1 << 256
-        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def add(self, record: object) -> None:
+        self.value = (self.value + int(self.key(record), 16)) % (1 << 256)
         self.count += 1
 
     def __eq__(self, other: object) -> bool:
@@ -157,7 +167,7 @@ def _rebuild_falkordb(store: FalkorDBStore) -> tuple[int, int]:
     return old_nodes.count, old_relationships.count
 
 
-def _create_schema(old: FalkorDBStore, new: FalkorDBStore) -> None:
+def _create_schema(old: GraphStore, new: GraphStore) -> None:
     """The indexes and constraints of the applied migrations, and the vector indexes of the
     registered embedding spaces, made by the schema code (the migration markers themselves are
     nodes, copied with the rest)."""
@@ -265,18 +275,18 @@ def _check_same(
         )
 
 
-def _rows(store: FalkorDBStore, name: str) -> list[str]:
+def _rows(store: Reader, name: str) -> list[str]:
     return sorted(json.dumps(r, sort_keys=True, default=repr) for r in store.read(name))
 
 
-def _node_pages(store: FalkorDBStore) -> Iterator[list[Row]]:
+def _node_pages(store: Reader) -> Iterator[list[Row]]:
     after = -1
     while page := store.read("rebuild_nodes_page", {"after": after, "page": NODE_PAGE}):
         yield page
         after = int(page[-1]["id"])
 
 
-def _relationship_pages(store: FalkorDBStore, node_ids: Sequence[int]) -> Iterator[list[Row]]:
+def _relationship_pages(store: Reader, node_ids: Sequence[int]) -> Iterator[list[Row]]:
     for start in range(0, len(node_ids), NODE_PAGE):
         part = node_ids[start : start + NODE_PAGE]
         yield store.read("rebuild_relationships_page", {"from": part[0], "to": part[-1]})
