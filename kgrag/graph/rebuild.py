@@ -16,9 +16,11 @@ A prune of traces removes nodes and relationships, but neither engine shrinks by
   server writing traces every second would cancel the swap each time. Anything wrong, and the
   new key is dropped, the graph untouched.
 * **Neo4j** reuses the records of deleted nodes and relationships (its store files keep their
-  size) and releases its buffer of freed ids (``id-buffer.tmp.0``) at a clean restart; a compact
-  copy of a database (``neo4j-admin database copy``) is Enterprise-only. :func:`rebuild` says so
-  and changes nothing.
+  size), ``neo4j-admin database dump``/``load`` give back the same bytes and a compact copy
+  (``neo4j-admin database copy``) is Enterprise-only. :func:`rebuild` writes the database anew
+  offline (:mod:`kgrag.graph.neo4j_rebuild`: export, dump, ``neo4j-admin database import``,
+  restart, schema, check; the dump loaded back on any failure), on a server kgrag can stop and
+  start (``scripts/neo4j.sh``); it refuses any other, changing nothing.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from redis.exceptions import WatchError
 
 from kgrag.core import Frozen
-from kgrag.errors import StoreError, StoreUnavailableError
+from kgrag.errors import ConfigError, StoreError, StoreUnavailableError
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.schema import MIGRATIONS, VECTOR_INDEXES, UniqueProperty
 from kgrag.graph.spaces import registered
@@ -50,12 +53,6 @@ RELATIONSHIP_PAGE = 2000
 VECTOR_TYPE = "Vectorf32"
 #: The key the new graph is built under, beside the graph's own.
 REBUILD_SUFFIX = ":rebuild"
-NEO4J_NOTE = (
-    "Neo4j cannot be rebuilt online by kgrag: it reuses the records of deleted nodes and "
-    "relationships (its store files keep their size) and releases its buffer of freed ids "
-    "(id-buffer.tmp.0) at the next clean restart of the server; a compact copy of the store "
-    "(neo4j-admin database copy) is Enterprise-only. Nothing was changed."
-)
 _CHANGED = (
     "the graph was written to while it was rebuilt (another thread of this process?); nothing "
     "was changed: run `kgrag db compact` again"
@@ -74,12 +71,24 @@ class RebuildReport(Frozen):
     note: str = ""
 
 
-def rebuild(store: GraphStore) -> RebuildReport:
-    """Give back the space of what was deleted, as far as the engine allows (see the module
-    doc). The embedded store: refused (StoreUnavailableError) while another store uses it."""
+def rebuild(
+    store: GraphStore,
+    *,
+    reopen: Callable[[], GraphStore] | None = None,
+    scratch: Path | None = None,
+) -> RebuildReport:
+    """Give back the space of what was deleted (see the module doc). The embedded store:
+    refused (StoreUnavailableError) while another store uses it. Neo4j: ``reopen()`` opens the
+    store again after the restart, ``scratch`` holds the export and the dump; ``store`` is
+    closed; ConfigError when kgrag cannot stop and start the server."""
     if not isinstance(store, FalkorDBStore):
-        store.compact()
-        return RebuildReport(engine=store.dialect, rebuilt=False, note=NEO4J_NOTE)
+        from kgrag.graph.neo4j_rebuild import rebuild_neo4j
+
+        if reopen is None or scratch is None:
+            raise ConfigError(
+                "rebuilding Neo4j needs a way to reopen the store and a scratch folder"
+            )
+        return rebuild_neo4j(store, reopen, scratch)
     started = time.perf_counter()
     with store.alone():
         nodes, relationships = _rebuild_falkordb(store)
