@@ -213,6 +213,10 @@ def rebuild_neo4j(
             keep = True
             _roll_back(server, dump, e)
             keep = False
+            if isinstance(e, StoreError) and "dump was loaded back" not in str(e):
+                raise type(e)(
+                    f"{e}\nThe dump taken before the import was loaded back: nothing changed."
+                ) from e
             raise
     finally:
         if not keep:

@@ -192,11 +192,6 @@ def test_compact_is_refused_while_another_store_uses_the_embedded_one(
 NEO4J = [pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 
-def _store_bytes(folder: Path) -> int:
-    """The size of the Neo4j database's store files (not its transaction logs)."""
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-
-
 @pytest.mark.parametrize("engine", NEO4J, indirect=True)
 def test_compact_refuses_a_neo4j_server_it_cannot_stop_and_start(
     built: KnowledgeAgent, engine: Engine
@@ -222,13 +217,13 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
     store = built.store
     question = "Who built the first compiler?"
     answered = built.ask(question)
-    files = local.folder / "data" / "databases" / "neo4j"
-    before = _store_bytes(files)
     _ask_many(store, NEO4J_QUESTIONS)
     assert prune_traces(store, older_than_days=0).queries == NEO4J_QUESTIONS + 1
     graph, markers, found = dump.dump(store), _markers(store), _searches(store)
     nodes = store.read_freeform("MATCH (n) RETURN count(n) AS n")[0]["n"]
-    pruned = _store_bytes(files)
+    # documents without tags hold an empty list, which neo4j-admin import reads as no property
+    empty = "MATCH (d:Document) WHERE d.tags = [] RETURN count(d) AS n"
+    assert store.read_freeform(empty)[0]["n"] == 2
 
     # a bad import file (a relationship to a node that is not there): the dump is loaded back
     write = neo4j_rebuild._write_files
@@ -241,7 +236,7 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
 
     monkeypatch.setattr(neo4j_rebuild, "_write_files", write_then_break)
     server = Neo4jServer.dev_script(dev_script(), env)
-    with pytest.raises(BulkImportError, match="neo4j-admin database import failed"):
+    with pytest.raises(BulkImportError, match=r"(?s)database import failed.*loaded back: nothing"):
         neo4j_rebuild.rebuild_neo4j(engine.open(), engine.open, engine.folder, server)
     monkeypatch.undo()
     assert dump.differences(graph, dump.dump(store), tolerance=0.0) == []
@@ -256,9 +251,8 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["rebuilt"] is True and report["nodes"] == nodes
-    after = _store_bytes(files)
-    print(f"store files: {before} before the asks, {pruned} pruned, {after} rebuilt")
-    assert after <= before * 1.05, (before, pruned, after)
+    # the store's size: bench/trace_retention.py (a few hundred questions move Neo4j's store
+    # files by less than its fixed part, 40 KB a file for each index and id file)
     # a new database: clients reconnect (a driver's bookmarks name transactions of the old one),
     # as `kgrag serve` is restarted after `kgrag db compact`
     agent = KnowledgeAgent(engine.open(), default_text_embedder())
@@ -266,6 +260,9 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
         rebuilt = agent.store
         assert dump.differences(graph, dump.dump(rebuilt), tolerance=0.0) == []
         assert dump.dump(rebuilt).digest == graph.digest
+        assert rebuilt.read_freeform(empty)[0]["n"] == 2
+        marked = f"MATCH (n) WHERE n.{neo4j_rebuild.MARKER} IS NOT NULL RETURN count(n) AS n"
+        assert rebuilt.read_freeform(marked)[0]["n"] == 0
         assert (_markers(rebuilt), _searches(rebuilt)) == (markers, found)
         again = agent.ask(question)
         assert (again.answer, again.citations) == (answered.answer, answered.citations)
