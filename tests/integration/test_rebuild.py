@@ -100,21 +100,26 @@ def _markers(store: GraphStore) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("engine", ["falkordb-lite"], indirect=True)
-def test_a_rebuild_keeps_the_graph_and_gives_back_the_space_of_pruned_traces(
-    built: KnowledgeAgent,
-) -> None:
-    store = built.store
-    assert isinstance(store, FalkorDBStore)
-    # a node of two labels (a transcript segment is a Chunk and a Segment), as an ingest writes it
+def _add_segment(store: GraphStore, text: str) -> None:
+    """A node of two labels (a transcript segment is a Chunk and a Segment), as an ingest
+    writes it."""
     document = store.read_freeform("MATCH (d:Document) RETURN d.id AS id ORDER BY d.id LIMIT 1")
-    segment = {"id": "seg-1", "text": "Ada spoke.", "position": 0, "start_s": 0.5, "end_s": 2.0}
+    segment = {"id": "seg-1", "text": text, "position": 0, "start_s": 0.5, "end_s": 2.0}
     vector = store.read_freeform("MATCH (c:Chunk) RETURN c.embedding AS v LIMIT 1")[0]["v"]
     store.write_rows(
         "segment_upsert",
         [{**segment, "language": "en", "embedding": vector}],
         params={"document_id": document[0]["id"]},
     )
+
+
+@pytest.mark.parametrize("engine", ["falkordb-lite"], indirect=True)
+def test_a_rebuild_keeps_the_graph_and_gives_back_the_space_of_pruned_traces(
+    built: KnowledgeAgent,
+) -> None:
+    store = built.store
+    assert isinstance(store, FalkorDBStore)
+    _add_segment(store, "Ada spoke.")
     before = store.snapshot().stat().st_size
     question = "Who built the first compiler?"
     answered = built.ask(question)
@@ -215,6 +220,8 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
     local = local_neo4j(engine.uri, engine.credentials()["neo4j_password"])
     env = {k: v for k, v in local._env().items() if k.startswith("NEO4J_")}
     store = built.store
+    # two labels (an import file of its own) and a text built to break a CSV writer
+    _add_segment(store, 'Ada said: "stop, now",\nthen left;\r\n:ID,x:int \\ "" end')
     question = "Who built the first compiler?"
     answered = built.ask(question)
     _ask_many(store, NEO4J_QUESTIONS)
@@ -261,6 +268,10 @@ def test_a_neo4j_rebuild_keeps_the_graph_and_a_failed_one_leaves_it(
         assert dump.differences(graph, dump.dump(rebuilt), tolerance=0.0) == []
         assert dump.dump(rebuilt).digest == graph.digest
         assert rebuilt.read_freeform(empty)[0]["n"] == 2
+        segments = rebuilt.read_freeform("MATCH (s:Segment) RETURN labels(s) AS l, s.text AS t")
+        assert [(sorted(r["l"]), r["t"]) for r in segments] == [
+            (["Chunk", "Segment"], 'Ada said: "stop, now",\nthen left;\r\n:ID,x:int \\ "" end')
+        ]
         marked = f"MATCH (n) WHERE n.{neo4j_rebuild.MARKER} IS NOT NULL RETURN count(n) AS n"
         assert rebuilt.read_freeform(marked)[0]["n"] == 0
         assert (_markers(rebuilt), _searches(rebuilt)) == (markers, found)
