@@ -101,6 +101,7 @@ class AgentPlanner:
                 analysis.text,
                 entity_ids=entity_ids,
                 want_images=want_images,
+                want_recordings=analysis.asks_about_recordings,
                 image_min_score=self.image_min_score,
             )
 

@@ -171,8 +171,11 @@ def select_sentences(
     supported = [i for i, c in enumerate(candidates) if c.terms & wanted]
     semantic = _Similarity(question, candidates, embedder)
     if not supported:  # nothing shares a key term: the single closest sentence, no chain
-        semantic.need(range(len(candidates)))
-        best = max(range(len(candidates)), key=lambda i: semantic[i])
+        # (of the preferred kind when there is one: "what is said in the recording?")
+        pool = [i for i, c in enumerate(candidates) if c.hit.kind in prefer_kinds]
+        pool = pool or list(range(len(candidates)))
+        semantic.need(pool)
+        best = max(pool, key=lambda i: semantic[i])
         return [(candidates[best].sentence, candidates[best].hit)]
     # only sentences that can be chosen are embedded: those sharing a key term now, the ones
     # right after a chosen sentence when the chain looks for its continuation

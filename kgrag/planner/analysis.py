@@ -109,6 +109,12 @@ class QueryAnalysis(Frozen):
     def is_complex(self) -> bool:
         return self.complexity == "complex"
 
+    @property
+    def asks_about_recordings(self) -> bool:
+        """The intent classifier read the question as one about recordings ("what is said in
+        the recording?"), not one that merely names the word ("who recorded the song?")."""
+        return self.intent is not None and self.intent.intent is Intent.RECORDING
+
 
 # --------------------------------------------------------------------------- vocabulary
 

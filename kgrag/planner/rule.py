@@ -12,10 +12,13 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
    PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
-6. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
+6. when the question asks about recordings ("what is said in the recording?"), a ``filter`` of a
+   wider text ``vector_search`` to its transcript segments: a recording's words rarely match
+   the words of a question about it, so its segments would not reach the first search's k;
+7. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
    similarity, so the first search's strong hits stay on top and the next hops fill the ranks
    after them), then weighted reciprocal-rank fusion of that with the lexical ranking
-   (:func:`lexical_weight`) into the final evidence.
+   (:func:`lexical_weight`) and the segments (:data:`RECORDING_WEIGHT`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
 first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
@@ -48,6 +51,13 @@ LEXICAL_WEIGHT = 0.0
 #: matches it whole, so the lexical ranking leads and the dense one breaks its ties. Set a priori
 #: (no MuSiQue dev question names one, so no fold can choose it).
 IDENTIFIER_LEXICAL_WEIGHT = 3.0
+#: The segments' weight in the fusion when the question asks about recordings: above the dense
+#: ranking's 1, so the nearest segments lead the evidence (the question is about a recording,
+#: not about the passages nearest its words). Set a priori: no dev question asks about a
+#: recording.
+RECORDING_WEIGHT = 2.0
+#: How many nearest chunks the segment search reads before keeping the segments among them.
+RECORDING_CANDIDATES = 100
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b"  # snake_case
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
@@ -107,6 +117,7 @@ def rule_plan(
     *,
     entity_ids: Sequence[str] = (),
     want_images: bool = False,
+    want_recordings: bool = False,
     k: int = 10,
     hops: int = 2,
     image_min_score: float = DEFAULT_DEPICTS_THRESHOLD,
@@ -114,7 +125,10 @@ def rule_plan(
     """The rule plan of ``question`` (see the module doc). ``image_min_score``: the similarity a
     CLIP text-to-image hit needs to count as showing what the question says; by default the
     threshold calibrated for DEPICTS links (an image shows an entity's name), so a question
-    whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess."""
+    whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess.
+    ``want_recordings``: the question asks about recordings
+    (:attr:`~kgrag.planner.analysis.QueryAnalysis.asks_about_recordings`); their nearest
+    transcript segments join the fusion."""
     builder = PlanBuilder()
     add = builder.add
 
@@ -177,6 +191,23 @@ def rule_plan(
         why="every passage at its best similarity over the first search and the next hops",
     )
     fused_sources = [dense, lexical]
+    weights = [1.0, lexical_weight(question)]
+    if want_recordings:
+        wide = add(
+            "vector_search",
+            {"query": question, "index": "chunk_embedding", "k": RECORDING_CANDIDATES},
+            why="a wider dense search, for the transcript segments among its hits",
+        )
+        fused_sources.append(
+            add(
+                "filter",
+                {"source": wide, "modality": "audio", "k": k},
+                [wide],
+                modality="audio",
+                why="the transcript segments: the question asks about a recording",
+            )
+        )
+        weights.append(RECORDING_WEIGHT)
     evidence = add(
         "aggregate",
         {
@@ -184,13 +215,14 @@ def rule_plan(
             "k": k,
             "method": "rrf",
             "rrf_k": RRF_K,
-            "weights": [1.0, lexical_weight(question)],
+            "weights": weights,
         },
         fused_sources,
         condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
         why=f"reciprocal-rank fusion of the dense and lexical rankings (lexical weight "
         f"{lexical_weight(question)}: {LEXICAL_WEIGHT} chosen on held-out folds, "
-        f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)",
+        f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)"
+        + (f" and the segments (weight {RECORDING_WEIGHT})" if want_recordings else ""),
     )
     if want_images:
         image_lists = [
