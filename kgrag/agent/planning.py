@@ -102,6 +102,7 @@ class AgentPlanner:
                 entity_ids=entity_ids,
                 want_images=want_images,
                 want_recordings=analysis.asks_about_recordings,
+                file_names=analysis.file_names,
                 image_min_score=self.image_min_score,
             )
 

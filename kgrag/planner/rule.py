@@ -15,10 +15,14 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
 6. when the question asks about recordings ("what is said in the recording?"), a ``filter`` of a
    wider text ``vector_search`` to its transcript segments: a recording's words rarely match
    the words of a question about it, so its segments would not reach the first search's k;
+   when it names files ("what does README.md say about installing?"), a ``filter`` of the same
+   wider search to those files' passages, and their first passages (``graph_query``
+   file_chunks);
 7. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
    similarity, so the first search's strong hits stay on top and the next hops fill the ranks
    after them), then weighted reciprocal-rank fusion of that with the lexical ranking
-   (:func:`lexical_weight`) and the segments (:data:`RECORDING_WEIGHT`) into the final evidence.
+   (:func:`lexical_weight`), the segments (:data:`RECORDING_WEIGHT`) and the named files' passages
+   (:data:`NAMED_FILE_WEIGHT`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
 first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
@@ -56,8 +60,13 @@ IDENTIFIER_LEXICAL_WEIGHT = 3.0
 #: not about the passages nearest its words). Set a priori: no dev question asks about a
 #: recording.
 RECORDING_WEIGHT = 2.0
-#: How many nearest chunks the segment search reads before keeping the segments among them.
-RECORDING_CANDIDATES = 100
+#: The weight of the passages nearest the question in the files it names ("what does README.md
+#: say about installing?"), and of those files' first passages (half of it): the question says
+#: where to look. Set a priori, as :data:`RECORDING_WEIGHT`.
+NAMED_FILE_WEIGHT = 2.0
+#: How many nearest chunks the wider search reads before keeping the segments, or the named
+#: files' passages, among them.
+WIDE_CANDIDATES = 100
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b"  # snake_case
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
@@ -118,6 +127,7 @@ def rule_plan(
     entity_ids: Sequence[str] = (),
     want_images: bool = False,
     want_recordings: bool = False,
+    file_names: Sequence[str] = (),
     k: int = 10,
     hops: int = 2,
     image_min_score: float = DEFAULT_DEPICTS_THRESHOLD,
@@ -128,7 +138,8 @@ def rule_plan(
     whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess.
     ``want_recordings``: the question asks about recordings
     (:attr:`~kgrag.planner.analysis.QueryAnalysis.asks_about_recordings`); their nearest
-    transcript segments join the fusion."""
+    transcript segments join the fusion. ``file_names``: the files the question names
+    (:attr:`~kgrag.planner.analysis.QueryAnalysis.file_names`); their passages join it."""
     builder = PlanBuilder()
     add = builder.add
 
@@ -192,12 +203,14 @@ def rule_plan(
     )
     fused_sources = [dense, lexical]
     weights = [1.0, lexical_weight(question)]
-    if want_recordings:
+    wide = None
+    if want_recordings or file_names:
         wide = add(
             "vector_search",
-            {"query": question, "index": "chunk_embedding", "k": RECORDING_CANDIDATES},
-            why="a wider dense search, for the transcript segments among its hits",
+            {"query": question, "index": "chunk_embedding", "k": WIDE_CANDIDATES},
+            why="a wider dense search, for the passages of a kind or a file among its hits",
         )
+    if wide is not None and want_recordings:
         fused_sources.append(
             add(
                 "filter",
@@ -208,6 +221,24 @@ def rule_plan(
             )
         )
         weights.append(RECORDING_WEIGHT)
+    if wide is not None and file_names:
+        names = list(file_names)
+        fused_sources.append(
+            add(
+                "filter",
+                {"source": wide, "file_names": names, "k": k},
+                [wide],
+                why="the passages nearest the question in the files it names",
+            )
+        )
+        fused_sources.append(
+            add(
+                "graph_query",
+                {"template": "file_chunks", "params": {"names": names}, "k": k},
+                why="the first passages of the files the question names",
+            )
+        )
+        weights += [NAMED_FILE_WEIGHT, NAMED_FILE_WEIGHT / 2]
     evidence = add(
         "aggregate",
         {
@@ -222,7 +253,8 @@ def rule_plan(
         why=f"reciprocal-rank fusion of the dense and lexical rankings (lexical weight "
         f"{lexical_weight(question)}: {LEXICAL_WEIGHT} chosen on held-out folds, "
         f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)"
-        + (f" and the segments (weight {RECORDING_WEIGHT})" if want_recordings else ""),
+        + (f"; the segments (weight {RECORDING_WEIGHT})" if want_recordings else "")
+        + (f"; the named files' passages (weight {NAMED_FILE_WEIGHT})" if file_names else ""),
     )
     if want_images:
         image_lists = [

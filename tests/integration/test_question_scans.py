@@ -1,7 +1,7 @@
 """Nothing in the question path scans the whole corpus (issue 17), on both engines.
 
-A content question, a listing question, a picture question, a summary question and a comparison
-question are asked through the real agent on
+A content question, a listing question, a picture question, a summary question, a comparison
+question and a question naming a file are asked through the real agent on
 a small store; every statement the question path reads with (``GraphStore.read``: the executor's
 steps, entity resolution, answer and memory lookups) is recorded with its parameters, then
 explained by the engine (Neo4j ``EXPLAIN``, FalkorDB ``GRAPH.EXPLAIN``). A plan fails when it
@@ -37,12 +37,16 @@ LISTING = "List the documents."
 PICTURE = "Show me a picture of a red circle."
 SUMMARY = "Summarise the document about the feed pump."
 COMPARISON = "Compare Ada Okafor and Brian Keller."
-QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON)
+NAMED_FILE = "What does pumps.md say about the bearing?"
+QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON, NAMED_FILE)
 
 #: Statements allowed to scan a corpus label, with the reason.
 EXEMPT: dict[str, str] = {
     "documents_by_metadata": "a listing filters every readable document by modality, tags and "
     "date and sorts them by date: O(documents) by nature (it returns at most $k)",
+    "templates/file_chunks": 'a question naming a file ("what does pumps.md say?") compares '
+    "the name with every readable document's URI (its own property, no traversal): "
+    "O(documents), and planned only when the question names a file",
     "documents_about": "a listing or summary about some words compares them with every readable "
     "document's title, tags, summary and path (its own properties, no traversal): O(documents) "
     "by nature, like a listing; the documents of named entities come from an index seek "
@@ -164,6 +168,7 @@ def test_the_document_tools_are_on_the_recorded_paths(
     _store, seen = recorded
     assert {"documents_about", "fulltext_entities"} <= set(seen[SUMMARY]), sorted(seen[SUMMARY])
     assert "entity_profile" in seen[COMPARISON], sorted(seen[COMPARISON])
+    assert "templates/file_chunks" in seen[NAMED_FILE], sorted(seen[NAMED_FILE])
 
 
 @pytest.mark.parametrize("name", MORE_STATEMENTS)
