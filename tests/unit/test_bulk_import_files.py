@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.graph.bulk_import import BulkImportError, ImportFiles, write_import_files
+from kgrag.graph.bulk_import import (
+    BulkImportError,
+    ImportFiles,
+    available_cpus,
+    import_memory,
+    write_import_files,
+)
 from kgrag.ingest.entities import EntityRecord, ExtractionResult, Mention, Relation
 from kgrag.ingest.records import ChunkRecord, DocumentBundle
 
@@ -107,3 +113,14 @@ def test_a_value_neo4j_admin_cannot_read_back_names_its_document(tmp_path: Path)
     bad = _bundle(1).model_copy(update={"tags": ("a\x1fb",)})
     with pytest.raises(BulkImportError, match=r"/corpus/doc_01\.md \(document doc_01\).*U\+001F"):
         write_import_files([_bundle(0), bad], tmp_path, workers=2)
+
+
+def test_neo4j_admin_gets_the_cores_and_half_the_available_memory(tmp_path: Path) -> None:
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal: 24000000 kB\nMemFree: 900000 kB\nMemAvailable: 16384000 kB\n")
+    assert import_memory(meminfo) == "8000m"
+    meminfo.write_text("MemTotal: 24000000 kB\nMemAvailable: 100 kB\n")
+    assert import_memory(meminfo) == "256m"
+    assert import_memory(tmp_path / "missing") is None
+    args = write_import_files([_bundle(0)], tmp_path / "csv").admin_arguments()
+    assert f"--threads={available_cpus()}" in args
