@@ -6,21 +6,28 @@ joined until MiniLM counts 1,000 tokens; the MuSiQue ones make the first 181, bo
 past them the same passages are regrouped from later starts) go once through the real ingestion
 pipeline (chunking, MiniLM vectors, the rule entity extractor, summaries), and the
 :class:`~kgrag.ingest.records.DocumentBundle` objects it hands its writer are cached in
-``bench/.cache/write_path/``. Each measurement then writes those bundles with
-:class:`~kgrag.ingest.writer.GraphWriter` into an empty store: by documents per ``write_many`` call
-(batch) and, on Neo4j, by concurrent writer threads (one writer on the embedded engine). Beside the
-rates it records where the time goes: the Neo4j server's own CPU (``/proc/PID/stat`` of its
-process, in cores), this process's CPU, statements and transactions per document, and how many
-transient errors (deadlocks, lost MERGE races) were retried. After each run the graph is checked
-for duplicate Entity ids. Prints JSON and merges it into ``bench/results/write_path.json`` under
-``--label``; asserts nothing::
+``bench/.cache/write_path/``. With ``--recombine-past N`` the documents past the first N are
+recombined from those N's chunks without the models (:func:`recombined`), so 10,000 documents
+take a minute to make rather than hours. Each measurement then writes those bundles with
+:class:`~kgrag.ingest.writer.GraphWriter` into an empty store, the chunk vector index maintained
+and every index ONLINE at the end (``--no-vector-index``: without it, as the runs before
+2026-11-26 06:00 were): by documents per ``write_many`` call (batch) and, on Neo4j, by
+concurrent writer threads (one writer on the embedded engine). Beside the rates it records
+where the time goes: the Neo4j server's own CPU (``/proc/PID/stat`` of its process, in cores),
+this process's CPU, statements and transactions per document, and how many transient errors
+(deadlocks, lost MERGE races) were retried. After each run the graph is checked for duplicate
+Entity ids. Prints JSON and merges it into ``bench/results/write_path.json`` under ``--label``
+(after each measurement); asserts nothing::
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/write_path.py --label after \
-        [--docs 180] [--batches 1,10,50] [--writers 1,2,4] [--engines falkordb-lite,neo4j]
+        [--docs 180 | --docs 2000,10000 --recombine-past 2000] [--batches 1,10,50] \
+        [--writers 1,2,4] [--engines falkordb-lite,neo4j]
 
-With ``--bulk`` (the default) the same documents then go through the bulk path into the same
-Neo4j (``kgrag.graph.bulk_import``: CSV files, ``neo4j-admin database import`` into the stopped
-server, restart, migrations), timed end to end and by phase, with the load average.
+With ``--bulk`` (the default) each size first goes through the bulk path into the same Neo4j
+(``kgrag.graph.bulk_import.bulk_load``: CSV files written in parallel while the server shuts
+down, ``neo4j-admin database import``, start, vector index and migrations until every index is
+ONLINE), timed end to end and by stage, with the load average; the graph is then emptied by
+importing an empty one (deleting millions of relationships in transactions takes minutes).
 
 Neo4j comes from ``KGRAG_BENCH_NEO4J_URI`` (and ``KGRAG_NEO4J_USER`` / ``_PASSWORD``); its pid
 from ``--neo4j-pid-file`` (default: scripts/neo4j.sh's ``.neo4j/5.26.0/run/neo4j.pid``).
@@ -652,6 +659,12 @@ def main() -> None:
     )
     ap.add_argument("--csv-workers", type=int, default=None, help="bulk: CSV shard writers")
     ap.add_argument(
+        "--transactional-max-docs",
+        type=int,
+        default=None,
+        help="write transactionally only the sizes up to this many documents (bulk: all)",
+    )
+    ap.add_argument(
         "--vector-index",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -705,6 +718,8 @@ def main() -> None:
         if NEO4J in engines and args.bulk:
             save(measure_bulk(docs, space, args.csv_workers))
             wipe_by_import()
+        if args.transactional_max_docs is not None and n > args.transactional_max_docs:
+            continue
         for engine in engines:
             pid = _neo4j_pid(args.neo4j_pid_file) if engine == NEO4J else None
             measure(engine, docs[:20], 10, 1, None, space_or_none)  # warm-up: plans, JIT
