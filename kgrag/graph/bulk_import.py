@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
+from operator import attrgetter
 from pathlib import Path
 
 from kgrag.errors import StoreError
@@ -373,29 +374,59 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
     return _Shard(paths, chunks, frozenset(multiline))
 
 
-def _write_shards(
+def _write_entities(directory: Path) -> _Shard:
+    """The Entity file of all of :data:`_SHARD_INPUT` (an entity's name and type depend on
+    every document that offers it)."""
+    entities = _entities(_SHARD_INPUT)
+    out = ImportFiles(directory=directory)
+    _Writer(directory, out).write_csv(
+        "nodes",
+        "Entity",
+        _ENTITY,
+        ((k, r["type"], r["name"], r["name_rank"]) for k, r in sorted(entities.items())),
+    )
+    multiline: set[str] = set()
+    if any(_breaks_line(f"{k}{r['name']}{r['type']}") for k, r in entities.items()):
+        multiline.add("Entity")
+    if any(_breaks_line(key) for key in entities):  # an id is in MENTIONS and RELATED too
+        multiline.update(("MENTIONS", "RELATED"))
+    return _Shard({"Entity": out.files[0].path}, 0, frozenset(multiline))
+
+
+def _write_related(directory: Path) -> _Shard:
+    """The RELATED file of all of :data:`_SHARD_INPUT` (weights count the whole corpus)."""
+    path = directory / "relationships_RELATED.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write(":START_ID(Entity),:END_ID(Entity),weight:long\n")
+        f.writelines(f"{_quoted(a)},{_quoted(z)},{w}\n" for a, z, w in _related(_SHARD_INPUT))
+    return _Shard({"RELATED": path}, 0, frozenset())
+
+
+def _write_all(
     bundles: Sequence[DocumentBundle], directory: Path, now: str, workers: int
 ) -> list[_Shard]:
-    """The per-document files in ``workers`` shards of consecutive documents, each written by a
-    forked process (this process meanwhile writing what needs the whole corpus: see
-    :func:`write_import_files`); in this process alone when ``workers`` is 1 or the platform
-    cannot fork."""
+    """Every file: the per-document ones in ``workers`` shards of consecutive documents, the
+    Entity and RELATED ones whole, each by a process forked from this one (the bundles are not
+    copied: the children read :data:`_SHARD_INPUT`); in this process, one after the other, when
+    ``workers`` is 1 or the platform cannot fork."""
     global _SHARD_INPUT
     n = len(bundles)
-    workers = max(1, min(workers, n))
-    bounds = [(n * i // workers, n * (i + 1) // workers) for i in range(workers)]
+    shards = max(1, min(workers, n))
+    bounds = [(n * i // shards, n * (i + 1) // shards) for i in range(shards)]
+    tasks: list[tuple[Callable[..., _Shard], tuple[object, ...]]] = [
+        (_write_entities, (directory,)),
+        (_write_related, (directory,)),
+        *((_write_shard, (directory, i, a, z, now)) for i, (a, z) in enumerate(bounds)),
+    ]
     _SHARD_INPUT = bundles
     try:
         if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return [_write_shard(directory, i, a, z, now) for i, (a, z) in enumerate(bounds)]
+            return [task(*args) for task, args in tasks]
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(len(tasks), mp_context=multiprocessing.get_context("fork"))
         with pool:
-            futures = [
-                pool.submit(_write_shard, directory, i, a, z, now)
-                for i, (a, z) in enumerate(bounds)
-            ]
+            futures = [pool.submit(task, *args) for task, args in tasks]
             return [f.result() for f in futures]
     finally:
         _SHARD_INPUT = ()
@@ -408,12 +439,11 @@ def _related(bundles: Sequence[DocumentBundle]) -> Iterable[tuple[str, str, int]
     for b in bundles:
         for m in b.extraction.mentions:
             chunks_of.setdefault(m.entity_id, set()).add(m.chunk_id)
-    pairs = {
-        (min(r.source_id, r.target_id), max(r.source_id, r.target_id))
-        for b in bundles
-        for r in b.extraction.relations
-        if r.source_id != r.target_id
-    }
+    # a Relation holds source_id < target_id (its validator): the pair as it is, read in C
+    pairs: set[tuple[str, str]] = set()
+    ends = attrgetter("source_id", "target_id")
+    for b in bundles:
+        pairs.update(map(ends, b.extraction.relations))
     empty: set[str] = set()
     for a, z in pairs:
         yield a, z, len(chunks_of.get(a, empty) & chunks_of.get(z, empty))
@@ -429,8 +459,8 @@ def write_import_files(
     """Write the job's graph as ``neo4j-admin database import`` CSV files under ``directory``.
 
     The files of what each document holds on its own (its node, chunks, PART_OF, NEXT, MENTIONS)
-    are written in ``workers`` shards (default: one per available core) by forked processes,
-    while this process writes the entities and RELATED, which need the whole corpus. Which rows
+    are written in ``workers`` shards (default: one per available core), and the entities and
+    RELATED (which need the whole corpus) beside them, each by a forked process. Which rows
     land in which file, and in which order, changes nothing in the imported graph."""
     _check_supported(bundles)
     directory.mkdir(parents=True, exist_ok=True)
@@ -440,37 +470,17 @@ def write_import_files(
     for kind, label, columns in _PER_DOCUMENT:
         headers[label] = directory / f"{kind}_{label}.csv"
         headers[label].write_text(_header(columns) + "\n", encoding="utf-8")
-    from concurrent.futures import ThreadPoolExecutor
-
-    # the shards are written by other processes: this thread only waits for them
-    with ThreadPoolExecutor(1) as waiter:
-        shards_done = waiter.submit(
-            _write_shards, bundles, directory, now, workers or available_cpus()
-        )
-        entities = _entities(bundles)
-        _Writer(directory, out).write_csv(
-            "nodes",
-            "Entity",
-            _ENTITY,
-            ((k, r["type"], r["name"], r["name_rank"]) for k, r in sorted(entities.items())),
-        )
-        related = directory / "relationships_RELATED.csv"
-        with related.open("w", encoding="utf-8", newline="") as f:
-            f.write(":START_ID(Entity),:END_ID(Entity),weight:long\n")
-            f.writelines(f"{_quoted(a)},{_quoted(z)},{w}\n" for a, z, w in _related(bundles))
-        shards = shards_done.result()
+    written = _write_all(bundles, directory, now, workers or available_cpus())
+    out.files.append(CsvFile("nodes", "Entity", written[0].paths["Entity"]))
+    shards = written[2:]
     for kind, label, _ in _PER_DOCUMENT:
         out.files.append(
             CsvFile(kind, label, headers[label], tuple(s.paths[label] for s in shards))
         )
-    out.files.append(CsvFile("relationships", "RELATED", related))
+    out.files.append(CsvFile("relationships", "RELATED", written[1].paths["RELATED"]))
     out.chunks = sum(s.chunks for s in shards)
     # the files with a line break inside a field (see ImportFiles.admin_arguments)
-    multiline = {label for s in shards for label in s.multiline}
-    if any(_breaks_line(f"{k}{r['name']}{r['type']}") for k, r in entities.items()):
-        multiline.add("Entity")
-    if any(_breaks_line(key) for key in entities):
-        multiline.update(("MENTIONS", "RELATED"))
+    multiline = {label for s in written for label in s.multiline}
     out.multiline = [p for f in out.files if f.label in multiline for p in (f.path, *f.parts)]
     return out
 
