@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -149,10 +149,13 @@ def select_sentences(
     embedder: TextEmbedder,
     *,
     entity_names: Sequence[str] = (),
-    prefer_kinds: Sequence[str] = (),
+    prefer: Callable[[Hit], bool] | None = None,
     max_sentences: int = 3,
 ) -> list[tuple[str, Hit]]:
-    """The chain of evidence sentences that best answers ``question`` (see the module doc)."""
+    """The chain of evidence sentences that best answers ``question`` (see the module doc).
+    ``prefer``: the hits the question points at (a recording's segments, a named file's
+    passages), whose sentences start the chain when one can."""
+    preferred_hit = prefer or (lambda _hit: False)
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(evidence[:SENTENCE_HITS]):
@@ -167,12 +170,16 @@ def select_sentences(
     wanted = set(terms(question))
     for name in entity_names:
         wanted.update(terms(name))
-    bonus = [0.15 if c.hit.kind in prefer_kinds else 0.0 for c in candidates]
+    favoured = [preferred_hit(c.hit) for c in candidates]
+    bonus = [0.15 if f else 0.0 for f in favoured]
     supported = [i for i, c in enumerate(candidates) if c.terms & wanted]
     semantic = _Similarity(question, candidates, embedder)
     if not supported:  # nothing shares a key term: the single closest sentence, no chain
-        semantic.need(range(len(candidates)))
-        best = max(range(len(candidates)), key=lambda i: semantic[i])
+        # (of the preferred kind when there is one: "what is said in the recording?")
+        pool = [i for i in range(len(candidates)) if favoured[i]]
+        pool = pool or list(range(len(candidates)))
+        semantic.need(pool)
+        best = max(pool, key=lambda i: semantic[i])
         return [(candidates[best].sentence, candidates[best].hit)]
     # only sentences that can be chosen are embedded: those sharing a key term now, the ones
     # right after a chosen sentence when the chain looks for its continuation
@@ -183,7 +190,7 @@ def select_sentences(
         lexical = len(c.terms & wanted) / (1 + len(wanted))
         return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
 
-    preferred = [i for i in supported if candidates[i].hit.kind in prefer_kinds]
+    preferred = [i for i in supported if favoured[i]]
     chosen = [max(preferred or supported, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
@@ -197,10 +204,10 @@ def select_sentences(
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
             before = follows.get((c.hit.id, c.position))
-            continues = (
-                before is not None
-                and bool(c.terms & candidates[before].terms)
-                and len(c.terms) >= 3
+            continues = before is not None and (
+                # "Installation": what follows says it (unless it is a heading too)
+                (is_heading(candidates[before].sentence) and not is_heading(c.sentence))
+                or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
             )
             if not new and not continues:
                 continue
@@ -217,6 +224,26 @@ def select_sentences(
         chosen.append(best_i)
         covered |= candidates[best_i].terms & wanted
     return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
+
+
+#: A sentence of at most this many words without a full stop is a heading or a label.
+HEADING_WORDS = 4
+
+
+def is_heading(sentence: str) -> bool:
+    """A heading or a label ("Installation", "Usage:"): a few words and no full stop, so the
+    sentence after it is what it introduces."""
+    text = sentence.strip()
+    return (
+        bool(_HEADING.fullmatch(text))
+        and len(text.split()) <= HEADING_WORDS
+        and not text.endswith((".", "!", "?"))
+    )
+
+
+#: What a heading looks like: a capital letter or a section number first, then words (not a
+#: command line such as ``$ pip install x``, nor code).
+_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][\w'’ ,&-]*:?")
 
 
 def _followers(candidates: Sequence[_Candidate], indices: Sequence[int]) -> list[int]:
@@ -264,7 +291,7 @@ def extractive_answer(
     embedder: TextEmbedder,
     *,
     entity_names: Sequence[str] = (),
-    prefer_kinds: Sequence[str] = (),
+    prefer: Callable[[Hit], bool] | None = None,
     max_sentences: int = 3,
     max_images: int = 2,
 ) -> tuple[str, list[Citation]]:
@@ -274,7 +301,7 @@ def extractive_answer(
         evidence,
         embedder,
         entity_names=entity_names,
-        prefer_kinds=prefer_kinds,
+        prefer=prefer,
         max_sentences=max_sentences,
     )
     citations: list[Citation] = []
