@@ -132,11 +132,13 @@ RECOMBINED_NOISE = 0.05
 def recombined(base: Sequence[Any], n_docs: int) -> list[Any]:
     """``n_docs`` further documents made of the chunks of ``base`` without the models: document
     i takes as many chunks as a random base document has, each drawn at random from all of the
-    base's chunks (seeded by i), with its text, its entity mentions and their records, and its
-    vector moved by :data:`RECOMBINED_NOISE` and normalised again; relations are the pairs its
-    chunks mention together, weighted by how many, as the rule extractor makes them. So the
-    documents, chunk and entity counts, the entity vocabulary and the co-occurrence density are
-    those of the pipeline's documents, with other chunk ids and vectors."""
+    base's chunks (seeded by i), with its text, half of its entity mentions and half of another
+    random chunk's (so that new documents bring entity pairs no base chunk holds, as in a real
+    corpus; the text no longer names them all, which the writers do not read), and its vector
+    moved by :data:`RECOMBINED_NOISE` and normalised again; relations are the pairs its chunks
+    mention together, weighted by how many, as the rule extractor makes them. So the documents,
+    chunk and mention counts, the entity vocabulary and the co-occurrence density are those of
+    the pipeline's documents, with other chunk ids, vectors and pairs."""
     import hashlib
     import random
     from collections import Counter
@@ -178,12 +180,19 @@ def recombined(base: Sequence[Any], n_docs: int) -> list[Any]:
                     id=cid, text=c.text, position=p, embedding=tuple(vector.tolist())
                 )
             )
-            for m in mentions_of.get(c.id, ()):
+            # half of its own chunk's mentions and half of another's: entity pairs that no
+            # chunk of the base holds, as new documents of a real corpus bring
+            other_source, other = pool[rng.randrange(len(pool))]
+            own, others = mentions_of.get(c.id, []), mentions_of.get(other.id, [])
+            drawn = {m.entity_id: (m, source) for m in rng.sample(own, (len(own) + 1) // 2)}
+            for m in rng.sample(others, len(others) // 2):
+                drawn.setdefault(m.entity_id, (m, other_source))
+            for entity_id, (m, origin) in drawn.items():
                 mentions.append(
-                    Mention.model_construct(chunk_id=cid, entity_id=m.entity_id, count=m.count)
+                    Mention.model_construct(chunk_id=cid, entity_id=entity_id, count=m.count)
                 )
-                entities.setdefault(m.entity_id, entity_of[source.id][m.entity_id])
-                mentioned.setdefault(cid, []).append(m.entity_id)
+                entities.setdefault(entity_id, entity_of[origin.id][entity_id])
+                mentioned.setdefault(cid, []).append(entity_id)
         weights = Counter(p for ids in mentioned.values() for p in combinations(sorted(ids), 2))
         rels = []
         for (a, z), w in sorted(weights.items()):
