@@ -588,6 +588,7 @@ def wipe_by_import() -> None:
                     *server.admin,
                     *("database", "import", "full", "neo4j", "--overwrite-destination=true"),
                     f"--nodes=Document={header}",
+                    f"--report-file={Path(tmp) / 'import.report'}",
                 ],
                 "emptying Neo4j",
             )
