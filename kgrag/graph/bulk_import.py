@@ -4,10 +4,13 @@
 into the CSV files of ``neo4j-admin database import full``: the same nodes, properties and
 relationships :class:`~kgrag.ingest.writer.GraphWriter` creates with its MERGEs (documents with
 their ACLs, chunks with vectors, entities with their best display name, MENTIONS counts, NEXT
-chains and RELATED weights computed over the whole corpus). :func:`bulk_load` checks that the
-target database is empty (the import overwrites it: a non-empty one is refused), stops the
-server, runs the import, starts the server and applies kgrag's schema migrations (constraints,
-vector and full-text indexes), which build the indexes over the imported data.
+chains and RELATED weights computed over the whole corpus), written by forked processes side by
+side (the per-document files in one shard per core, the entity and RELATED files whole).
+:func:`bulk_load` checks that the target database is empty (the import overwrites it: a
+non-empty one is refused), stops the server while the files are written, runs the import,
+starts the server, creates the job's vector indexes and applies kgrag's schema migrations
+(constraints, full-text indexes), all populating over the imported data side by side, and
+returns once every index is ONLINE.
 
 Every string is written quoted (a doubled ``"`` inside), a missing value as an empty unquoted
 field (no property, as ``SET p = null``), and arrays with the ASCII unit separator between items,
