@@ -150,13 +150,15 @@ def wait_for_vectors(cache: ShardCache, total: int, poll_s: float = 30.0) -> Non
         time.sleep(poll_s)
 
 
-def neo4j_widths(store: Any, queries: np.ndarray, truth: np.ndarray) -> list[dict[str, Any]]:
+def neo4j_widths(
+    store: Any, queries: np.ndarray, truth: np.ndarray, widths: Sequence[int] = NEO4J_WIDTHS
+) -> list[dict[str, Any]]:
     """Recall@10, latency and the server's own time of the bare index call on Neo4j when it
-    is asked for each of NEO4J_WIDTHS candidates (the best 10 kept)."""
+    is asked for each of ``widths`` candidates (the best 10 kept)."""
     import neo4j
 
     out: list[dict[str, Any]] = []
-    for width in NEO4J_WIDTHS:
+    for width in widths:
         recalls: list[float] = []
         ms: list[float] = []
         server_ms: list[float] = []
@@ -193,6 +195,7 @@ def measure_row(
     db_dir: Path,
     neo4j_pid: int,
     neo4j_data: str,
+    widths: Sequence[int] = NEO4J_WIDTHS,
 ) -> dict[str, Any]:
     """One engine measured at the ``size`` its store holds: recall, latency, memory, disk."""
     recalls, ms, bare_ms = measure(store, queries, truth, engine)
@@ -206,8 +209,8 @@ def measure_row(
         "rss_bytes_per_vector": round(footprint["rss_bytes"] / size),
         "disk_bytes_per_vector": round(footprint["disk_bytes"] / size),
     }
-    if engine == NEO4J:
-        row["neo4j_candidates"] = neo4j_widths(store, queries, truth)
+    if engine == NEO4J and widths:
+        row["neo4j_candidates"] = neo4j_widths(store, queries, truth, widths)
     row["load_average"] = round(os.getloadavg()[0], 2)
     return row
 
@@ -218,6 +221,17 @@ def chunk_count(store: Any) -> int:
     return int(rows[0]["n"])
 
 
+def previous_result(out: str) -> dict[str, Any]:
+    """``bench/results/<out>.json`` without what write_result adds (it is written again)."""
+    path = RESULTS / f"{out}.json"
+    if not path.is_file():
+        raise SystemExit(f"no {path} to add to: run the sizes first")
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("benchmark", "measured_at", "machine"):
+        doc.pop(key, None)
+    return doc
+
+
 def reuse(
     size: int,
     n_queries: int,
@@ -225,6 +239,7 @@ def reuse(
     neo4j_data: str,
     out: str,
     state: str,
+    widths: Sequence[int] = NEO4J_WIDTHS,
 ) -> dict[str, Any]:
     """Measure the Neo4j store a run left (holding the pool's first ``size`` texts) as it
     stands, and add the row, labelled ``state``, to ``bench/results/<out>.json``."""
@@ -238,19 +253,15 @@ def reuse(
         parts.append(part)
     base = np.concatenate(parts)[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + size]
     truth, _ = exact_topk(np.ascontiguousarray(base), queries)
-    path = RESULTS / f"{out}.json"
-    doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"runs": []}
+    doc = previous_result(out)
     store = open_neo4j(erase=False)
     try:
         if (held := chunk_count(store)) != size:
             raise SystemExit(f"the Neo4j store holds {held} chunks, not {size}")
-        row = measure_row(store, NEO4J, size, queries, truth, Path(), neo4j_pid, neo4j_data)
+        row = measure_row(store, NEO4J, size, queries, truth, Path(), neo4j_pid, neo4j_data, widths)
     finally:
         store.close()
     doc["runs"].append({"engine": NEO4J, "size": size, "state": state, **row})
-    doc.pop("benchmark", None)
-    doc.pop("measured_at", None)
-    doc.pop("machine", None)
     write_result(out, doc)
     return doc
 
@@ -263,10 +274,14 @@ def run(
     neo4j_data: str = "",
     out: str = "scale",
     wait: bool = False,
+    resume: bool = False,
+    widths: Sequence[int] = NEO4J_WIDTHS,
 ) -> dict[str, Any]:
     """Grow one store per engine through ``sizes`` (nested prefixes of the pool) and measure
     each at each size. The load time at a size is the total to reach it. The result file is
-    rewritten after every row, so a run stopped at 1M keeps the smaller sizes."""
+    rewritten after every row, so a run stopped at 1M keeps the smaller sizes. ``resume``
+    (Neo4j only) grows the store a run left from the size it holds, which ``out`` must have
+    measured, adding to that row's load time."""
     sizes = sorted(sizes)
     pool = scale_pool()
     if HELD_OUT_WINDOWS + sizes[-1] > len(pool):
@@ -311,11 +326,26 @@ def run(
     have = 0  # rows of ``matrix`` filled from the cache
     loaded = 0  # rows (after the held-out ones) in the stores
     try:
-        for engine in engines:
+        if resume:
+            if list(engines) != [NEO4J]:
+                raise SystemExit("--resume grows a Neo4j store only: --engines neo4j")
+            stores[NEO4J] = open_neo4j(erase=False)
+            loaded = chunk_count(stores[NEO4J])
+            result = previous_result(out)
+            before = [
+                r["load_s"]
+                for r in result["runs"]
+                if r["engine"] == NEO4J and r["size"] == loaded and "load_s" in r
+            ]
+            if not before:
+                raise SystemExit(f"{out}.json has no Neo4j row at {loaded}, the size it holds")
+            load_s[NEO4J] = before[0]
+            log.info("resuming at %d chunks (%.1f s to load them)", loaded, before[0])
+        for engine in engines if not resume else ():
             stores[engine] = open_engine_store(engine, db_dir, "scale")
             create_engine_index(stores[engine], engine, PRODUCT_HNSW, queries.shape[1])
         # Grow shard by shard (so loading overlaps a --prepare run), measuring at each size.
-        steps = sorted({*range(SHARD, sizes[-1], SHARD), *sizes})
+        steps = sorted({*range(SHARD, sizes[-1], SHARD), *sizes} - set(range(loaded + 1)))
         for target in steps:
             while have < HELD_OUT_WINDOWS + target:
                 index, rows = have // SHARD, min(SHARD, len(pool) - have)
@@ -344,7 +374,7 @@ def run(
             result["exact"].append({"size": target, "latency_ms": latency_summary(exact_ms)})
             for engine, store in stores.items():
                 row = measure_row(
-                    store, engine, target, queries, truth, db_dir, neo4j_pid, neo4j_data
+                    store, engine, target, queries, truth, db_dir, neo4j_pid, neo4j_data, widths
                 )
                 row = {
                     "engine": engine,
@@ -489,6 +519,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--neo4j-data", default="", help="the Neo4j server's data folder")
     parser.add_argument("--out", default="scale")
     parser.add_argument(
+        "--neo4j-widths",
+        default=",".join(map(str, NEO4J_WIDTHS)),
+        help="candidate counts to measure Neo4j's bare index call at ('' for none)",
+    )
+    parser.add_argument(
         "--wait",
         action="store_true",
         help="wait for a --prepare run to cache each size's vectors instead of embedding them",
@@ -500,6 +535,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--plot",
         action="store_true",
         help=f"only draw docs/bench/scale_vectors.png and print the table from {PLOTTED}",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="grow the Neo4j store a run left from the size it holds (measured in --out)",
     )
     parser.add_argument(
         "--reuse",
@@ -518,6 +558,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     _exit_on_sigterm()
     quiet_models()
     sizes = [int(s) for s in args.sizes.split(",") if s]
+    widths = [int(w) for w in args.neo4j_widths.split(",") if w]
     if args.prepare:
         pool = scale_pool()
         cache = pool_cache(pool, SCALE_WINDOWS)
@@ -538,13 +579,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.reuse:
         if len(sizes) != 1:
             parser.error("--reuse measures one size")
-        reuse(sizes[0], args.queries, args.neo4j_pid, args.neo4j_data, args.out, args.reuse)
+        reuse(
+            sizes[0],
+            args.queries,
+            args.neo4j_pid,
+            args.neo4j_data,
+            args.out,
+            args.reuse,
+            widths,
+        )
         print(RESULTS / f"{args.out}.json")
         return
     engines = [e for e in args.engines.split(",") if e]
     if unknown := set(engines) - set(ENGINES):
         parser.error(f"unknown engine(s): {', '.join(sorted(unknown))}")
-    result = run(sizes, engines, args.queries, args.neo4j_pid, args.neo4j_data, args.out, args.wait)
+    result = run(
+        sizes,
+        engines,
+        args.queries,
+        args.neo4j_pid,
+        args.neo4j_data,
+        args.out,
+        args.wait,
+        args.resume,
+        widths,
+    )
     print(write_result(args.out, result))
     try:
         print(plot(plotted_results(), ROOT / "docs" / "bench" / "scale_vectors.png"))
