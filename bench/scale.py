@@ -456,6 +456,16 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("vectors (MiniLM, 384-d)")
         ax.legend(fontsize=7)
+    for r in doc["runs"]:  # a store measured again (--reuse): a point of its own
+        if "state" in r:
+            axes[0][1].plot(
+                [r["size"]],
+                [r["latency_ms"]["p50"]],
+                "s",
+                color="tab:orange",
+                label=f"{r['engine']} p50, {r['state']}",
+            )
+            axes[0][1].legend(fontsize=7)
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
