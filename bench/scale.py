@@ -24,6 +24,7 @@ restart), and adds that row to the result file.
     python bench/scale.py --prepare --sizes 1000000            # embed only (resumable)
     python bench/scale.py --sizes 100000,300000,1000000 --engines falkordb-lite,neo4j
     python bench/scale.py --sizes 300000 --engines neo4j --reuse "after a server restart"
+    python bench/scale.py --plot --out scale_1m       # the plot of scale_1m + scale_neo4j
 """
 
 from __future__ import annotations
@@ -393,17 +394,16 @@ def run(
     return result
 
 
-#: The result files the plot and the table draw from (those that exist): the embedded engine's
-#: run to 1M and Neo4j's.
+#: Result files drawn together (those that exist): the embedded engine's run to 1M and Neo4j's.
 PLOTTED = ("scale_1m", "scale_neo4j")
 
 
-def plotted_results() -> dict[str, Any]:
-    """The runs of the PLOTTED result files that exist, as one document; rows measured again
-    in another state (``--reuse``) are left out of the lines."""
+def plotted_results(out: str) -> dict[str, Any]:
+    """The runs of result ``out``, or of all PLOTTED files when it is one of them, as one
+    document; rows measured again in another state (``--reuse``) are drawn as points."""
     runs: list[dict[str, Any]] = []
     exact: dict[int, Any] = {}
-    for name in PLOTTED:
+    for name in PLOTTED if out in PLOTTED else (out,):
         path = RESULTS / f"{name}.json"
         if path.is_file():
             doc = json.loads(path.read_text(encoding="utf-8"))
@@ -544,7 +544,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--plot",
         action="store_true",
-        help=f"only draw docs/bench/scale_vectors.png and print the table from {PLOTTED}",
+        help="only draw docs/bench/scale_vectors.png and print the table from --out (with "
+        f"--out {PLOTTED[0]}: from {', '.join(PLOTTED)})",
     )
     parser.add_argument(
         "--resume",
@@ -560,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.plot:
-        doc = plotted_results()
+        doc = plotted_results(args.out)
         print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
         print(table(doc))
         return
@@ -616,7 +617,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(write_result(args.out, result))
     try:
-        print(plot(plotted_results(), ROOT / "docs" / "bench" / "scale_vectors.png"))
+        print(plot(plotted_results(args.out), ROOT / "docs" / "bench" / "scale_vectors.png"))
     except ImportError:
         log.warning("matplotlib is missing (pip install --group bench): no plot")
 
