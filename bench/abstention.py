@@ -245,23 +245,36 @@ def cross_validate(
         t = threshold(p_train, y[train], criterion)
         tu, ta = rates(p_train, y[train], t)
         hu, ha = rates(prob(w, x[held], fixed[held]), y[held], t)
-        out.append(
-            {
-                "fold": k,
-                "weights": [round(float(v), 4) for v in w],
-                "threshold": round(t, 4),
-                "train": {
-                    "unanswerable_abstention": round(tu, 4),
-                    "false_abstention": round(ta, 4),
-                },
-                "held_out": {
-                    "questions": int(np.sum(held & (y == 1))),
-                    "unanswerable_abstention": round(hu, 4),
-                    "false_abstention": round(ha, 4),
-                },
-            }
-        )
+        out.append(_fold_row(k, w, t, (tu, ta), (hu, ha), int(np.sum(held & (y == 1)))))
     return out
+
+
+def _fold_row(
+    fold: int,
+    w: Sequence[float],
+    t: float,
+    train: tuple[float, float],
+    held_out: tuple[float, float],
+    held_questions: int,
+    **extra: float,
+) -> Row:
+    """One fold of a cross-validation: its fitted constants, and the (abstention on
+    unanswerable, false abstention) rates on its training folds and on itself."""
+    return {
+        "fold": fold,
+        "weights": [round(float(v), 4) for v in w],
+        "threshold": round(t, 4),
+        **extra,
+        "train": {
+            "unanswerable_abstention": round(train[0], 4),
+            "false_abstention": round(train[1], 4),
+        },
+        "held_out": {
+            "questions": held_questions,
+            "unanswerable_abstention": round(held_out[0], 4),
+            "false_abstention": round(held_out[1], 4),
+        },
+    }
 
 
 #: The subject model's features (kgrag.agent.support.SUBJECT_MODEL): the rule's two.
@@ -314,21 +327,15 @@ def subject_cross_validation(
         tu, ta = rates(subject_decisions(w, t, floor, x[train], fixed[train]), y[train], 0.5)
         hu, ha = rates(subject_decisions(w, t, floor, x[held], fixed[held]), y[held], 0.5)
         out.append(
-            {
-                "fold": k,
-                "weights": [round(float(v), 4) for v in w],
-                "threshold": round(t, 4),
-                "evidence_score_floor": floor,
-                "train": {
-                    "unanswerable_abstention": round(tu, 4),
-                    "false_abstention": round(ta, 4),
-                },
-                "held_out": {
-                    "questions": int(np.sum(held & (y == 1))),
-                    "unanswerable_abstention": round(hu, 4),
-                    "false_abstention": round(ha, 4),
-                },
-            }
+            _fold_row(
+                k,
+                w,
+                t,
+                (tu, ta),
+                (hu, ha),
+                int(np.sum(held & (y == 1))),
+                evidence_score_floor=floor,
+            )
         )
     return out
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +371,36 @@ def retrieval_section(doc: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def _fold_table(
+    fold_rows: Sequence[Mapping[str, Any]],
+    constants: Callable[[Mapping[str, Any]], str],
+    decision: str = "answer when (chosen on the others)",
+) -> str:
+    """The table of a cross-validation: per held-out fold, the constants chosen on the others
+    (``constants`` describes them) and the abstention rates on the training folds and on it."""
+    return table(
+        [
+            "held-out fold",
+            decision,
+            "train: abstained, unanswerable",
+            "train: false abstention",
+            "held out: abstained, unanswerable",
+            "held out: false abstention",
+        ],
+        [
+            [
+                f["fold"],
+                constants(f),
+                _share(f["train"]["unanswerable_abstention"]),
+                _share(f["train"]["false_abstention"]),
+                _share(f["held_out"]["unanswerable_abstention"]),
+                _share(f["held_out"]["false_abstention"]),
+            ]
+            for f in fold_rows
+        ],
+    )
+
+
 def _share(value: Any) -> str:
     return f"{_pct(value)}%" if isinstance(value, (int, float)) else "-"
 
@@ -414,18 +444,6 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
         f"recall@5 {_share(recall.get('recall@5'))}.",
     ]
     if folds is not None and folds.get("subject_model_folds"):
-        subject_rows = [
-            [
-                f["fold"],
-                f"evidence_score >= {f['evidence_score_floor']}, p >= {f['threshold']} "
-                f"(weights {f['weights']})",
-                _share(f["train"]["unanswerable_abstention"]),
-                _share(f["train"]["false_abstention"]),
-                _share(f["held_out"]["unanswerable_abstention"]),
-                _share(f["held_out"]["false_abstention"]),
-            ]
-            for f in folds["subject_model_folds"]
-        ]
         pooled = folds.get("subject_model_held_out_pooled", {})
         fit = folds.get("subject_model_fit", {})
         lines += [
@@ -435,16 +453,12 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             "chosen on 4 folds (the most abstention on unanswerable questions with at most 5% "
             "false abstention there), reported on the 5th:",
             "",
-            table(
-                [
-                    "held-out fold",
-                    "answer when (chosen on the others)",
-                    "train: abstained, unanswerable",
-                    "train: false abstention",
-                    "held out: abstained, unanswerable",
-                    "held out: false abstention",
-                ],
-                subject_rows,
+            _fold_table(
+                folds["subject_model_folds"],
+                lambda f: (
+                    f"evidence_score >= {f['evidence_score_floor']}, p >= {f['threshold']} "
+                    f"(weights {f['weights']})"
+                ),
             ),
             "",
             f"Pooled over the held-out folds: abstention on unanswerable "
@@ -465,17 +479,6 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
                 "was missed.",
             ]
     if folds is not None and folds.get("rule_folds"):
-        rule_rows = [
-            [
-                f["fold"],
-                ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
-                _share(f["train"]["unanswerable_abstention"]),
-                _share(f["train"]["false_abstention"]),
-                _share(f["held_out"]["unanswerable_abstention"]),
-                _share(f["held_out"]["false_abstention"]),
-            ]
-            for f in folds["rule_folds"]
-        ]
         pooled = folds.get("rule_held_out_pooled", {})
         before = folds.get("score_only_held_out_pooled", {})
         in_sample = folds.get("rule_in_sample", {})
@@ -485,16 +488,9 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             "The previous rule (evidence_score and subject_phrases each above a threshold), its "
             "two thresholds chosen the same way on the same folds:",
             "",
-            table(
-                [
-                    "held-out fold",
-                    "answer when (chosen on the others)",
-                    "train: abstained, unanswerable",
-                    "train: false abstention",
-                    "held out: abstained, unanswerable",
-                    "held out: false abstention",
-                ],
-                rule_rows,
+            _fold_table(
+                folds["rule_folds"],
+                lambda f: ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
             ),
             "",
             f"Pooled over the held-out folds: abstention on unanswerable "
@@ -510,17 +506,6 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             "questions.",
         ]
     if folds is not None and folds.get("chain_rule_folds"):
-        chain_rows = [
-            [
-                f["fold"],
-                ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
-                _share(f["train"]["unanswerable_abstention"]),
-                _share(f["train"]["false_abstention"]),
-                _share(f["held_out"]["unanswerable_abstention"]),
-                _share(f["held_out"]["false_abstention"]),
-            ]
-            for f in folds["chain_rule_folds"]
-        ]
         pooled = folds.get("chain_rule_held_out_pooled", {})
         fit = folds.get("chain_rule_fit", {})
         lines += [
@@ -528,16 +513,9 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             "The chain rule (the rule and `chain_terms`, kgrag/agent/chains.py), its three "
             "thresholds chosen the same way on the same folds:",
             "",
-            table(
-                [
-                    "held-out fold",
-                    "answer when (chosen on the others)",
-                    "train: abstained, unanswerable",
-                    "train: false abstention",
-                    "held out: abstained, unanswerable",
-                    "held out: false abstention",
-                ],
-                chain_rows,
+            _fold_table(
+                folds["chain_rule_folds"],
+                lambda f: ", ".join(f"{k} >= {v}" for k, v in f["thresholds"].items()),
             ),
             "",
             f"Pooled over the held-out folds: abstention on unanswerable "
@@ -563,17 +541,6 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
                     "one was missed.",
                 ]
     if folds is not None:
-        rows = [
-            [
-                f["fold"],
-                f"p < {f['threshold']}",
-                _share(f["train"]["unanswerable_abstention"]),
-                _share(f["train"]["false_abstention"]),
-                _share(f["held_out"]["unanswerable_abstention"]),
-                _share(f["held_out"]["false_abstention"]),
-            ]
-            for f in folds.get("folds", [])
-        ]
         pooled = folds.get("held_out_pooled", {})
         youden = folds.get("youden_held_out_pooled", {})
         fitted = folds.get("shipped_fit", {})
@@ -583,16 +550,10 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"{', '.join(folds.get('features', []))}) fitted on 4 folds, its threshold the highest "
             "with at most 5% false abstention there, reported on the 5th:",
             "",
-            table(
-                [
-                    "held-out fold",
-                    "abstain when (chosen on the others)",
-                    "train: abstained, unanswerable",
-                    "train: false abstention",
-                    "held out: abstained, unanswerable",
-                    "held out: false abstention",
-                ],
-                rows,
+            _fold_table(
+                folds.get("folds", []),
+                lambda f: f"p < {f['threshold']}",
+                decision="abstain when (chosen on the others)",
             ),
             "",
             f"Pooled over the held-out folds: abstention on unanswerable "

@@ -264,6 +264,8 @@ class KnowledgeAgent:
             question,
             entity_ids=[e.id for e in analysis.entity_mentions],
             want_images="image" in analysis.modalities and self._image_factory is not None,
+            want_recordings=analysis.asks_about_recordings,
+            file_names=analysis.file_names,
             image_min_score=self.ingest_options.depicts_threshold,
         )
         return plan, analysis

@@ -6,6 +6,7 @@ and within budget, else an extractive one; the support test before either, and t
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -98,15 +99,21 @@ class Composer:
         result: LoopResult,
         entity_names: Sequence[str],
         modalities: frozenset[str],
+        file_names: Sequence[str] = (),
     ) -> Synthesis:
+        """The answer from ``result``'s evidence. What the question points at (a recording's
+        segments when ``modalities`` has audio, the passages of the files ``file_names`` names)
+        comes first in it, in its order, and the extractive answer starts from it."""
         if result.documents is not None:
             return _document_synthesis(result.documents, self.embedder)
-        evidence, images = result.text, result.images
+        pointed = pointed_at(modalities, file_names)
+        evidence = sorted(result.text, key=lambda h: not pointed(h))  # stable
+        images = result.images
         cited = _cited_text(evidence, images)
+        # a file the evidence comes from is found: its name is no longer what to look for
+        asked = without_found_files(resolution.question, file_names, evidence)
         if self.llm() is not None and (evidence or images):
-            gate = _evidence_support(
-                resolution.question, evidence, images, result.depicting, heard=result.heard
-            )
+            gate = _evidence_support(asked, evidence, images, result.depicting, heard=result.heard)
             if not gate.supported:
                 # the offline support test holds with an LLM too: evidence that lacks what the
                 # question asks about is not handed to the model to answer from
@@ -128,10 +135,10 @@ class Composer:
             images,
             self.embedder,
             entity_names=entity_names,
-            prefer_kinds=("segment",) if "audio" in modalities else (),
+            prefer=pointed,
         )
         support = _support(
-            resolution.question,
+            asked,
             citations,
             [*evidence, *images],
             result.depicting,
@@ -279,3 +286,24 @@ def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = Non
     return Synthesis.checked(
         "\n".join(lines), [], mode, report, support=support, closest=tuple(closest), not_found=True
     )
+
+
+def pointed_at(modalities: frozenset[str], file_names: Sequence[str]) -> Callable[[Hit], bool]:
+    """Whether a hit is what the question points at: a transcript segment when it asks about
+    recordings (audio among ``modalities``), a passage of a file it names."""
+    audio, names = "audio" in modalities, frozenset(file_names)
+
+    def pointed(hit: Hit) -> bool:
+        return (audio and hit.kind == "segment") or (bool(names) and hit.file_name in names)
+
+    return pointed
+
+
+def without_found_files(question: str, file_names: Sequence[str], evidence: Sequence[Hit]) -> str:
+    """``question`` without the file names it names that some evidence hit comes from, for the
+    support test: "what does README.md say about installing?" asks about installing, in a file
+    found; the words of its name ("README") are in no passage of it."""
+    found = {h.file_name for h in evidence} & {n.lower() for n in file_names}
+    for name in found:
+        question = re.sub(re.escape(name), " ", question, flags=re.IGNORECASE)
+    return question

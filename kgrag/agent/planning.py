@@ -101,6 +101,8 @@ class AgentPlanner:
                 analysis.text,
                 entity_ids=entity_ids,
                 want_images=want_images,
+                want_recordings=analysis.asks_about_recordings,
+                file_names=analysis.file_names,
                 image_min_score=self.image_min_score,
             )
 

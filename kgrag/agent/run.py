@@ -204,7 +204,7 @@ class QuestionRun:
             resolution = resolution.model_copy(update={"question": result.question})
             modalities = modalities - {"audio"}
         synthesis = Composer(cfg.text_embedder, self._llm_if_budget).compose(
-            resolution, result, names, modalities
+            resolution, result, names, modalities, analysis.file_names
         )
         exit_reason = result.exit_reason
         if self.meter.exceeded and exit_reason != "satisfied":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -149,10 +149,13 @@ def select_sentences(
     embedder: TextEmbedder,
     *,
     entity_names: Sequence[str] = (),
-    prefer_kinds: Sequence[str] = (),
+    prefer: Callable[[Hit], bool] | None = None,
     max_sentences: int = 3,
 ) -> list[tuple[str, Hit]]:
-    """The chain of evidence sentences that best answers ``question`` (see the module doc)."""
+    """The chain of evidence sentences that best answers ``question`` (see the module doc).
+    ``prefer``: the hits the question points at (a recording's segments, a named file's
+    passages), whose sentences start the chain when one can."""
+    preferred_hit = prefer or (lambda _hit: False)
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     for rank, hit in enumerate(evidence[:SENTENCE_HITS]):
@@ -167,12 +170,16 @@ def select_sentences(
     wanted = set(terms(question))
     for name in entity_names:
         wanted.update(terms(name))
-    bonus = [0.15 if c.hit.kind in prefer_kinds else 0.0 for c in candidates]
+    favoured = [preferred_hit(c.hit) for c in candidates]
+    bonus = [0.15 if f else 0.0 for f in favoured]
     supported = [i for i, c in enumerate(candidates) if c.terms & wanted]
     semantic = _Similarity(question, candidates, embedder)
     if not supported:  # nothing shares a key term: the single closest sentence, no chain
-        semantic.need(range(len(candidates)))
-        best = max(range(len(candidates)), key=lambda i: semantic[i])
+        # (of the preferred kind when there is one: "what is said in the recording?")
+        pool = [i for i in range(len(candidates)) if favoured[i]]
+        pool = pool or list(range(len(candidates)))
+        semantic.need(pool)
+        best = max(pool, key=lambda i: semantic[i])
         return [(candidates[best].sentence, candidates[best].hit)]
     # only sentences that can be chosen are embedded: those sharing a key term now, the ones
     # right after a chosen sentence when the chain looks for its continuation
@@ -183,7 +190,7 @@ def select_sentences(
         lexical = len(c.terms & wanted) / (1 + len(wanted))
         return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
 
-    preferred = [i for i in supported if candidates[i].hit.kind in prefer_kinds]
+    preferred = [i for i in supported if favoured[i]]
     chosen = [max(preferred or supported, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
@@ -264,7 +271,7 @@ def extractive_answer(
     embedder: TextEmbedder,
     *,
     entity_names: Sequence[str] = (),
-    prefer_kinds: Sequence[str] = (),
+    prefer: Callable[[Hit], bool] | None = None,
     max_sentences: int = 3,
     max_images: int = 2,
 ) -> tuple[str, list[Citation]]:
@@ -274,7 +281,7 @@ def extractive_answer(
         evidence,
         embedder,
         entity_names=entity_names,
-        prefer_kinds=prefer_kinds,
+        prefer=prefer,
         max_sentences=max_sentences,
     )
     citations: list[Citation] = []

@@ -54,5 +54,11 @@ class Hit(Frozen):
             provenance=(step_id,) if step_id else (),
         )
 
+    @property
+    def file_name(self) -> str:
+        """The last part of its document's URI, lower case (``/data/Report.PDF`` ->
+        ``report.pdf``; a Windows path's too)."""
+        return (self.uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+
     def rescored(self, score: float, step_id: int) -> Hit:
         return self.model_copy(update={"score": score, "provenance": (*self.provenance, step_id)})

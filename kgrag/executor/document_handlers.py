@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgrag.core import Hit
-from kgrag.executor.base import Registration, StepOutcome, StepReader
+from kgrag.executor.base import Registration, StatementReader, StepOutcome, StepReader
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.models import (
     CompareStep,
@@ -24,7 +24,13 @@ from kgrag.planner.models import (
 )
 from kgrag.text import document_terms
 
-__all__ = ["DOCUMENT_HANDLERS", "answer_text", "metadata_coverage", "metadata_score"]
+__all__ = [
+    "DOCUMENT_HANDLERS",
+    "answer_text",
+    "documents_about",
+    "metadata_coverage",
+    "metadata_score",
+]
 
 #: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
 OVERFETCH = 4
@@ -55,6 +61,42 @@ def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
 RESOLVE_COVERAGE = 0.6
 
 
+#: Entities the full-text index proposes per term of a document question; those whose name
+#: contains the term count as named by it.
+TERM_ENTITY_CANDIDATES = 20
+
+
+def term_entity_ids(reader: StatementReader, terms: Sequence[str]) -> list[str]:
+    """The entities whose names contain one of ``terms``, among the entity full-text index's
+    candidates for each term (a prefix query per word, so ``pump`` finds ``Feed Pumps``)."""
+    ids: list[str] = []
+    for term in terms:
+        words = re.findall(r"[a-z0-9]+", term.lower())
+        if not words:
+            continue
+        query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
+        rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
+        ids += [str(r["id"]) for r in rows if term.lower() in str(r.get("name") or "").lower()]
+    return list(dict.fromkeys(ids))
+
+
+def documents_about(
+    reader: StatementReader, terms: Sequence[str], entity_ids: Sequence[str], k: int
+) -> list[dict[str, Any]]:
+    """Readable documents whose metadata contains ``terms`` or that mention (or picture) the
+    entities ``entity_ids`` and those the terms name, each with ``entities``: the names of those
+    it mentions, then those it only pictures. At most ``k``, by title hits, tag hits, then path.
+    The reader carries the caller's principals: nothing unreadable is read."""
+    terms = [t.lower() for t in terms]
+    ids = list(dict.fromkeys([*entity_ids, *term_entity_ids(reader, terms)]))
+    named: dict[str, list[str]] = {}
+    if ids:
+        for row in reader.read("documents_about_entities", {"entity_ids": ids}):
+            named.setdefault(str(row["document_id"]), []).append(str(row["name"]))
+    rows = reader.read("documents_about", {"terms": terms, "documents": list(named), "k": k})
+    return [{**r, "entities": list(dict.fromkeys(named.get(str(r["id"]), ())))} for r in rows]
+
+
 def _about(
     rec: StepReader,
     terms: Sequence[str],
@@ -65,9 +107,7 @@ def _about(
 ) -> list[tuple[float, dict[str, Any]]]:
     """Readable documents whose metadata matches, best first (ties: by uri)."""
     terms = [t.lower() for t in terms]
-    rows = rec.read(
-        "documents_about", {"terms": terms, "entity_ids": list(entity_ids), "k": k * OVERFETCH}
-    )
+    rows = documents_about(rec, terms, entity_ids, k * OVERFETCH)
     rows = [r for r in rows if metadata_coverage(r, terms) >= min_coverage]
     scored = [(metadata_score(r, len(terms)), r) for r in rows]
     scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
@@ -141,10 +181,7 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
     columns: list[list[Hit]] = []
     sides: list[dict[str, Any]] = []
     for side in p.sides:
-        ids = [normalise_name(side), *(i for i in p.entity_ids if i == normalise_name(side))]
-        rows = rec.read(
-            "entity_profile", {"ids": list(dict.fromkeys(ids)), "names": [side.lower()], "k": p.k}
-        )
+        rows = rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
         if rows:
             row = max(rows, key=lambda r: len(r["mentions"]))
             column = _entity_side(row, p.k, step.step_id)
@@ -168,6 +205,22 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
             if rank < len(column):
                 out.setdefault(column[rank].id, column[rank])
     return list(out.values())
+
+
+#: Full-text candidates looked at when resolving a comparison side's name to entity ids.
+NAME_CANDIDATES = 10
+
+
+def _entity_ids_named(rec: StepReader, side: str) -> list[str]:
+    """The ids of the entities named ``side``: its normalised form (an entity's id), and the
+    entities whose display name is ``side`` in another case (an alias chosen as the display
+    form, e.g. ``United States`` for the id ``us``), found through the entity full-text index."""
+    ids = [normalise_name(side)]
+    words = re.findall(r"[A-Za-z0-9]+", side)
+    if words:
+        rows = rec.read("fulltext_entities", {"query": " ".join(words), "k": NAME_CANDIDATES})
+        ids += [str(r["id"]) for r in rows if str(r.get("name") or "").lower() == side.lower()]
+    return list(dict.fromkeys(i for i in ids if i))
 
 
 def _entity_side(row: Mapping[str, Any], k: int, step_id: int) -> list[Hit]:

@@ -326,6 +326,7 @@ def _filter(step: FilterStep, inputs: Mapping[int, StepOutcome], rec: StepReader
         and (p.kinds is None or h.kind in p.kinds)
         and (p.document_ids is None or h.document_id in p.document_ids)
         and (p.modality is None or _modality(h) == p.modality)
+        and (p.file_names is None or h.file_name in {n.lower() for n in p.file_names})
     ]
     return out[: p.k] if p.k else out
 

@@ -104,10 +104,19 @@ class QueryAnalysis(Frozen):
     """The sides of a comparison ("compare A and B", "A vs B")."""
     intent: IntentPrediction | None = None
     """The intent classifier's decision (class, probability, margin) behind ``query_class``."""
+    file_names: tuple[str, ...] = ()
+    """File names the question names ("what is in jfk.flac?"), lower case: the rule plan looks
+    in the documents of that name first."""
 
     @property
     def is_complex(self) -> bool:
         return self.complexity == "complex"
+
+    @property
+    def asks_about_recordings(self) -> bool:
+        """The intent classifier read the question as one about recordings ("what is said in
+        the recording?"), not one that merely names the word ("who recorded the song?")."""
+        return self.intent is not None and self.intent.intent is Intent.RECORDING
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -282,6 +291,7 @@ def analyse(
         target=_summary_target(text) if query_class is QueryClass.DOCUMENT_SUMMARY else None,
         compared=_compared(text) if query_class is QueryClass.COMPARISON else (),
         intent=intent,
+        file_names=named_files(text),
     )
     logger.debug(
         "query analysed: class=%s complexity=%s modalities=%s entities=%d",
@@ -291,6 +301,21 @@ def analyse(
         len(analysis.entity_mentions),
     )
     return analysis
+
+
+#: A file name, or a path whose last part is one: a word (letters, digits, ``_ - .``) then a dot
+#: and an extension of 2-8 characters that starts with a letter (``jfk.flac``, ``README.md``,
+#: ``docs/users-and-groups.html``); not a version (``2.13``), an abbreviation (``e.g.``, ``U.S.``)
+#: or a sentence's end.
+_FILE_NAME = re.compile(r"(?<![\w.-])([\w][\w./-]*\.[A-Za-z][A-Za-z0-9]{1,7})(?![\w-])")
+
+
+def named_files(text: str) -> tuple[str, ...]:
+    """The file names ``text`` names, lower case, in order (of a path, its last part)."""
+    names = (
+        m.group(1).rsplit("/", 1)[-1].lower() for m in _FILE_NAME.finditer(text.replace("\\", "/"))
+    )
+    return tuple(dict.fromkeys(n for n in names if "." in n))
 
 
 def named_document_types(text: str) -> tuple[DocumentType, ...]:

@@ -155,6 +155,11 @@ class FilterParams(StepParams):
     kinds: tuple[NodeKind, ...] | None = Field(default=None, min_length=1)
     modality: Modality | None = None
     document_ids: tuple[str, ...] | None = Field(default=None, min_length=1)
+    file_names: tuple[Annotated[str, Field(min_length=1, max_length=255)], ...] | None = Field(
+        default=None, min_length=1, max_length=20
+    )
+    """Keep the hits of documents whose file name (the URI's last part, any case) is one of
+    these ("jfk.flac")."""
     k: int | None = Field(default=None, ge=1, le=1000)
 
     def reads(self) -> frozenset[int]:

@@ -12,10 +12,17 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
    PageRank;
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
-6. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
+6. when the question asks about recordings ("what is said in the recording?"), a ``filter`` of a
+   wider text ``vector_search`` to its transcript segments: a recording's words rarely match
+   the words of a question about it, so its segments would not reach the first search's k;
+   when it names files ("what does README.md say about installing?"), a ``filter`` of the same
+   wider search to those files' passages, and their first passages (``graph_query``
+   file_chunks);
+7. ``aggregate`` of the first search and the next hops by best score (a passage keeps its best
    similarity, so the first search's strong hits stay on top and the next hops fill the ranks
    after them), then weighted reciprocal-rank fusion of that with the lexical ranking
-   (:func:`lexical_weight`) into the final evidence.
+   (:func:`lexical_weight`), the segments (:data:`RECORDING_WEIGHT`) and the named files' passages
+   (:data:`NAMED_FILE_WEIGHT`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
 first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
@@ -48,6 +55,18 @@ LEXICAL_WEIGHT = 0.0
 #: matches it whole, so the lexical ranking leads and the dense one breaks its ties. Set a priori
 #: (no MuSiQue dev question names one, so no fold can choose it).
 IDENTIFIER_LEXICAL_WEIGHT = 3.0
+#: The segments' weight in the fusion when the question asks about recordings: above the dense
+#: ranking's 1, so the nearest segments lead the evidence (the question is about a recording,
+#: not about the passages nearest its words). Set a priori: no dev question asks about a
+#: recording.
+RECORDING_WEIGHT = 2.0
+#: The weight of the passages nearest the question in the files it names ("what does README.md
+#: say about installing?"), and of those files' first passages (half of it): the question says
+#: where to look. Set a priori, as :data:`RECORDING_WEIGHT`.
+NAMED_FILE_WEIGHT = 2.0
+#: How many nearest chunks the wider search reads before keeping the segments, or the named
+#: files' passages, among them.
+WIDE_CANDIDATES = 100
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b"  # snake_case
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
@@ -107,6 +126,8 @@ def rule_plan(
     *,
     entity_ids: Sequence[str] = (),
     want_images: bool = False,
+    want_recordings: bool = False,
+    file_names: Sequence[str] = (),
     k: int = 10,
     hops: int = 2,
     image_min_score: float = DEFAULT_DEPICTS_THRESHOLD,
@@ -114,7 +135,11 @@ def rule_plan(
     """The rule plan of ``question`` (see the module doc). ``image_min_score``: the similarity a
     CLIP text-to-image hit needs to count as showing what the question says; by default the
     threshold calibrated for DEPICTS links (an image shows an entity's name), so a question
-    whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess."""
+    whose words no drawing matches gets the images of its evidence, not CLIP's nearest guess.
+    ``want_recordings``: the question asks about recordings
+    (:attr:`~kgrag.planner.analysis.QueryAnalysis.asks_about_recordings`); their nearest
+    transcript segments join the fusion. ``file_names``: the files the question names
+    (:attr:`~kgrag.planner.analysis.QueryAnalysis.file_names`); their passages join it."""
     builder = PlanBuilder()
     add = builder.add
 
@@ -177,6 +202,43 @@ def rule_plan(
         why="every passage at its best similarity over the first search and the next hops",
     )
     fused_sources = [dense, lexical]
+    weights = [1.0, lexical_weight(question)]
+    wide = None
+    if want_recordings or file_names:
+        wide = add(
+            "vector_search",
+            {"query": question, "index": "chunk_embedding", "k": WIDE_CANDIDATES},
+            why="a wider dense search, for the passages of a kind or a file among its hits",
+        )
+    if wide is not None and want_recordings:
+        fused_sources.append(
+            add(
+                "filter",
+                {"source": wide, "modality": "audio", "k": k},
+                [wide],
+                modality="audio",
+                why="the transcript segments: the question asks about a recording",
+            )
+        )
+        weights.append(RECORDING_WEIGHT)
+    if wide is not None and file_names:
+        names = list(file_names)
+        fused_sources.append(
+            add(
+                "filter",
+                {"source": wide, "file_names": names, "k": k},
+                [wide],
+                why="the passages nearest the question in the files it names",
+            )
+        )
+        fused_sources.append(
+            add(
+                "graph_query",
+                {"template": "file_chunks", "params": {"names": names}, "k": k},
+                why="the first passages of the files the question names",
+            )
+        )
+        weights += [NAMED_FILE_WEIGHT, NAMED_FILE_WEIGHT / 2]
     evidence = add(
         "aggregate",
         {
@@ -184,13 +246,15 @@ def rule_plan(
             "k": k,
             "method": "rrf",
             "rrf_k": RRF_K,
-            "weights": [1.0, lexical_weight(question)],
+            "weights": weights,
         },
         fused_sources,
         condition=" or ".join(f"step_{s}.status == 'ok'" for s in fused_sources),
         why=f"reciprocal-rank fusion of the dense and lexical rankings (lexical weight "
         f"{lexical_weight(question)}: {LEXICAL_WEIGHT} chosen on held-out folds, "
-        f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)",
+        f"{IDENTIFIER_LEXICAL_WEIGHT} when the question names a code identifier)"
+        + (f"; the segments (weight {RECORDING_WEIGHT})" if want_recordings else "")
+        + (f"; the named files' passages (weight {NAMED_FILE_WEIGHT})" if file_names else ""),
     )
     if want_images:
         image_lists = [

@@ -1,6 +1,7 @@
 """Nothing in the question path scans the whole corpus (issue 17), on both engines.
 
-A content question, a listing question and a picture question are asked through the real agent on
+A content question, a listing question, a picture question, a summary question, a comparison
+question and a question naming a file are asked through the real agent on
 a small store; every statement the question path reads with (``GraphStore.read``: the executor's
 steps, entity resolution, answer and memory lookups) is recorded with its parameters, then
 explained by the engine (Neo4j ``EXPLAIN``, FalkorDB ``GRAPH.EXPLAIN``). A plan fails when it
@@ -34,20 +35,29 @@ CORPUS_LABELS = ("Chunk", "Entity", "Document", "Image")
 CONTENT = "Who maintains the Feed Pump FP-2?"
 LISTING = "List the documents."
 PICTURE = "Show me a picture of a red circle."
+SUMMARY = "Summarise the document about the feed pump."
+COMPARISON = "Compare Ada Okafor and Brian Keller."
+NAMED_FILE = "What does pumps.md say about the bearing?"
+QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON, NAMED_FILE)
 
-#: Statements allowed to scan a corpus label, with the reason. Not on the three paths checked
-#: here, and still scanning (GRAPH.EXPLAIN / EXPLAIN): ``documents_about`` (a summary question
-#: ranks every readable document by title and mentions) and ``entity_profile`` (an Entity label
-#: scan for ``toLower(e.name) IN $names``).
+#: Statements allowed to scan a corpus label, with the reason.
 EXEMPT: dict[str, str] = {
     "documents_by_metadata": "a listing filters every readable document by modality, tags and "
     "date and sorts them by date: O(documents) by nature (it returns at most $k)",
+    "templates/file_chunks": 'a question naming a file ("what does pumps.md say?") compares '
+    "the name with every readable document's URI (its own property, no traversal): "
+    "O(documents), and planned only when the question names a file",
+    "documents_about": "a listing or summary about some words compares them with every readable "
+    "document's title, tags, summary and path (its own properties, no traversal): O(documents) "
+    "by nature, like a listing; the documents of named entities come from an index seek "
+    "(documents_about_entities)",
 }
 
 #: The executor's other reads of a content or picture question (expansion, materialising hits,
 #: entity and image templates, widening a vector search), which the small questions above need
 #: not reach; explained with parameters of the right types.
 MORE_STATEMENTS = (
+    "documents_about_entities",
     "chunks_by_ids",
     "bridge_entities",
     "expand_entities_of_chunks",
@@ -124,7 +134,7 @@ def recorded(
 
     store.read = recording  # type: ignore[method-assign]
     try:
-        for current in (CONTENT, LISTING, PICTURE):
+        for current in QUESTIONS:
             seen[current] = {}
             agent.ask(current)
     finally:
@@ -133,7 +143,7 @@ def recorded(
     store.close()
 
 
-@pytest.mark.parametrize("question", [CONTENT, LISTING, PICTURE])
+@pytest.mark.parametrize("question", QUESTIONS)
 def test_question_path_statements_seek_instead_of_scanning(
     recorded: tuple[GraphStore, dict[str, dict[str, dict[str, Any]]]], question: str
 ) -> None:
@@ -148,6 +158,17 @@ def test_question_path_statements_seek_instead_of_scanning(
         if found and name not in EXEMPT:
             offending[name] = [f"{op.name} {op.details}" for op in found]
     assert not offending, f"{question!r}: statements scanning the corpus: {offending}"
+
+
+def test_the_document_tools_are_on_the_recorded_paths(
+    recorded: tuple[GraphStore, dict[str, dict[str, dict[str, Any]]]],
+) -> None:
+    """The summary and comparison questions reach the document tools' reads, so the check above
+    explains them (a change of routing would otherwise leave them unchecked)."""
+    _store, seen = recorded
+    assert {"documents_about", "fulltext_entities"} <= set(seen[SUMMARY]), sorted(seen[SUMMARY])
+    assert "entity_profile" in seen[COMPARISON], sorted(seen[COMPARISON])
+    assert "templates/file_chunks" in seen[NAMED_FILE], sorted(seen[NAMED_FILE])
 
 
 @pytest.mark.parametrize("name", MORE_STATEMENTS)

@@ -3,7 +3,11 @@ namespaced: ``user:NAME`` / ``group:NAME``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from kgrag.core import AccessContext
+from kgrag.graph.store import GraphStore
 
 
 def user_acl(name: str) -> list[str]:
@@ -22,3 +26,15 @@ PUBLIC_ACL: list[str] = []
 ADA = AccessContext(user="ada", groups=("team-a",))
 BOB = AccessContext(user="bob", groups=("team-b",))
 ANONYMOUS = AccessContext()
+
+
+@dataclass(frozen=True)
+class ReadAs:
+    """A statement reader that reads ``store`` as ``access``, as the executor's step reader does
+    (for the document tools' functions, which read through a reader)."""
+
+    store: GraphStore
+    access: AccessContext
+
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.store.read(name, {**params, **self.access.params()})

@@ -13,9 +13,10 @@ from pathlib import Path
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
 from kgrag.core import AccessContext
+from kgrag.executor.document_handlers import documents_about
 from kgrag.ingest.entities import MentionMerger
 from kgrag.modalities import factory
-from tests.security.principals import user_acl
+from tests.security.principals import ReadAs, user_acl
 from tests.support.engines import Engine
 
 PRIVATE = "The Project Bluefin Operations (PBO) started in May under Grace Hopper.\n"
@@ -41,10 +42,7 @@ def test_a_private_acronym_does_not_name_entities_of_a_public_document(
         assert agent.ingest([str(manifest)]).failed == 0  # one job, both documents
 
         def about(reader: AccessContext) -> str:
-            rows = store.read(
-                "documents_about",
-                {"terms": ["bluefin", "operations"], "entity_ids": [], "k": 10, **reader.params()},
-            )
+            rows = documents_about(ReadAs(store, reader), ["bluefin", "operations"], [], 10)
             return json.dumps(rows, default=str).lower()
 
         assert "bluefin" in about(AccessContext(user="alice"))  # her own document names it

@@ -16,9 +16,10 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
 from kgrag.core import OPERATOR, AccessContext
 from kgrag.demo.shapes import draw_shape
+from kgrag.executor.document_handlers import documents_about
 from kgrag.modalities import factory
 from kgrag.modalities.clip import tiny_clip_embedder
-from tests.security.principals import PUBLIC_ACL, user_acl
+from tests.security.principals import PUBLIC_ACL, ReadAs, user_acl
 from tests.support.engines import Engine
 
 SECRET = "Operation Bluefin"
@@ -56,10 +57,7 @@ def test_a_depicted_entity_is_named_only_to_readers_of_a_mention(
                 ),
                 "documents_about": [
                     r
-                    for r in store.read(
-                        "documents_about",
-                        {"terms": ["bluefin"], "entity_ids": [entity], "k": 10, **who},
-                    )
+                    for r in documents_about(ReadAs(store, reader), ["bluefin"], [entity], 10)
                     if r["id"] == doc
                 ],
             }
