@@ -204,10 +204,10 @@ def select_sentences(
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
             before = follows.get((c.hit.id, c.position))
-            continues = (
-                before is not None
-                and bool(c.terms & candidates[before].terms)
-                and len(c.terms) >= 3
+            continues = before is not None and (
+                # "Installation": what follows says it (unless it is a heading too)
+                (is_heading(candidates[before].sentence) and not is_heading(c.sentence))
+                or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
             )
             if not new and not continues:
                 continue
@@ -224,6 +224,26 @@ def select_sentences(
         chosen.append(best_i)
         covered |= candidates[best_i].terms & wanted
     return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
+
+
+#: A sentence of at most this many words without a full stop is a heading or a label.
+HEADING_WORDS = 4
+
+
+def is_heading(sentence: str) -> bool:
+    """A heading or a label ("Installation", "Usage:"): a few words and no full stop, so the
+    sentence after it is what it introduces."""
+    text = sentence.strip()
+    return (
+        bool(_HEADING.fullmatch(text))
+        and len(text.split()) <= HEADING_WORDS
+        and not text.endswith((".", "!", "?"))
+    )
+
+
+#: What a heading looks like: a capital letter or a section number first, then words (not a
+#: command line such as ``$ pip install x``, nor code).
+_HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][\w'’ ,&-]*:?")
 
 
 def _followers(candidates: Sequence[_Candidate], indices: Sequence[int]) -> list[int]:

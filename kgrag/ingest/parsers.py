@@ -22,6 +22,7 @@ from kgrag.ingest.decoding import decode_utf8
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
+from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
     from pypdf import PageObject, PdfReader
@@ -172,8 +173,31 @@ def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     if not text.strip():
         markup = " and Markdown markup" if suffix == ".md" else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
-    title = heading or _first_line(text) or path.stem
+    title = _naming(heading) or _naming(_first_line(text)) or path.stem
     return title, [ParsedPage(number=None, text=text)], []
+
+
+#: Headings that name a section of any document, not a document ("Introduction", "README").
+GENERIC_HEADINGS = word_set(
+    """introduction overview readme abstract contents preface summary about description notes
+    index home untitled document title changelog changes news todo"""
+) | {"table of contents", "read me", "getting started"}
+#: A first line that is boilerplate, not a title: a copyright or licence line, a shebang, an
+#: editor's mode line.
+_BOILERPLATE = re.compile(
+    r"^(?:copyright\b|\(c\)|©|spdx-license-identifier|#!|.*-\*-.*-\*-)", re.IGNORECASE
+)
+
+
+def _naming(line: str | None) -> str | None:
+    """``line`` when it can be the document's title: not a generic section heading
+    ("Introduction"), not a copyright line or a shebang; else None (the file name is used)."""
+    if not line:
+        return None
+    bare = line.strip(" #*:=-").lower()
+    if bare in GENERIC_HEADINGS or _BOILERPLATE.match(line.strip()):
+        return None
+    return line
 
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -336,7 +360,9 @@ def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
             f"PDF has no extractable text and no images on its {count} page(s)"
             + ("; OCR found no text either" if ocr_ran else "; is it a scan? run OCR on it first"),
         )
-    title = _pdf_title(reader) or (_first_line(pages[0].text) if pages else None) or path.stem
+    title = (
+        _pdf_title(reader) or (_naming(_first_line(pages[0].text)) if pages else None) or path.stem
+    )
     return title, pages, images
 
 

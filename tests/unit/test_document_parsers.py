@@ -5,6 +5,7 @@ refuse by name within bounds: truncated, zip bombs, a million empty cells, an ov
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -279,6 +280,31 @@ def test_a_docx_with_an_undecodable_picture_keeps_its_text(tmp_path: Path) -> No
 
 
 # ------------------------------------------------------------------ LibreOffice's own writers
+
+
+def test_a_captioned_picture_in_a_frame_is_read_once(tmp_path: Path) -> None:
+    """LibreOffice keeps a captioned picture as a frame holding a text box whose paragraph holds
+    the picture's own frame (as in its idxexample.odt template); the picture was read twice."""
+    source = FORMATS / "lighthouse_lo.odt"
+    nested = tmp_path / "lighthouse_captioned.odt"
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(nested, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "content.xml":
+                text = data.decode("utf-8")
+                start = text.index('<draw:frame draw:style-name="fr1"')
+                end = text.index("</draw:frame>", start) + len("</draw:frame>")
+                text = (
+                    text[:start]
+                    + '<draw:frame draw:name="Caption"><draw:text-box><text:p>'
+                    + text[start:end]
+                    + "Figure 1: the lens</text:p></draw:text-box></draw:frame>"
+                    + text[end:]
+                )
+                data = text.encode("utf-8")
+            zout.writestr(info, data)
+    odt = _content(nested)
+    assert [i.caption for i in odt.images] == ["Lens diagram of the Gullrock lamp"]
 
 
 def test_libreoffice_writer_files_read_like_pandocs() -> None:

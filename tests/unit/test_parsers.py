@@ -74,6 +74,33 @@ def test_markdown_is_stripped_minimally_and_titled_by_first_heading(tmp_path: Pa
         assert gone not in text, gone
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "title"),
+    [
+        # real first lines: libmpfr6's README and httplib2's README.md (Debian)
+        (
+            "mpfr-notes.txt",
+            "Copyright 2000-2023 Free Software Foundation, Inc.\n\nMPFR.\n",
+            "mpfr-notes",
+        ),
+        (
+            "httplib2-README.md",
+            "Introduction\n============\n\nhttplib2 is a client.\n",
+            "httplib2-README",
+        ),
+        ("setup.md", "# Overview\n\nSteps.\n", "setup"),
+        ("run.txt", "#!/bin/sh\necho hi\n", "run"),
+        ("pumps.md", "# Feed pump service manual\n\nSteps.\n", "Feed pump service manual"),
+    ],
+)
+def test_a_generic_heading_or_boilerplate_line_is_no_title(
+    tmp_path: Path, name: str, text: str, title: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert parse(item(path), LIMIT).title == title
+
+
 def test_manifest_title_wins(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("# Heading\n\nBody.\n", encoding="utf-8")

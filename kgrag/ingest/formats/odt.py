@@ -112,21 +112,23 @@ class _Reader:
     def frames(self, element: etree._Element) -> None:
         if element.tag in (_TABLE, _LIST):
             return  # read where the table's cells or the list's items are
-        for frame in element.iter(f"{{{DRAW}}}frame"):
-            title = frame.find(f"{{{SVG}}}title")
-            desc = frame.find(f"{{{SVG}}}desc")
+        # each image once, captioned by its own frame: a frame may hold a text box whose
+        # paragraphs hold another frame (LibreOffice's captioned pictures)
+        for image in element.iter(f"{{{DRAW}}}image"):
+            frame = image.getparent()
+            title = frame.find(f"{{{SVG}}}title") if frame is not None else None
+            desc = frame.find(f"{{{SVG}}}desc") if frame is not None else None
             caption = (title.text if title is not None else None) or (
                 desc.text if desc is not None else None
             )
-            for image in frame.iter(f"{{{DRAW}}}image"):
-                href = image.get(f"{{{XLINK}}}href") or ""
-                if href.startswith("./"):
-                    href = href[2:]
-                if href and self.package.has(href):
-                    data = self.package.read(href)
-                    found = embedded_image(self.package.path, data, caption=caption, name=href)
-                    if found is not None:
-                        self.images.append(found)
+            href = image.get(f"{{{XLINK}}}href") or ""
+            if href.startswith("./"):
+                href = href[2:]
+            if href and self.package.has(href):
+                data = self.package.read(href)
+                found = embedded_image(self.package.path, data, caption=caption, name=href)
+                if found is not None:
+                    self.images.append(found)
 
     def table(self, element: etree._Element) -> None:
         rows: list[list[str]] = []
