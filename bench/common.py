@@ -218,9 +218,10 @@ def neo4j_uri() -> str:
     return uri
 
 
-def open_neo4j(*, erase: bool) -> Any:
-    """The benchmark's Neo4j store, migrated; ``erase`` empties it first (Community has one
-    database, so every measurement that needs a fresh store starts with this)."""
+def open_neo4j(*, erase: bool, migrate: bool = True) -> Any:
+    """The benchmark's Neo4j store, migrated (unless ``migrate`` is False); ``erase`` empties it
+    first (Community has one database, so every measurement that needs a fresh store starts
+    with this)."""
     from kgrag.config import Settings
     from kgrag.graph import open_store
     from kgrag.graph.neo4j_store import Neo4jStore
@@ -239,7 +240,12 @@ def open_neo4j(*, erase: bool) -> Any:
             store.erase()
         finally:
             store.close()
-    return open_store(settings.store, neo4j_user=settings.neo4j_user, neo4j_password=password)
+    return open_store(
+        settings.store,
+        neo4j_user=settings.neo4j_user,
+        neo4j_password=password,
+        run_migrations=migrate,
+    )
 
 
 def result_name(benchmark: str, engine: str) -> str:

@@ -90,6 +90,9 @@ QUESTIONS = (
     ("What did the president ask his fellow Americans?", "jfk.flac"),
     ("Which MIME type database does shared-mime-info describe?", "shared-mime-info-spec"),
     ("How are voices and languages added to eSpeak NG?", "espeak-ng"),
+    # a question about "the recording", and one naming a file (2026-11-26)
+    ("What is said in the recording?", "jfk.flac"),
+    ("What is in jfk.flac?", "jfk.flac"),
 )
 
 

@@ -6,21 +6,28 @@ joined until MiniLM counts 1,000 tokens; the MuSiQue ones make the first 181, bo
 past them the same passages are regrouped from later starts) go once through the real ingestion
 pipeline (chunking, MiniLM vectors, the rule entity extractor, summaries), and the
 :class:`~kgrag.ingest.records.DocumentBundle` objects it hands its writer are cached in
-``bench/.cache/write_path/``. Each measurement then writes those bundles with
-:class:`~kgrag.ingest.writer.GraphWriter` into an empty store: by documents per ``write_many`` call
-(batch) and, on Neo4j, by concurrent writer threads (one writer on the embedded engine). Beside the
-rates it records where the time goes: the Neo4j server's own CPU (``/proc/PID/stat`` of its
-process, in cores), this process's CPU, statements and transactions per document, and how many
-transient errors (deadlocks, lost MERGE races) were retried. After each run the graph is checked
-for duplicate Entity ids. Prints JSON and merges it into ``bench/results/write_path.json`` under
-``--label``; asserts nothing::
+``bench/.cache/write_path/``. With ``--recombine-past N`` the documents past the first N are
+recombined from those N's chunks without the models (:func:`recombined`), so 10,000 documents
+take a minute to make rather than hours. Each measurement then writes those bundles with
+:class:`~kgrag.ingest.writer.GraphWriter` into an empty store, the chunk vector index maintained
+and every index ONLINE at the end (``--no-vector-index``: without it, as the runs before
+2026-11-26 06:00 were): by documents per ``write_many`` call (batch) and, on Neo4j, by
+concurrent writer threads (one writer on the embedded engine). Beside the rates it records
+where the time goes: the Neo4j server's own CPU (``/proc/PID/stat`` of its process, in cores),
+this process's CPU, statements and transactions per document, and how many transient errors
+(deadlocks, lost MERGE races) were retried. After each run the graph is checked for duplicate
+Entity ids. Prints JSON and merges it into ``bench/results/write_path.json`` under ``--label``
+(after each measurement); asserts nothing::
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/write_path.py --label after \
-        [--docs 180] [--batches 1,10,50] [--writers 1,2,4] [--engines falkordb-lite,neo4j]
+        [--docs 180 | --docs 2000,10000 --recombine-past 2000] [--batches 1,10,50] \
+        [--writers 1,2,4] [--engines falkordb-lite,neo4j]
 
-With ``--bulk`` (the default) the same documents then go through the bulk path into the same
-Neo4j (``kgrag.graph.bulk_import``: CSV files, ``neo4j-admin database import`` into the stopped
-server, restart, migrations), timed end to end and by phase, with the load average.
+With ``--bulk`` (the default) each size first goes through the bulk path into the same Neo4j
+(``kgrag.graph.bulk_import.bulk_load``: CSV files written in parallel while the server shuts
+down, ``neo4j-admin database import``, start, vector index and migrations until every index is
+ONLINE), timed end to end and by stage, with the load average; the graph is then emptied by
+importing an empty one (deleting millions of relationships in transactions takes minutes).
 
 Neo4j comes from ``KGRAG_BENCH_NEO4J_URI`` (and ``KGRAG_NEO4J_USER`` / ``_PASSWORD``); its pid
 from ``--neo4j-pid-file`` (default: scripts/neo4j.sh's ``.neo4j/5.26.0/run/neo4j.pid``).
@@ -40,6 +47,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -92,15 +100,20 @@ def _document_texts(n_docs: int, count_tokens: Callable[[str], int]) -> list[tup
     raise SystemExit(f"the corpus makes only {len(docs)} documents of {DOC_TOKENS} tokens")
 
 
-def bundles(n_docs: int) -> list[Any]:
-    """The cached bundles of ``n_docs`` documents, made through the pipeline the first time."""
+def bundles(n_docs: int, recombine_past: int | None = None) -> list[Any]:
+    """The cached bundles of ``n_docs`` documents, made through the pipeline the first time;
+    with ``recombine_past`` N, the documents past the first N are recombined from those N's
+    chunks (:func:`recombined`) instead of going through the models."""
     from kgrag.ingest.records import DocumentBundle
 
+    if recombine_past is not None and n_docs > recombine_past:
+        base = bundles(recombine_past)
+        return base + recombined(base, n_docs - recombine_past)
     cache = WRITE_CACHE / f"bundles_{n_docs}.jsonl"
     for made_before in sorted(WRITE_CACHE.glob("bundles_*.jsonl")):
         if int(made_before.stem.split("_")[1]) >= n_docs:  # the same documents, more of them
-            lines = made_before.read_text(encoding="utf-8").splitlines()[:n_docs]
-            return [DocumentBundle.model_validate_json(line) for line in lines]
+            with made_before.open(encoding="utf-8") as f:
+                return [DocumentBundle.model_validate_json(line) for line in islice(f, n_docs)]
     made = _make_bundles(n_docs)
     if len(made) != n_docs:
         raise SystemExit(f"the pipeline wrote {len(made)} of the {n_docs} documents")
@@ -109,6 +122,110 @@ def bundles(n_docs: int) -> list[Any]:
     tmp.write_text("".join(b.model_dump_json() + "\n" for b in made), encoding="utf-8")
     tmp.replace(cache)
     return made
+
+
+#: How far a recombined chunk's vector is moved from its source's (relative to its unit norm):
+#: enough that no two vectors of the index are equal, little enough to keep its neighbours.
+RECOMBINED_NOISE = 0.05
+
+
+def recombined(base: Sequence[Any], n_docs: int) -> list[Any]:
+    """``n_docs`` further documents made of the chunks of ``base`` without the models: document
+    i takes as many chunks as a random base document has, each drawn at random from all of the
+    base's chunks (seeded by i), with its text, half of its entity mentions and half of another
+    random chunk's (so that new documents bring entity pairs no base chunk holds, as in a real
+    corpus; the text no longer names them all, which the writers do not read), and its vector
+    moved by :data:`RECOMBINED_NOISE` and normalised again; relations are the pairs its chunks
+    mention together, weighted by how many, as the rule extractor makes them. So the documents,
+    chunk and mention counts, the entity vocabulary and the co-occurrence density are those of
+    the pipeline's documents, with other chunk ids, vectors and pairs."""
+    import hashlib
+    import random
+    from collections import Counter
+    from itertools import combinations
+
+    import numpy as np
+
+    from kgrag.ingest.entities.models import ExtractionResult, Mention, Relation
+    from kgrag.ingest.records import ChunkRecord, DocumentBundle, document_id
+
+    pool = [(b, c) for b in base for c in b.chunks]
+    mentions_of: dict[str, list[Any]] = {}
+    entity_of: dict[str, dict[str, Any]] = {}
+    for b in base:
+        for m in b.extraction.mentions:
+            mentions_of.setdefault(m.chunk_id, []).append(m)
+        entity_of[b.id] = {e.id: e for e in b.extraction.entities}
+    relations: dict[tuple[str, str, int], Any] = {}  # shared between documents: less memory
+    out = []
+    for i in range(n_docs):
+        rng = random.Random(i)  # noqa: S311 (a fixed draw, not a secret)
+        noise = np.random.default_rng(i)
+        picked = [pool[rng.randrange(len(pool))] for _ in range(len(rng.choice(base).chunks))]
+        texts = [c.text for _, c in picked]
+        uri = f"/recombined/doc_{i:05d}.md"
+        sha = hashlib.sha256("\n\n".join(texts).encode()).hexdigest()
+        doc = document_id(uri, sha)
+        vectors = np.array([c.embedding for _, c in picked])
+        vectors += noise.standard_normal(vectors.shape) * (
+            RECOMBINED_NOISE / vectors.shape[1] ** 0.5
+        )
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        chunks, mentions, entities = [], [], {}
+        mentioned: dict[str, list[str]] = {}
+        for p, ((source, c), vector) in enumerate(zip(picked, vectors, strict=True)):
+            cid = f"{doc}:c{p}"
+            chunks.append(
+                ChunkRecord.model_construct(
+                    id=cid, text=c.text, position=p, embedding=tuple(vector.tolist())
+                )
+            )
+            # half of its own chunk's mentions and half of another's: entity pairs that no
+            # chunk of the base holds, as new documents of a real corpus bring
+            other_source, other = pool[rng.randrange(len(pool))]
+            own, others = mentions_of.get(c.id, []), mentions_of.get(other.id, [])
+            drawn = {m.entity_id: (m, source) for m in rng.sample(own, (len(own) + 1) // 2)}
+            for m in rng.sample(others, len(others) // 2):
+                drawn.setdefault(m.entity_id, (m, other_source))
+            for entity_id, (m, origin) in drawn.items():
+                mentions.append(
+                    Mention.model_construct(chunk_id=cid, entity_id=entity_id, count=m.count)
+                )
+                entities.setdefault(entity_id, entity_of[origin.id][entity_id])
+                mentioned.setdefault(cid, []).append(entity_id)
+        weights = Counter(p for ids in mentioned.values() for p in combinations(sorted(ids), 2))
+        rels = []
+        for (a, z), w in sorted(weights.items()):
+            key = (a, z, w)
+            if key not in relations:
+                relations[key] = Relation.model_construct(source_id=a, target_id=z, weight=float(w))
+            rels.append(relations[key])
+        first = picked[0][0]
+        out.append(
+            DocumentBundle.model_construct(
+                id=doc,
+                uri=uri,
+                sha256=sha,
+                modality=first.modality,
+                mime=first.mime,
+                title=first.title,
+                bytes=sum(len(t.encode()) for t in texts),
+                acl=first.acl,
+                tags=first.tags,
+                language=first.language,
+                summary=first.summary,
+                segments=False,
+                chunks=tuple(chunks),
+                images=(),
+                tables=(),
+                extraction=ExtractionResult.model_construct(
+                    entities=tuple(entities.values()),
+                    mentions=tuple(mentions),
+                    relations=tuple(rels),
+                ),
+            )
+        )
+    return out
 
 
 def _make_bundles(n_docs: int) -> list[Any]:
@@ -316,7 +433,12 @@ def profile(docs: Sequence[Any], batch: int) -> dict[str, Any]:
 
 
 def measure(
-    engine: str, docs: Sequence[Any], batch: int, writers: int, neo4j_pid: int | None
+    engine: str,
+    docs: Sequence[Any],
+    batch: int,
+    writers: int,
+    neo4j_pid: int | None,
+    space: Any = None,
 ) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="kgrag-writepath-"))
     if engine == NEO4J:
@@ -325,6 +447,11 @@ def measure(
         from kgrag.graph import open_store
 
         store = open_store(f"falkordb-lite:///{tmp}/kg.db")
+    if space is not None:  # the vector index is maintained by every write, as in production
+        from kgrag.graph.spaces import ensure_space
+
+        ensure_space(store, space)
+        store.await_schema([])
     counter = StatementCounter(store)
     retries = RetryCounter()
     logging.getLogger("kgrag.graph.retry").addHandler(retries)
@@ -334,6 +461,7 @@ def measure(
         busy0, total0 = _machine_busy()
         t0 = time.perf_counter()
         errors = _write(store, docs, batch, writers)
+        store.await_schema([])  # queryable: every index ONLINE
         wall = time.perf_counter() - t0
         busy1, total1 = _machine_busy()
         server = _cpu_seconds(neo4j_pid) - server0 if neo4j_pid else None
@@ -351,6 +479,8 @@ def measure(
     n_chunks = sum(len(d.chunks) for d in docs)
     return {
         "engine": engine,
+        "path": "transactional",
+        "vector_index": space is not None,
         "batch_docs": batch,
         "writers": writers,
         "documents": len(docs),
@@ -373,49 +503,97 @@ def measure(
     }
 
 
-def measure_bulk(docs: Sequence[Any]) -> dict[str, Any]:
-    """The bulk path into the same (emptied) Neo4j: CSV files, neo4j-admin database import into
-    the stopped server, restart, schema migrations (kgrag.graph.bulk_import). The server is
-    scripts/neo4j.sh's, with its settings (NEO4J_DIR, ports) from this environment."""
-    from kgrag.graph.bulk_import import Neo4jServer, bulk_load, dev_script
+def measure_bulk(docs: Sequence[Any], space: Any, workers: int | None = None) -> dict[str, Any]:
+    """The bulk path into the same (emptied) Neo4j: CSV files written while the server shuts
+    down, neo4j-admin database import, start, vector index and schema migrations populated side
+    by side until every index is ONLINE (kgrag.graph.bulk_import.bulk_load), timed end to end and
+    by stage, with the load average and this process's CPU. The server is scripts/neo4j.sh's,
+    with its settings (NEO4J_DIR, ports) from this environment."""
+    from kgrag.graph.bulk_import import Neo4jServer, available_cpus, bulk_load, dev_script
 
-    tmp = Path(tempfile.mkdtemp(prefix="kgrag-bulk-"))
+    tmp = Path(tempfile.mkdtemp(prefix="kgrag-bulk-", dir=WRITE_CACHE))
     load0 = os.getloadavg()
+    own0 = time.process_time()
+    busy0, total0 = _machine_busy()
     try:
         result = bulk_load(
             docs,
             tmp,
             Neo4jServer.dev_script(dev_script()),
             open_neo4j(erase=True),
-            lambda: open_neo4j(erase=False),
+            lambda: open_neo4j(erase=False, migrate=False),
+            [space],
+            workers=workers,
         )
+        busy1, total1 = _machine_busy()
+        own = time.process_time() - own0
         store = open_neo4j(erase=False)
         try:
-            counts = {"documents": _count(store, "Document"), "chunks": _count(store, "Chunk")}
+            counts = {
+                "documents": _count(store, "Document"),
+                "chunks": _count(store, "Chunk"),
+                "entities": _count(store, "Entity"),
+            }
+            indexes = store.read_freeform(
+                "SHOW INDEXES YIELD name, state, populationPercent "
+                "RETURN name, state, populationPercent ORDER BY name"
+            )
         finally:
             store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     n = len(docs)
+    n_chunks = sum(len(d.chunks) for d in docs)
+    wall = result.total_seconds
     return {
         "engine": NEO4J,
         "path": "bulk (neo4j-admin database import)",
         "documents": n,
-        "chunks": sum(len(d.chunks) for d in docs),
-        "wall_s": round(result.total_seconds, 2),
-        "docs_per_s": round(n / result.total_seconds, 2),
-        "docs_per_s_excluding_restart": round(
-            n / (result.total_seconds - result.restart_seconds), 2
-        ),
+        "chunks": n_chunks,
+        "csv_workers": workers or available_cpus(),
+        "wall_s": round(wall, 2),
+        "docs_per_s": round(n / wall, 2),
+        "chunks_per_s": round(n_chunks / wall, 1),
+        "docs_per_hour": round(n / wall * 3600),
         "seconds": {
-            "csv": round(result.csv_seconds, 2),
-            "stop_and_import": round(result.import_seconds, 2),
+            "csv_files (shutdown beside)": round(result.csv_seconds, 2),
+            "shutdown (from the start)": round(result.stop_seconds, 2),
+            "rest of shutdown + neo4j-admin import": round(result.import_seconds, 2),
             "start": round(result.restart_seconds, 2),
-            "migrations": round(result.migrate_seconds, 2),
+            "vector index + migrations until ONLINE": round(result.migrate_seconds, 2),
         },
+        "csv_mb": round(result.csv_bytes / 1e6, 1),
+        "client_cpu_s": round(own, 2),
+        "machine_busy_share": round((busy1 - busy0) / max(1, total1 - total0), 2),
         "load_average_1m_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
         "stored": counts,
+        "indexes": [f"{r['name']}: {r['state']} {r['populationPercent']:.0f}%" for r in indexes],
     }
+
+
+def wipe_by_import() -> None:
+    """Empty the benchmark's Neo4j by importing an empty graph over it (stop, neo4j-admin
+    import, start): seconds, where deleting the millions of RELATED edges of 10,000 documents
+    in transactions takes minutes. Not timed."""
+    from kgrag.graph.bulk_import import Neo4jServer, dev_script
+
+    server = Neo4jServer.dev_script(dev_script())
+    with tempfile.TemporaryDirectory(prefix="kgrag-wipe-", dir=WRITE_CACHE) as tmp:
+        header = Path(tmp) / "nodes_Document.csv"
+        header.write_text("id:ID(Document)\n", encoding="utf-8")
+        server.run(server.stop, "stopping Neo4j")
+        try:
+            server.run(
+                [
+                    *server.admin,
+                    *("database", "import", "full", "neo4j", "--overwrite-destination=true"),
+                    f"--nodes=Document={header}",
+                    f"--report-file={Path(tmp) / 'import.report'}",
+                ],
+                "emptying Neo4j",
+            )
+        finally:
+            server.run(server.start, "starting Neo4j")
 
 
 def _count(store: Any, label: str) -> int:
@@ -449,9 +627,29 @@ def _commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def _corpus(docs: Sequence[Any]) -> dict[str, Any]:
+    return {
+        "documents": len(docs),
+        "doc_tokens_at_least": DOC_TOKENS,
+        "chunks": sum(len(d.chunks) for d in docs),
+        "mentions": sum(len(d.extraction.mentions) for d in docs),
+        "entities_distinct": len({e.id for d in docs for e in d.extraction.entities}),
+        "relations": sum(len(d.extraction.relations) for d in docs),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    ap.add_argument("--docs", type=int, default=180)
+    ap.add_argument(
+        "--docs", default="180", help="documents, or several sizes (2000,10000): each measured"
+    )
+    ap.add_argument(
+        "--recombine-past",
+        type=int,
+        default=None,
+        help="documents past this many are recombined from their chunks (no models; see "
+        "recombined()) rather than made through the pipeline",
+    )
     ap.add_argument("--batches", default="1,10,50")
     ap.add_argument("--writers", default="1,2,4")
     ap.add_argument("--engines", default=f"{FALKORDB},{NEO4J}")
@@ -467,7 +665,21 @@ def main() -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="also measure the Neo4j bulk path (neo4j-admin import: restarts scripts/neo4j.sh's "
-        "server) on the same documents",
+        "server) on the same documents, before the transactional writes of each size",
+    )
+    ap.add_argument("--csv-workers", type=int, default=None, help="bulk: CSV shard writers")
+    ap.add_argument(
+        "--transactional-max-docs",
+        type=int,
+        default=None,
+        help="write transactionally only the sizes up to this many documents (bulk: all)",
+    )
+    ap.add_argument(
+        "--vector-index",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="transactional writes maintain the chunk vector index (as in production); "
+        "--no-vector-index measures them without it, as runs before 2026-11-26 06:00 did",
     )
     ap.add_argument(
         "--profile-batch",
@@ -476,49 +688,66 @@ def main() -> None:
         help="profile Neo4j statements in batches of this many documents (0: no profile)",
     )
     args = ap.parse_args()
-    docs = bundles(args.docs)
+    sizes = [int(n) for n in args.docs.split(",")]
+    everything = bundles(max(sizes), args.recombine_past)
     if args.prepare_only:
         return
+    from kgrag.graph.spaces import EmbeddingSpace
+
+    space = EmbeddingSpace(
+        name="text",
+        model=_text_model(),
+        dimensions=len(everything[0].chunks[0].embedding),
+    )
+    engines = [e for e in args.engines.split(",") if e]
     batches = [int(b) for b in args.batches.split(",")]
     writer_counts = [int(w) for w in args.writers.split(",")]
-    runs = []
-    for engine in args.engines.split(","):
-        pid = _neo4j_pid(args.neo4j_pid_file) if engine == NEO4J else None
-        measure(engine, docs[:20], 10, 1, None)  # warm-up: plans cached, JIT compiled
-        for writers in writer_counts if engine == NEO4J else [1]:
-            for batch in batches:
-                run = measure(engine, docs, batch, writers, pid)
-                print(json.dumps(run), flush=True)
-                runs.append(run)
-    if NEO4J in args.engines.split(",") and args.bulk:
-        bulk = measure_bulk(docs)
-        print(json.dumps(bulk), flush=True)
-        runs.append(bulk)
-    statement_profile = None
-    if NEO4J in args.engines.split(",") and args.profile_batch:
-        statement_profile = profile(docs, args.profile_batch)
-        print(json.dumps(statement_profile), flush=True)
     out = RESULTS / "write_path.json"
     existing = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     existing["benchmark"] = "write_path"
-    existing.setdefault("runs", {})[args.label] = {
+    record: dict[str, Any] = {
         "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "kgrag_commit": _commit(),
-        "corpus": {
-            "documents": len(docs),
-            "doc_tokens_at_least": DOC_TOKENS,
-            "chunks": sum(len(d.chunks) for d in docs),
-            "mentions": sum(len(d.extraction.mentions) for d in docs),
-            "entities_distinct": len({e.id for d in docs for e in d.extraction.entities}),
-            "relations": sum(len(d.extraction.relations) for d in docs),
-        },
+        "recombined_past": args.recombine_past,
+        "corpus": {str(n): _corpus(everything[:n]) for n in sizes},
         "machine": machine(),
-        "results": runs,
-        "neo4j_statement_profile": statement_profile,
+        "results": [],
+        "neo4j_statement_profile": None,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(existing, indent=2) + "\n", encoding="utf-8")
+    existing.setdefault("runs", {})[args.label] = record
+
+    def save(run: dict[str, Any]) -> None:
+        print(json.dumps(run), flush=True)
+        record["results"].append(run)
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(existing, indent=2) + "\n", encoding="utf-8")
+
+    space_or_none = space if args.vector_index else None
+    for n in sizes:
+        docs = everything[:n]
+        if NEO4J in engines and args.bulk:
+            save(measure_bulk(docs, space, args.csv_workers))
+            wipe_by_import()
+        if args.transactional_max_docs is not None and n > args.transactional_max_docs:
+            continue
+        for engine in engines:
+            pid = _neo4j_pid(args.neo4j_pid_file) if engine == NEO4J else None
+            measure(engine, docs[:20], 10, 1, None, space_or_none)  # warm-up: plans, JIT
+            for writers in writer_counts if engine == NEO4J else [1]:
+                for batch in batches:
+                    save(measure(engine, docs, batch, writers, pid, space_or_none))
+    if NEO4J in engines and args.profile_batch:
+        record["neo4j_statement_profile"] = profile(everything[: sizes[0]], args.profile_batch)
+        print(json.dumps(record["neo4j_statement_profile"]), flush=True)
+        out.write_text(json.dumps(existing, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}", file=sys.stderr)
+
+
+def _text_model() -> str:
+    from kgrag.config import Settings
+    from kgrag.modalities import factory
+
+    return str(factory.text_embedder(Settings()).model_name)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,13 @@
 into the CSV files of ``neo4j-admin database import full``: the same nodes, properties and
 relationships :class:`~kgrag.ingest.writer.GraphWriter` creates with its MERGEs (documents with
 their ACLs, chunks with vectors, entities with their best display name, MENTIONS counts, NEXT
-chains and RELATED weights computed over the whole corpus). :func:`bulk_load` checks that the
-target database is empty (the import overwrites it: a non-empty one is refused), stops the
-server, runs the import, starts the server and applies kgrag's schema migrations (constraints,
-vector and full-text indexes), which build the indexes over the imported data.
+chains and RELATED weights computed over the whole corpus), written by forked processes side by
+side (the per-document files in one shard per core, the entity and RELATED files whole).
+:func:`bulk_load` checks that the target database is empty (the import overwrites it: a
+non-empty one is refused), stops the server while the files are written, runs the import,
+starts the server, creates the job's vector indexes and applies kgrag's schema migrations
+(constraints, full-text indexes), all populating over the imported data side by side, and
+returns once every index is ONLINE.
 
 Every string is written quoted (a doubled ``"`` inside), a missing value as an empty unquoted
 field (no property, as ``SET p = null``), and arrays with the ASCII unit separator between items,
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import os
 import subprocess
 import time
@@ -29,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
+from operator import attrgetter
 from pathlib import Path
 
 from kgrag.errors import StoreError
@@ -36,7 +41,7 @@ from kgrag.graph.dump import BOOKKEEPING_LABELS
 from kgrag.graph.spaces import EmbeddingSpace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
-from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row, related_increment
+from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +69,12 @@ class CsvFile:
     kind: str  # "nodes" | "relationships"
     label: str
     path: Path
+    parts: tuple[Path, ...] = ()
+    """Further files of the same label or type without a header line (the shards written in
+    parallel): neo4j-admin reads ``path`` and then these as one file."""
+
+    def argument(self) -> str:
+        return f"--{self.kind}={self.label}=" + ",".join(str(p) for p in (self.path, *self.parts))
 
 
 @dataclass
@@ -72,6 +83,8 @@ class ImportFiles:
     files: list[CsvFile] = field(default_factory=list)
     documents: int = 0
     chunks: int = 0
+    multiline: list[Path] | None = None
+    """The files that may hold a line break inside a field (None: any file may)."""
 
     def admin_arguments(self, database: str = DATABASE) -> list[str]:
         """The ``neo4j-admin database import full`` arguments for these files."""
@@ -81,15 +94,24 @@ class ImportFiles:
             "full",
             database,
             "--overwrite-destination=true",
-            "--multiline-fields=true",
             f"--array-delimiter={ARRAY_DELIMITER}",
             "--delimiter=,",
             '--quote="',
             "--skip-bad-relationships=false",
             "--skip-duplicate-nodes=false",
             f"--report-file={self.directory / 'import.report'}",
+            f"--threads={available_cpus()}",
         ]
-        args += [f"--{f.kind}={f.label}={f.path}" for f in self.files]
+        memory = import_memory()
+        if memory is not None:
+            args.append(f"--max-off-heap-memory={memory}")
+        # Files without a line break inside a field are cut into pieces read in parallel. The
+        # list form (--multiline-fields-format=v2 with the files) failed on 2,000 documents'
+        # chunk files in 5.26 ("found CR outside a text cell"): a break anywhere makes every
+        # file read as multi-line.
+        multiline = self.multiline is None or bool(self.multiline)
+        args.append(f"--multiline-fields={'true' if multiline else 'false'}")
+        args += [f.argument() for f in self.files]
         return args
 
 
@@ -224,112 +246,245 @@ def _entities(bundles: Sequence[DocumentBundle]) -> dict[str, dict[str, object]]
     return out
 
 
-def write_import_files(
-    bundles: Sequence[DocumentBundle], directory: Path, *, now: str | None = None
-) -> ImportFiles:
-    """Write the job's graph as ``neo4j-admin database import`` CSV files under ``directory``."""
-    _check_supported(bundles)
-    directory.mkdir(parents=True, exist_ok=True)
-    now = now or datetime.now(UTC).isoformat()
-    out = ImportFiles(directory=directory, documents=len(bundles))
-    w = _Writer(directory, out)
-    w.write_csv(
-        "nodes",
-        "Document",
-        _DOCUMENT,
-        (
-            (
-                b.id,
-                b.uri,
-                b.sha256,
-                b.modality,
-                b.mime,
-                b.title,
-                b.bytes,
-                b.acl,
-                b.tags,
-                now,
-                b.language,
-                b.summary,
-                "complete",
-                len(b.chunks),
-                0,
-            )
-            for b in bundles
-        ),
-    )
-    # chunks the transactional writer marks as counted in RELATED (they mention 2+ entities)
-    counted = {c for doc in related_increment(bundles).docs for c in doc["chunks"]}
-    out.chunks = w.write_csv(
-        "nodes",
-        "Chunk",
-        _CHUNK,
-        (
-            (
-                c.id,
-                c.text,
-                c.position,
-                c.page,
-                c.start_s,
-                c.end_s,
-                b.id,
-                c.embedding,
-                True if c.id in counted else None,
-            )
-            for b in bundles
-            for c in b.chunks
-        ),
-    )
-    entities = _entities(bundles)
-    w.write_csv(
+def available_cpus() -> int:
+    """The cores this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+def import_memory(meminfo: Path = Path("/proc/meminfo")) -> str | None:
+    """neo4j-admin's off-heap memory: half of what the kernel says is available (page cache
+    included, which neo4j-admin's default, 90% of *free* memory, leaves out: on a machine whose
+    memory is mostly cache that default was 757 MiB of 24 GB), at least 256 MiB; None when
+    unknown (neo4j-admin's default applies)."""
+    try:
+        for line in meminfo.read_text(encoding="ascii").splitlines():
+            if line.startswith("MemAvailable:"):
+                kib = int(line.split()[1])
+                return f"{max(256, kib // 2048)}m"
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _breaks_line(text: str) -> bool:
+    return "\n" in text or "\r" in text
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _vector(values: Sequence[float]) -> str:
+    """A ``double[]`` field: each float's shortest round-trip form (``repr``), as :func:`_field`
+    writes them, but formatted by ``repr`` of the whole tuple in C rather than float by float."""
+    if len(values) == 1:
+        return f'"{float(values[0])!r}"'
+    floats = values if type(values) is tuple else tuple(float(v) for v in values)
+    return '"' + repr(floats)[1:-1].replace(", ", ARRAY_DELIMITER) + '"'
+
+
+#: The files every document contributes rows to on its own: written in shards, in parallel.
+_PER_DOCUMENT: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
+    ("nodes", "Document", tuple(_DOCUMENT)),
+    ("nodes", "Chunk", tuple(_CHUNK)),
+    ("relationships", "PART_OF", (Column(":START_ID(Chunk)", ""), Column(":END_ID(Document)", ""))),
+    ("relationships", "NEXT", (Column(":START_ID(Chunk)", ""), Column(":END_ID(Chunk)", ""))),
+    (
+        "relationships",
+        "MENTIONS",
+        (Column(":START_ID(Chunk)", ""), Column(":END_ID(Entity)", ""), Column("count", "long")),
+    ),
+)
+
+#: The bundles the forked shard writers read (set before the fork, so nothing is pickled).
+_SHARD_INPUT: Sequence[DocumentBundle] = ()
+
+
+@dataclass(frozen=True)
+class _Shard:
+    """What one shard writer wrote: its files by label or type, its chunk count, and which of
+    its files hold a field with a line break (neo4j-admin reads those as multi-line)."""
+
+    paths: dict[str, Path]
+    chunks: int
+    multiline: frozenset[str]
+
+
+def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -> _Shard:
+    """The per-document files of documents ``start:stop`` of :data:`_SHARD_INPUT`, without
+    header lines: ``<kind>_<label>.<index>.csv``."""
+    bundles = _SHARD_INPUT[start:stop]
+    paths = {
+        label: directory / f"{kind}_{label}.{index:03d}.csv" for kind, label, _ in _PER_DOCUMENT
+    }
+    files = {label: path.open("w", encoding="utf-8", newline="") for label, path in paths.items()}
+    multiline: set[str] = set()
+    chunks = 0
+    try:
+        doc_out, chunk_out = files["Document"], files["Chunk"]
+        part_of, next_out, mentions_out = files["PART_OF"], files["NEXT"], files["MENTIONS"]
+        for b in bundles:
+            where = f"{b.uri} (document {b.id})"
+            doc_row = ",".join(
+                _field(v, c.type, where)
+                for v, c in zip(
+                    (
+                        b.id, b.uri, b.sha256, b.modality, b.mime, b.title, b.bytes, b.acl,
+                        b.tags, now, b.language, b.summary, "complete", len(b.chunks), 0,
+                    ),
+                    _DOCUMENT,
+                    strict=True,
+                )
+            )  # fmt: skip
+            if _breaks_line(doc_row):
+                multiline.add("Document")
+            doc_out.write(doc_row + "\n")
+            # chunks the transactional writer marks as counted in RELATED (2+ entities mentioned)
+            mentioned: dict[str, set[str]] = {}
+            for m in b.extraction.mentions:
+                mentioned.setdefault(m.chunk_id, set()).add(m.entity_id)
+            doc_id = _quoted(b.id)
+            for c in b.chunks:
+                cid = _quoted(c.id)
+                row = (
+                    f"{cid},{_quoted(c.text)},{int(c.position)},{_field(c.page, 'long', where)},"
+                    f"{_field(c.start_s, 'double', where)},{_field(c.end_s, 'double', where)},"
+                    f"{doc_id},{_vector(c.embedding)},"
+                    f"{'true' if len(mentioned.get(c.id, ())) > 1 else ''}"
+                )
+                if _breaks_line(row):
+                    multiline.add("Chunk")
+                chunk_out.write(row + "\n")
+                part_of.write(f"{cid},{doc_id}\n")
+            if _breaks_line(doc_id):
+                multiline.update(("PART_OF", "NEXT", "MENTIONS"))
+            ordered = sorted(b.chunks, key=lambda c: c.position)
+            for x, y in pairwise(ordered):
+                next_out.write(f"{_quoted(x.id)},{_quoted(y.id)}\n")
+            # one MENTIONS per (chunk, entity): a bundle holds each pair once (ExtractionResult)
+            for m in b.extraction.mentions:
+                row = f"{_quoted(m.chunk_id)},{_quoted(m.entity_id)},{int(m.count)}"
+                if _breaks_line(row):
+                    multiline.update(("PART_OF", "NEXT", "MENTIONS"))
+                mentions_out.write(row + "\n")
+            chunks += len(b.chunks)
+    finally:
+        for f in files.values():
+            f.close()
+    return _Shard(paths, chunks, frozenset(multiline))
+
+
+def _write_entities(directory: Path) -> _Shard:
+    """The Entity file of all of :data:`_SHARD_INPUT` (an entity's name and type depend on
+    every document that offers it)."""
+    entities = _entities(_SHARD_INPUT)
+    out = ImportFiles(directory=directory)
+    _Writer(directory, out).write_csv(
         "nodes",
         "Entity",
         _ENTITY,
         ((k, r["type"], r["name"], r["name_rank"]) for k, r in sorted(entities.items())),
     )
-    w.write_csv(
-        "relationships",
-        "PART_OF",
-        [Column(":START_ID(Chunk)", ""), Column(":END_ID(Document)", "")],
-        ((c.id, b.id) for b in bundles for c in b.chunks),
-    )
-    w.write_csv(
-        "relationships",
-        "NEXT",
-        [Column(":START_ID(Chunk)", ""), Column(":END_ID(Chunk)", "")],
-        (
-            (x.id, y.id)
-            for b in bundles
-            for x, y in pairwise(sorted(b.chunks, key=lambda c: c.position))
-        ),
-    )
-    # MERGE keeps one MENTIONS per (chunk, entity), its count the last written
-    mentions: dict[tuple[str, str], int] = {}
+    multiline: set[str] = set()
+    if any(_breaks_line(f"{k}{r['name']}{r['type']}") for k, r in entities.items()):
+        multiline.add("Entity")
+    if any(_breaks_line(key) for key in entities):  # an id is in MENTIONS and RELATED too
+        multiline.update(("MENTIONS", "RELATED"))
+    return _Shard({"Entity": out.files[0].path}, 0, frozenset(multiline))
+
+
+def _write_related(directory: Path) -> _Shard:
+    """The RELATED file of all of :data:`_SHARD_INPUT` (weights count the whole corpus)."""
+    path = directory / "relationships_RELATED.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write(":START_ID(Entity),:END_ID(Entity),weight:long\n")
+        f.writelines(f"{_quoted(a)},{_quoted(z)},{w}\n" for a, z, w in _related(_SHARD_INPUT))
+    return _Shard({"RELATED": path}, 0, frozenset())
+
+
+def _write_all(
+    bundles: Sequence[DocumentBundle], directory: Path, now: str, workers: int
+) -> list[_Shard]:
+    """Every file: the per-document ones in ``workers`` shards of consecutive documents, the
+    Entity and RELATED ones whole, each by a process forked from this one (the bundles are not
+    copied: the children read :data:`_SHARD_INPUT`); in this process, one after the other, when
+    ``workers`` is 1 or the platform cannot fork."""
+    global _SHARD_INPUT
+    n = len(bundles)
+    shards = max(1, min(workers, n))
+    bounds = [(n * i // shards, n * (i + 1) // shards) for i in range(shards)]
+    tasks: list[tuple[Callable[..., _Shard], tuple[object, ...]]] = [
+        (_write_entities, (directory,)),
+        (_write_related, (directory,)),
+        *((_write_shard, (directory, i, a, z, now)) for i, (a, z) in enumerate(bounds)),
+    ]
+    _SHARD_INPUT = bundles
+    try:
+        if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return [task(*args) for task, args in tasks]
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(len(tasks), mp_context=multiprocessing.get_context("fork"))
+        with pool:
+            futures = [pool.submit(task, *args) for task, args in tasks]
+            return [f.result() for f in futures]
+    finally:
+        _SHARD_INPUT = ()
+
+
+def _related(bundles: Sequence[DocumentBundle]) -> Iterable[tuple[str, str, int]]:
+    """RELATED for each related pair, smaller id first: the number of chunks (of the whole
+    corpus) mentioning both, as the transactional writer's increments add up to."""
+    chunks_of: dict[str, set[str]] = {}
     for b in bundles:
         for m in b.extraction.mentions:
-            mentions[(m.chunk_id, m.entity_id)] = m.count
-    w.write_csv(
-        "relationships",
-        "MENTIONS",
-        [Column(":START_ID(Chunk)", ""), Column(":END_ID(Entity)", ""), Column("count", "long")],
-        ((c, e, n) for (c, e), n in sorted(mentions.items())),
-    )
-    # RELATED for each related pair: the number of chunks (of the whole corpus) mentioning both
-    chunks_of: dict[str, set[str]] = {}
-    for c, e in mentions:
-        chunks_of.setdefault(e, set()).add(c)
-    pairs = {
-        (min(r.source_id, r.target_id), max(r.source_id, r.target_id))
-        for b in bundles
-        for r in b.extraction.relations
-        if r.source_id != r.target_id
-    }
-    w.write_csv(
-        "relationships",
-        "RELATED",
-        [Column(":START_ID(Entity)", ""), Column(":END_ID(Entity)", ""), Column("weight", "long")],
-        ((a, z, len(chunks_of.get(a, set()) & chunks_of.get(z, set()))) for a, z in sorted(pairs)),
-    )
+            chunks_of.setdefault(m.entity_id, set()).add(m.chunk_id)
+    # a Relation holds source_id < target_id (its validator): the pair as it is, read in C
+    pairs: set[tuple[str, str]] = set()
+    ends = attrgetter("source_id", "target_id")
+    for b in bundles:
+        pairs.update(map(ends, b.extraction.relations))
+    empty: set[str] = set()
+    for a, z in pairs:
+        yield a, z, len(chunks_of.get(a, empty) & chunks_of.get(z, empty))
+
+
+def write_import_files(
+    bundles: Sequence[DocumentBundle],
+    directory: Path,
+    *,
+    now: str | None = None,
+    workers: int | None = None,
+) -> ImportFiles:
+    """Write the job's graph as ``neo4j-admin database import`` CSV files under ``directory``.
+
+    The files of what each document holds on its own (its node, chunks, PART_OF, NEXT, MENTIONS)
+    are written in ``workers`` shards (default: one per available core), and the entities and
+    RELATED (which need the whole corpus) beside them, each by a forked process. Which rows
+    land in which file, and in which order, changes nothing in the imported graph."""
+    _check_supported(bundles)
+    directory.mkdir(parents=True, exist_ok=True)
+    now = now or datetime.now(UTC).isoformat()
+    out = ImportFiles(directory=directory, documents=len(bundles))
+    headers: dict[str, Path] = {}
+    for kind, label, columns in _PER_DOCUMENT:
+        headers[label] = directory / f"{kind}_{label}.csv"
+        headers[label].write_text(_header(columns) + "\n", encoding="utf-8")
+    written = _write_all(bundles, directory, now, workers or available_cpus())
+    out.files.append(CsvFile("nodes", "Entity", written[0].paths["Entity"]))
+    shards = written[2:]
+    for kind, label, _ in _PER_DOCUMENT:
+        out.files.append(
+            CsvFile(kind, label, headers[label], tuple(s.paths[label] for s in shards))
+        )
+    out.files.append(CsvFile("relationships", "RELATED", written[1].paths["RELATED"]))
+    out.chunks = sum(s.chunks for s in shards)
+    # the files with a line break inside a field (see ImportFiles.admin_arguments)
+    multiline = {label for s in written for label in s.multiline}
+    out.multiline = [p for f in out.files if f.label in multiline for p in (f.path, *f.parts)]
     return out
 
 
@@ -371,14 +526,22 @@ class Neo4jServer:
 
 @dataclass
 class BulkLoadResult:
+    """What a bulk load did and how long each stage took (seconds of wall time)."""
+
     documents: int
     chunks: int
     csv_seconds: float
+    """Writing the CSV files (the server's shutdown runs meanwhile)."""
     import_seconds: float
+    """From the CSV files written to neo4j-admin done: the rest of the shutdown, the import."""
     restart_seconds: float
     migrate_seconds: float
+    """Schema migrations and vector indexes, until every index is ONLINE."""
     total_seconds: float
     migrations: list[str]
+    stop_seconds: float = 0.0
+    """The server's shutdown (from its start, beside the CSV writing, to its end)."""
+    csv_bytes: int = 0
 
 
 def ensure_empty(store: GraphStore) -> None:
@@ -403,22 +566,43 @@ def bulk_load(
     store: GraphStore,
     reopen: Callable[[], GraphStore],
     spaces: Sequence[EmbeddingSpace] = (),
+    *,
+    workers: int | None = None,
 ) -> BulkLoadResult:
     """Import ``bundles`` into the empty Neo4j database behind ``store``: write the CSV files
-    to ``directory``, stop the server, import, start it, and run the schema migrations on the
-    store ``reopen()`` returns, registering the job's embedding ``spaces`` (their vector indexes);
-    that store is closed before returning, and so is ``store``."""
+    to ``directory`` (in ``workers`` processes, default one per core) while the server shuts
+    down, import, start it, and on the store ``reopen()`` returns create the vector indexes of
+    the job's embedding ``spaces`` and apply kgrag's schema migrations, all populating side by
+    side, returning once every index is ONLINE (the database answers as after transactional
+    writes). ``reopen`` should open the store without migrating (it may migrate: the indexes are
+    then built one after the other). That store is closed before returning, and so is
+    ``store``. When the CSV files cannot be written the server is started again, untouched."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from kgrag.graph.migrations import migrate
     from kgrag.graph.spaces import ensure_space
 
     t0 = time.perf_counter()
     try:
         ensure_empty(store)
-        files = write_import_files(bundles, directory)
     finally:
         store.close()
-    t1 = time.perf_counter()
-    server.run(server.stop, "stopping Neo4j")
+    stopped_at: list[float] = []
+
+    def stop() -> None:
+        server.run(server.stop, "stopping Neo4j")
+        stopped_at.append(time.perf_counter())
+
+    with ThreadPoolExecutor(1) as shutdown:
+        stopping = shutdown.submit(stop)
+        try:
+            files = write_import_files(bundles, directory, workers=workers)
+        except BaseException:
+            stopping.result()
+            server.run(server.start, "starting Neo4j again")
+            raise
+        t1 = time.perf_counter()
+        stopping.result()
     server.run([*server.admin, *files.admin_arguments()], "neo4j-admin database import")
     t2 = time.perf_counter()
     server.run(server.start, "starting Neo4j")
@@ -426,9 +610,10 @@ def bulk_load(
     fresh = reopen()
     try:
         fresh.write("documents_fill_empty_lists")
-        applied = migrate(fresh)
-        for space in spaces:
+        for space in spaces:  # first: the vector indexes populate while the rest is built
             ensure_space(fresh, space)
+        applied = migrate(fresh, together=True)
+        fresh.await_schema([])  # the vector indexes too, when no migration was pending
     finally:
         fresh.close()
     t4 = time.perf_counter()
@@ -442,6 +627,8 @@ def bulk_load(
         migrate_seconds=t4 - t3,
         total_seconds=t4 - t0,
         migrations=applied,
+        stop_seconds=stopped_at[0] - t0,
+        csv_bytes=sum(p.stat().st_size for f in files.files for p in (f.path, *f.parts)),
     )
 
 

@@ -26,35 +26,42 @@ def status(store: GraphStore) -> list[MigrationStatus]:
     return [MigrationStatus(name=m.name, applied_at=applied.get(m.name)) for m in MIGRATIONS]
 
 
-def migrate(store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S) -> list[str]:
+def migrate(
+    store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S, together: bool = False
+) -> list[str]:
     """Apply pending migrations in order; return the names applied now. A migration is recorded
     only once its constraints and indexes are usable (waiting up to ``timeout_s`` for those
     still being built); one that FAILED, e.g. on duplicate ids, raises :class:`MigrationError`
-    naming it."""
+    naming it. ``together``: apply every pending migration's operations first and wait once for
+    all of them, so that the indexes of a store loaded in bulk populate side by side (none is
+    recorded when one fails)."""
     done = {s.name for s in status(store) if s.applied_at is not None}
+    pending = [m for m in MIGRATIONS if m.name not in done]
+    batches = [pending] if together and pending else [[m] for m in pending]
     applied: list[str] = []
-    for migration in MIGRATIONS:
-        if migration.name in done:
-            continue
+    for batch in batches:
+        names = ", ".join(m.name for m in batch)
         try:
-            for op in migration.ops:
-                if isinstance(op, DataMigration):
-                    rows = store.write(op.statement)
-                    log.info("migration %s: %s %s", migration.name, op.statement, rows)
-                else:
-                    store.apply_schema_op(op)
+            for migration in batch:
+                for op in migration.ops:
+                    if isinstance(op, DataMigration):
+                        rows = store.write(op.statement)
+                        log.info("migration %s: %s %s", migration.name, op.statement, rows)
+                    else:
+                        store.apply_schema_op(op)
             # FalkorDB builds unique constraints in the background and Neo4j populates indexes
             # in the background: record the migration only once they are usable.
-            store.await_schema(migration.schema_ops, timeout_s)
+            store.await_schema([op for m in batch for op in m.schema_ops], timeout_s)
         except StoreError as e:
             raise MigrationError(
-                f"migration {migration.name} failed: {e}. The store is unchanged past the last "
+                f"migration {names} failed: {e}. The store is unchanged past the last "
                 "recorded migration; fix the cause and run `kgrag db migrate` again."
             ) from e
-        store.write(
-            "migration_record",
-            {"name": migration.name, "applied_at": datetime.now(UTC).isoformat()},
-        )
-        log.info("applied migration %s", migration.name)
-        applied.append(migration.name)
+        for migration in batch:
+            store.write(
+                "migration_record",
+                {"name": migration.name, "applied_at": datetime.now(UTC).isoformat()},
+            )
+            log.info("applied migration %s", migration.name)
+            applied.append(migration.name)
     return applied

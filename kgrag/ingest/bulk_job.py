@@ -69,7 +69,7 @@ def bulk_ingest(
             directory,
             server or Neo4jServer.dev_script(dev_script()),
             agent.store,
-            lambda: open_settings_store(settings),
+            lambda: open_settings_store(settings, run_migrations=False),
             [EmbeddingSpace.of("text", agent.text_embedder)],
         )
     finally:

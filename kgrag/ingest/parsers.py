@@ -191,13 +191,19 @@ _BOILERPLATE = re.compile(
 
 def _naming(line: str | None) -> str | None:
     """``line`` when it can be the document's title: not a generic section heading
-    ("Introduction"), not a copyright line or a shebang; else None (the file name is used)."""
+    ("Introduction"), not a copyright line or a shebang, not data or markup (a JSON or XML
+    file's first line); else None (the file name is used)."""
     if not line:
         return None
     bare = line.strip(" #*:=-").lower()
     if bare in GENERIC_HEADINGS or _BOILERPLATE.match(line.strip()):
         return None
+    if line.lstrip().startswith(("{", "[", "<")) or not _WORD.search(line):
+        return None  # data or markup: "{", "<?xml ...>", "---"
     return line
+
+
+_WORD = re.compile(r"[^\W_]{2}")
 
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")

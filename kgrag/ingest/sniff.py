@@ -1,4 +1,9 @@
-"""Is a file without a known extension plain text? Decided from its first bytes."""
+"""Is a file of no known type plain text? Decided from its first bytes.
+
+A file whose extension kgrag has no reader for (source code, JSON, YAML, logs, configuration,
+``README.Debian``, ``v2.13-ReleaseNotes``) is read as plain text when its first bytes are UTF-8
+text; a binary one is an unsupported type. :data:`NOT_SNIFFED` names the text types that are
+not read as text even then."""
 
 from __future__ import annotations
 
@@ -20,6 +25,16 @@ NOT_EXTENSIONS = frozenset(
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 
 _WHITESPACE = frozenset("\t\n\r\f\v")
+
+
+#: Text types that are not read as plain text: JSONL files are manifests, read only when named
+#: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, not prose.
+NOT_SNIFFED = frozenset({".jsonl", ".svg"})
+
+
+def may_be_text(name: PurePath) -> bool:
+    """Whether a file named ``name`` of no known type is sniffed for text (see the module doc)."""
+    return has_no_extension(name) or name.suffix.lower() not in NOT_SNIFFED
 
 
 def has_no_extension(name: PurePath) -> bool:

@@ -27,7 +27,7 @@ from kgrag.ingest.models import (
     SourceItem,
     UnsupportedInput,
 )
-from kgrag.ingest.sniff import file_looks_like_text, has_no_extension
+from kgrag.ingest.sniff import NOT_SNIFFED, file_looks_like_text, has_no_extension, may_be_text
 
 logger = logging.getLogger(__name__)
 
@@ -78,13 +78,15 @@ def supported_extensions() -> str:
 
 
 def unsupported_reason(suffix: str) -> str:
-    if has_no_extension(Path("x" + suffix)):
-        shown = f"'{suffix}' and no text" if suffix else "(no extension) and not text"
-    else:
+    if suffix.lower() in NOT_SNIFFED:
         shown = f"'{suffix}'"
+    elif has_no_extension(Path("x" + suffix)):
+        shown = f"'{suffix}' and not text" if suffix else "(no extension) and not text"
+    else:
+        shown = f"'{suffix}' and not UTF-8 text"
     return (
         f"unsupported file type {shown} (supported: {supported_extensions()}, "
-        "and UTF-8 text files without an extension)"
+        "and UTF-8 text files of other types: source code, JSON, logs, ...)"
     )
 
 
@@ -140,7 +142,7 @@ class _Collector:
         if kind is None:
             # a symlink may point at a differently named file: judge the name the user sees too
             kind = file_type(Path(shown).suffix)
-        if kind is None and has_no_extension(Path(shown)) and file_looks_like_text(resolved):
+        if kind is None and may_be_text(Path(shown)) and file_looks_like_text(resolved):
             kind = PLAIN_TEXT
         if kind is None:
             suffix = Path(shown).suffix.lower() or resolved.suffix.lower()

@@ -282,6 +282,15 @@ def rule_plan(
                 "calibrated DEPICTS threshold)",
             )
         )
+        if file_names:
+            image_lists.append(
+                add(
+                    "graph_query",
+                    {"template": "file_images", "params": {"names": list(file_names)}, "k": 3},
+                    modality="image",
+                    why="the pictures of the files the question names",
+                )
+            )
         if entity_ids:
             image_lists.append(
                 add(

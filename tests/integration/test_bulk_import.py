@@ -150,3 +150,23 @@ def test_bulk_import_gives_the_transactional_graph_and_kgrag_answers_on_it(
         ), answer.answer
     finally:
         store.close()
+
+
+def test_files_that_cannot_be_written_leave_the_server_up_and_empty(
+    transactional: GraphStore,
+    engine: Engine,
+    server: Neo4jServer,
+    bundles: list[DocumentBundle],
+    tmp_path: Path,
+) -> None:
+    # the server shuts down while the CSV files are written (by forked shard writers): a value
+    # neo4j-admin cannot read back fails the load, naming the document, and the server comes back
+    engine.reset()
+    bad = [*bundles[:2], bundles[2].model_copy(update={"acl": ("group:a\x1fb",)})]
+    with pytest.raises(BulkImportError, match=r"doc_b2.*U\+001F"):
+        bulk_load(bad, tmp_path / "csv", server, engine.open(), engine.open, workers=2)
+    store = engine.open()
+    try:
+        assert store.read_freeform("MATCH (n:Document) RETURN count(n) AS n") == [{"n": 0}]
+    finally:
+        store.close()

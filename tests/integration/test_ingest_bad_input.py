@@ -58,7 +58,7 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     truncated.write_bytes(flac.read_bytes()[:2048])
     flac.unlink()
     unsupported = folder / "data.xyz"
-    unsupported.write_text("some data", "utf-8")
+    unsupported.write_bytes(bytes.fromhex("1f8b08") + bytes(range(256)))  # binary
     big = folder / "big.txt"
     big.write_text("Large file. " * (LIMIT // 10), "utf-8")
     latin1 = folder / "latin1.txt"

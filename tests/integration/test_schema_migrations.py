@@ -121,8 +121,9 @@ def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: GraphStor
     assert migrate(store) == []
 
 
-def test_migrate_builds_every_constraint_and_index(store: GraphStore) -> None:
-    assert migrate(store) == [m.name for m in MIGRATIONS]
+@pytest.mark.parametrize("together", [False, True], ids=["one_by_one", "together"])
+def test_migrate_builds_every_constraint_and_index(store: GraphStore, together: bool) -> None:
+    assert migrate(store, together=together) == [m.name for m in MIGRATIONS]
     unique = {
         (op.label, op.property)
         for migration in MIGRATIONS
@@ -134,6 +135,18 @@ def test_migrate_builds_every_constraint_and_index(store: GraphStore) -> None:
     assert indexes["Document"]["types"] == {"id": ["RANGE"], "sha256": ["RANGE"], "uri": ["RANGE"]}
     assert indexes["Entity"]["types"]["name"] == ["FULLTEXT"]
     assert indexes["Chunk"]["types"]["text"] == ["FULLTEXT"]
+
+
+def test_migrations_applied_together_record_none_when_one_fails(store: GraphStore) -> None:
+    # a bulk load applies them all, then waits once: a failure records none of them
+    _raw(store, "CREATE (:Entity {id: 'dup'}), (:Entity {id: 'dup'})")
+    with pytest.raises(MigrationError, match=r"unique constraint on Entity\.id FAILED") as e:
+        migrate(store, together=True)
+    assert "migration 0001_unique_ids, 0002_lookup_indexes" in str(e.value)
+    assert [s.applied_at for s in status(store)] == [None] * len(MIGRATIONS)
+    _raw(store, "MATCH (e:Entity {id: 'dup'}) WITH e LIMIT 1 DELETE e")
+    assert migrate(store, together=True) == [m.name for m in MIGRATIONS]
+    assert set(_constraints(store).values()) == {"OPERATIONAL"}
 
 
 def test_await_schema_reports_a_constraint_that_was_never_created(store: GraphStore) -> None:

@@ -18,6 +18,17 @@ def touch(path: Path, content: str = "x") -> Path:
     return path
 
 
+XYZ_REFUSED = "unsupported file type '.xyz' and not UTF-8 text (supported: "
+#: The first bytes of a real gzip stream: binary, so no file type kgrag reads.
+BINARY = bytes.fromhex("1f8b0800000000000003") + bytes(range(256))
+
+
+def touch_binary(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(BINARY)
+    return path
+
+
 def reasons(result: ExpandedInputs) -> dict[str, str]:
     return {r.path: r.reason for r in result.rejected}
 
@@ -35,7 +46,7 @@ def test_folder_is_walked_recursively_sorted_and_skips_hidden(tmp_path: Path) ->
     touch(docs / "sub" / "deeper" / "d.png")
     touch(docs / ".hidden.txt")
     touch(docs / ".git" / "config.txt")
-    touch(docs / "notes.xyz")
+    touch_binary(docs / "notes.xyz")
 
     result = expand_inputs([str(docs)], acl=["group:eng"])
 
@@ -56,7 +67,7 @@ def test_folder_is_walked_recursively_sorted_and_skips_hidden(tmp_path: Path) ->
     rejected = only_rejection(result)
     assert rejected.path.endswith("notes.xyz")
     assert rejected.explicit is False
-    assert rejected.reason.startswith("unsupported file type '.xyz' (supported: ")
+    assert rejected.reason.startswith(XYZ_REFUSED)
 
 
 @pytest.mark.parametrize(
@@ -82,11 +93,11 @@ def test_extension_decides_modality(tmp_path: Path, name: str, modality: str) ->
 
 
 def test_explicit_unsupported_file_names_extension_and_supported_list(tmp_path: Path) -> None:
-    result = expand_inputs([str(touch(tmp_path / "data.xyz"))])
+    result = expand_inputs([str(touch_binary(tmp_path / "data.xyz"))])
     assert result.items == ()
     rejected = only_rejection(result)
     assert rejected.explicit is True
-    assert rejected.reason.startswith("unsupported file type '.xyz' (supported: ")
+    assert rejected.reason.startswith(XYZ_REFUSED)
     for ext in FILE_TYPES:
         assert ext in rejected.reason
 
@@ -223,7 +234,7 @@ def test_manifest_malformed_lines_name_file_and_line(tmp_path: Path) -> None:
             {"path": "good.txt"},
         ],
     )
-    touch(tmp_path / "notes.xyz")
+    touch_binary(tmp_path / "notes.xyz")
     result = expand_inputs([str(manifest)])
 
     assert [i.path.name for i in result.items] == ["good.txt"]
@@ -275,3 +286,18 @@ def test_jsonl_met_in_a_folder_is_not_read_as_a_manifest(tmp_path: Path) -> None
     rejected = only_rejection(result)
     assert rejected.explicit is False
     assert "manifests only when named directly" in rejected.reason
+
+
+@pytest.mark.parametrize("name", ["fileinput.py", "synopsis.json", "config.yaml", "kern.log"])
+def test_a_text_file_of_no_known_type_is_read_as_plain_text(tmp_path: Path, name: str) -> None:
+    result = expand_inputs([str(touch(tmp_path / "docs" / name, "port = 8080\n"))])
+    (item,) = result.items
+    assert (item.modality, item.mime) == ("text", "text/plain") and not result.rejected
+
+
+def test_svg_and_unnamed_jsonl_are_not_read_as_text(tmp_path: Path) -> None:
+    touch(tmp_path / "docs" / "logo.svg", '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n')
+    touch(tmp_path / "docs" / "job.jsonl", '{"path": "a.md"}\n')
+    result = expand_inputs([str(tmp_path / "docs")])
+    assert not result.items
+    assert sorted(r.kind for r in result.rejected) == ["manifest_not_named", "unsupported_type"]

@@ -35,7 +35,7 @@ from kgrag.ingest.models import (
     UnsupportedInput,
 )
 from kgrag.ingest.parsers import parse, parse_bytes, read_file
-from kgrag.ingest.sniff import SNIFF_BYTES, has_no_extension, looks_like_text
+from kgrag.ingest.sniff import SNIFF_BYTES, looks_like_text, may_be_text
 from kgrag.ingest.sources import PLAIN_TEXT, file_type, unsupported_reason
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 
@@ -97,7 +97,7 @@ class _Unsupported(IngestError):
 
 def _member_type(name: PurePosixPath, data: bytes) -> tuple[Modality, str] | None:
     found = file_type(name.suffix)
-    if found is None and has_no_extension(name) and looks_like_text(data[:SNIFF_BYTES]):
+    if found is None and may_be_text(name) and looks_like_text(data[:SNIFF_BYTES]):
         found = PLAIN_TEXT
     return found
 
