@@ -105,8 +105,15 @@ def test_a_recording_question_fuses_the_nearest_segments_first() -> None:
         == RECORDING_WEIGHT
         > max(w for s, w in weights.items() if s != segments[0].step_id)
     )
+    first = [
+        s
+        for s in plan.plan
+        if s.type == "graph_query" and s.parameters.template == "recording_segments"
+    ]
+    assert len(first) == 1 and weights[first[0].step_id] == RECORDING_WEIGHT / 2
     plain = rule_plan(QUESTION)
     assert not [s for s in plain.plan if s.type == "filter"], "only recording questions"
+    assert "recording_segments" not in plain.model_dump_json()
 
 
 @pytest.mark.parametrize(
