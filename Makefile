@@ -100,13 +100,13 @@ bench-growth: setup
 # Vector search at 100k, 300k and 1M real MiniLM vectors on the embedded store and Neo4j:
 # recall@10 vs exact, p50/p95, load time, RSS and disk (bench/scale.py -> bench/results/scale.json;
 # not in CI). Embedding 1M texts (ONNX) takes hours on 2 busy cores; it is cached in shards and
-# resumes where it stopped. Starts the project's Neo4j with a 2 GB heap if it is not running and
-# empties it. SCALE_SIZES=100000 for a shorter run.
+# resumes where it stopped. Starts the project's Neo4j (2 GB heap, 2 GB page cache) if it is not
+# running and empties it. SCALE_SIZES=100000 for a shorter run.
 SCALE_SIZES ?= 100000,300000,1000000
 bench-scale: setup
 	cd bench && KGRAG_TEXT_BACKEND=onnx KGRAG_DATA_DIR=.cache/scale OMP_NUM_THREADS=2 \
 		nice -n 10 ../$(BIN)/python scale.py --prepare --sizes $(SCALE_SIZES)
-	@eval "$$(NEO4J_HEAP=2g NEO4J_PAGECACHE=1g bash scripts/neo4j.sh start)" && cd bench && \
+	@eval "$$(NEO4J_HEAP=2g NEO4J_PAGECACHE=2g bash scripts/neo4j.sh start)" && cd bench && \
 		KGRAG_BENCH_NEO4J_URI="$$KGRAG_STORE" KGRAG_TEXT_BACKEND=onnx KGRAG_DATA_DIR=.cache/scale \
 		../$(BIN)/python scale.py --sizes $(SCALE_SIZES) --engines falkordb-lite,neo4j \
 		--neo4j-pid "$$(cat ../.neo4j/5.26.0/run/neo4j.pid)" --neo4j-data ../.neo4j/5.26.0/data/databases/neo4j

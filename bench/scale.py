@@ -15,10 +15,16 @@ run the product's ``vector_chunks`` statement with k=10: recall@10 against exact
 p50/p95 latency, load (= index build) time, the engine process's RSS and the store's disk size.
 The embedded engine is FalkorDB (falkordblite) with the product's HNSW settings; Neo4j is the
 server named by ``KGRAG_BENCH_NEO4J_URI`` (its RSS from ``--neo4j-pid``, its disk from
-``--neo4j-data``).
+``--neo4j-data``). On Neo4j each row also gives the server's own time for the bare index call
+(the driver's round trip is the rest), and recall and latency when the index is asked for 10,
+50, 100 and 200 candidates (``queryNodes``' count is also its search width; the product asks
+200). ``--reuse`` measures the Neo4j store a run left, as it stands (e.g. after a server
+restart), and adds that row to the result file.
 
     python bench/scale.py --prepare --sizes 1000000            # embed only (resumable)
     python bench/scale.py --sizes 100000,300000,1000000 --engines falkordb-lite,neo4j
+    python bench/scale.py --sizes 300000 --engines neo4j --reuse "after a server restart"
+    python bench/scale.py --plot --out scale_1m       # the plot of scale_1m + scale_neo4j
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from common import (
     latency_summary,
     load_corpus,
     load_distractors,
+    open_neo4j,
     quiet_models,
     stopwatch,
     write_result,
@@ -74,6 +81,12 @@ log = logging.getLogger("bench.scale")
 SCALE_WINDOWS = ((8, 2, 0), (10, 2, 1), (12, 2, 0), (16, 2, 1), (20, 2, 0))
 #: The product's HNSW settings (kgrag/graph/falkordb_store.py, cypher/schema/vector_index.cypher).
 PRODUCT_HNSW = HnswConfig(32, 200, 200)
+#: Candidate counts asked of Neo4j's index (its search width too); vector_chunks asks 200.
+NEO4J_WIDTHS = (10, 50, 100, 200)
+NEO4J_WIDTH_QUERY = (
+    "CALL db.index.vector.queryNodes('chunk_embedding', $width, $vector) YIELD node, score "
+    "RETURN node.id AS id ORDER BY score DESC LIMIT $k"
+)
 
 
 def scale_pool() -> list[str]:
@@ -138,6 +151,122 @@ def wait_for_vectors(cache: ShardCache, total: int, poll_s: float = 30.0) -> Non
         time.sleep(poll_s)
 
 
+def neo4j_widths(
+    store: Any, queries: np.ndarray, truth: np.ndarray, widths: Sequence[int] = NEO4J_WIDTHS
+) -> list[dict[str, Any]]:
+    """Recall@10, latency and the server's own time of the bare index call on Neo4j when it
+    is asked for each of ``widths`` candidates (the best 10 kept)."""
+    import neo4j
+
+    out: list[dict[str, Any]] = []
+    for width in widths:
+        recalls: list[float] = []
+        ms: list[float] = []
+        server_ms: list[float] = []
+        for q, exact in zip(queries, truth, strict=True):
+            params = {"width": width, "k": K, "vector": q.tolist()}
+            started = time.perf_counter()
+            records, summary, _ = store._driver.execute_query(
+                NEO4J_WIDTH_QUERY, params, routing_=neo4j.RoutingControl.READ
+            )
+            ms.append((time.perf_counter() - started) * 1000)
+            server_ms.append(
+                float(summary.result_available_after or 0)
+                + float(summary.result_consumed_after or 0)
+            )
+            got = {int(r["id"][1:]) for r in records}
+            recalls.append(len(got & set(exact.tolist())) / K)
+        out.append(
+            {
+                "candidates": width,
+                "recall_at_10": round(float(np.mean(recalls)), 4),
+                "latency_ms": latency_summary(ms),
+                "server_ms": latency_summary(server_ms),
+            }
+        )
+    return out
+
+
+def measure_row(
+    store: Any,
+    engine: str,
+    size: int,
+    queries: np.ndarray,
+    truth: np.ndarray,
+    db_dir: Path,
+    neo4j_pid: int,
+    neo4j_data: str,
+    widths: Sequence[int] = NEO4J_WIDTHS,
+) -> dict[str, Any]:
+    """One engine measured at the ``size`` its store holds: recall, latency, memory, disk."""
+    recalls, ms, bare_ms = measure(store, queries, truth, engine)
+    footprint = engine_footprint(store, engine, db_dir, neo4j_pid, neo4j_data)
+    row: dict[str, Any] = {
+        "recall_at_10": round(float(np.mean(recalls)), 4),
+        "recall_at_10_min": round(float(np.min(recalls)), 2),
+        "latency_ms": latency_summary(ms),
+        "index_only_latency_ms": latency_summary(bare_ms),
+        **footprint,
+        "rss_bytes_per_vector": round(footprint["rss_bytes"] / size),
+        "disk_bytes_per_vector": round(footprint["disk_bytes"] / size),
+    }
+    if engine == NEO4J and widths:
+        row["neo4j_candidates"] = neo4j_widths(store, queries, truth, widths)
+    row["load_average"] = round(os.getloadavg()[0], 2)
+    return row
+
+
+def chunk_count(store: Any) -> int:
+    """The number of Chunk nodes in the benchmark's Neo4j store."""
+    rows = store._execute("MATCH (c:Chunk) RETURN count(c) AS n", {}, read_only=True)
+    return int(rows[0]["n"])
+
+
+def previous_result(out: str) -> dict[str, Any]:
+    """``bench/results/<out>.json`` without what write_result adds (it is written again)."""
+    path = RESULTS / f"{out}.json"
+    if not path.is_file():
+        raise SystemExit(f"no {path} to add to: run the sizes first")
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("benchmark", "measured_at", "machine"):
+        doc.pop(key, None)
+    return doc
+
+
+def reuse(
+    size: int,
+    n_queries: int,
+    neo4j_pid: int,
+    neo4j_data: str,
+    out: str,
+    state: str,
+    widths: Sequence[int] = NEO4J_WIDTHS,
+) -> dict[str, Any]:
+    """Measure the Neo4j store a run left (holding the pool's first ``size`` texts) as it
+    stands, and add the row, labelled ``state``, to ``bench/results/<out>.json``."""
+    pool = scale_pool()
+    cache = pool_cache(pool, SCALE_WINDOWS)
+    queries, _kinds, _ = query_vectors(pool, n_queries, SCALE_WINDOWS)
+    parts: list[np.ndarray] = []
+    for index in range(-(-(HELD_OUT_WINDOWS + size) // SHARD)):
+        if (part := cache.get(index, SHARD)) is None:
+            raise SystemExit(f"--reuse needs the first {size} vectors cached (run --prepare)")
+        parts.append(part)
+    base = np.concatenate(parts)[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + size]
+    truth, _ = exact_topk(np.ascontiguousarray(base), queries)
+    doc = previous_result(out)
+    store = open_neo4j(erase=False)
+    try:
+        if (held := chunk_count(store)) != size:
+            raise SystemExit(f"the Neo4j store holds {held} chunks, not {size}")
+        row = measure_row(store, NEO4J, size, queries, truth, Path(), neo4j_pid, neo4j_data, widths)
+    finally:
+        store.close()
+    doc["runs"].append({"engine": NEO4J, "size": size, "state": state, **row})
+    write_result(out, doc)
+    return doc
+
+
 def run(
     sizes: Sequence[int],
     engines: Sequence[str],
@@ -146,10 +275,14 @@ def run(
     neo4j_data: str = "",
     out: str = "scale",
     wait: bool = False,
+    resume: bool = False,
+    widths: Sequence[int] = NEO4J_WIDTHS,
 ) -> dict[str, Any]:
     """Grow one store per engine through ``sizes`` (nested prefixes of the pool) and measure
     each at each size. The load time at a size is the total to reach it. The result file is
-    rewritten after every row, so a run stopped at 1M keeps the smaller sizes."""
+    rewritten after every row, so a run stopped at 1M keeps the smaller sizes. ``resume``
+    (Neo4j only) grows the store a run left from the size it holds, which ``out`` must have
+    measured, adding to that row's load time."""
     sizes = sorted(sizes)
     pool = scale_pool()
     if HELD_OUT_WINDOWS + sizes[-1] > len(pool):
@@ -194,11 +327,26 @@ def run(
     have = 0  # rows of ``matrix`` filled from the cache
     loaded = 0  # rows (after the held-out ones) in the stores
     try:
-        for engine in engines:
+        if resume:
+            if list(engines) != [NEO4J]:
+                raise SystemExit("--resume grows a Neo4j store only: --engines neo4j")
+            stores[NEO4J] = open_neo4j(erase=False)
+            loaded = chunk_count(stores[NEO4J])
+            result = previous_result(out)
+            before = [
+                r["load_s"]
+                for r in result["runs"]
+                if r["engine"] == NEO4J and r["size"] == loaded and "load_s" in r
+            ]
+            if not before:
+                raise SystemExit(f"{out}.json has no Neo4j row at {loaded}, the size it holds")
+            load_s[NEO4J] = before[0]
+            log.info("resuming at %d chunks (%.1f s to load them)", loaded, before[0])
+        for engine in engines if not resume else ():
             stores[engine] = open_engine_store(engine, db_dir, "scale")
             create_engine_index(stores[engine], engine, PRODUCT_HNSW, queries.shape[1])
         # Grow shard by shard (so loading overlaps a --prepare run), measuring at each size.
-        steps = sorted({*range(SHARD, sizes[-1], SHARD), *sizes})
+        steps = sorted({*range(SHARD, sizes[-1], SHARD), *sizes} - set(range(loaded + 1)))
         for target in steps:
             while have < HELD_OUT_WINDOWS + target:
                 index, rows = have // SHARD, min(SHARD, len(pool) - have)
@@ -226,21 +374,15 @@ def run(
             truth, exact_ms = exact_topk(np.ascontiguousarray(base), queries)
             result["exact"].append({"size": target, "latency_ms": latency_summary(exact_ms)})
             for engine, store in stores.items():
-                recalls, ms, bare_ms = measure(store, queries, truth, engine)
-                footprint = engine_footprint(store, engine, db_dir, neo4j_pid, neo4j_data)
-                row: dict[str, Any] = {
+                row = measure_row(
+                    store, engine, target, queries, truth, db_dir, neo4j_pid, neo4j_data, widths
+                )
+                row = {
                     "engine": engine,
                     "size": target,
                     "load_s": round(load_s[engine], 1),
                     "load_rows_per_s": round(target / load_s[engine], 1),
-                    "recall_at_10": round(float(np.mean(recalls)), 4),
-                    "recall_at_10_min": round(float(np.min(recalls)), 2),
-                    "latency_ms": latency_summary(ms),
-                    "index_only_latency_ms": latency_summary(bare_ms),
-                    **footprint,
-                    "rss_bytes_per_vector": round(footprint["rss_bytes"] / target),
-                    "disk_bytes_per_vector": round(footprint["disk_bytes"] / target),
-                    "load_average": round(os.getloadavg()[0], 2),
+                    **row,
                 }
                 result["runs"].append(row)
                 log.info("%s", json.dumps(row))
@@ -250,6 +392,24 @@ def run(
             store.close()
         shutil.rmtree(db_dir, ignore_errors=True)
     return result
+
+
+#: Result files drawn together (those that exist): the embedded engine's run to 1M and Neo4j's.
+PLOTTED = ("scale_1m", "scale_neo4j")
+
+
+def plotted_results(out: str) -> dict[str, Any]:
+    """The runs of result ``out``, or of all PLOTTED files when it is one of them, as one
+    document; rows measured again in another state (``--reuse``) are drawn as points."""
+    runs: list[dict[str, Any]] = []
+    exact: dict[int, Any] = {}
+    for name in PLOTTED if out in PLOTTED else (out,):
+        path = RESULTS / f"{name}.json"
+        if path.is_file():
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            runs += doc["runs"]
+            exact.update({e["size"]: e for e in doc.get("exact", [])})
+    return {"runs": runs, "exact": [exact[size] for size in sorted(exact)]}
 
 
 def plot(doc: dict[str, Any], path: Path) -> Path:
@@ -269,7 +429,8 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
     for ax, title, value, second in panels:
         for engine in ENGINES:
             runs = sorted(
-                (r for r in doc["runs"] if r["engine"] == engine), key=lambda r: r["size"]
+                (r for r in doc["runs"] if r["engine"] == engine and "state" not in r),
+                key=lambda r: r["size"],
             )
             if not runs:
                 continue
@@ -295,6 +456,16 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("vectors (MiniLM, 384-d)")
         ax.legend(fontsize=7)
+    for r in doc["runs"]:  # a store measured again (--reuse): a point of its own
+        if "state" in r:
+            axes[0][1].plot(
+                [r["size"]],
+                [r["latency_ms"]["p50"]],
+                "s",
+                color="tab:orange",
+                label=f"{r['engine']} p50, {r['state']}",
+            )
+            axes[0][1].legend(fontsize=7)
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
@@ -312,21 +483,23 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The result as a Markdown table for BENCHMARKS.md."""
-    exact = {e["size"]: e["latency_ms"] for e in doc["exact"]}
+    """The result as a Markdown table for BENCHMARKS.md (a ``--reuse`` row names its state)."""
+    exact = {e["size"]: f"{e['latency_ms']['p50']:.1f}" for e in doc["exact"]}
     lines = [
         "| vectors | engine | recall@10 (min) | p50 ms | p95 ms | index call p50 ms "
         "| exact numpy p50 ms | load + build s (rows/s) | RSS MiB (B/vector) "
         "| disk MiB (B/vector) | load avg |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in sorted(doc["runs"], key=lambda r: (r["size"], r["engine"])):
+    for r in sorted(doc["runs"], key=lambda r: (r["size"], r["engine"], r.get("state", ""))):
+        engine = f"{r['engine']} ({r['state']})" if "state" in r else r["engine"]
+        load_s = f"{r['load_s']:,.0f} ({r['load_rows_per_s']:.0f})" if "load_s" in r else "-"
         lines.append(
-            f"| {r['size']:,} | {r['engine']} "
+            f"| {r['size']:,} | {engine} "
             f"| {r['recall_at_10']:.4f} ({r['recall_at_10_min']:.1f}) "
             f"| {r['latency_ms']['p50']:.1f} | {r['latency_ms']['p95']:.1f} "
-            f"| {r['index_only_latency_ms']['p50']:.1f} | {exact[r['size']]['p50']:.1f} "
-            f"| {r['load_s']:,.0f} ({r['load_rows_per_s']:.0f}) "
+            f"| {r['index_only_latency_ms']['p50']:.1f} | {exact.get(r['size'], '-')} "
+            f"| {load_s} "
             f"| {r['rss_bytes'] / 2**20:,.0f} ({r['rss_bytes_per_vector']:,}) "
             f"| {r['disk_bytes'] / 2**20:,.0f} ({r['disk_bytes_per_vector']:,}) "
             f"| {r['load_average']:.0f} |"
@@ -356,6 +529,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--neo4j-data", default="", help="the Neo4j server's data folder")
     parser.add_argument("--out", default="scale")
     parser.add_argument(
+        "--neo4j-widths",
+        default=",".join(map(str, NEO4J_WIDTHS)),
+        help="candidate counts to measure Neo4j's bare index call at ('' for none)",
+    )
+    parser.add_argument(
         "--wait",
         action="store_true",
         help="wait for a --prepare run to cache each size's vectors instead of embedding them",
@@ -366,11 +544,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--plot",
         action="store_true",
-        help="only draw docs/bench/scale_vectors.png and print the table from the result",
+        help="only draw docs/bench/scale_vectors.png and print the table from --out (with "
+        f"--out {PLOTTED[0]}: from {', '.join(PLOTTED)})",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="grow the Neo4j store a run left from the size it holds (measured in --out)",
+    )
+    parser.add_argument(
+        "--reuse",
+        metavar="STATE",
+        default="",
+        help="measure the Neo4j store a run left (at --sizes, one size) as it stands, e.g. "
+        "'after a server restart', and add the row to --out",
     )
     args = parser.parse_args(argv)
     if args.plot:
-        doc = json.loads((RESULTS / f"{args.out}.json").read_text(encoding="utf-8"))
+        doc = plotted_results(args.out)
         print(plot(doc, ROOT / "docs" / "bench" / "scale_vectors.png"))
         print(table(doc))
         return
@@ -378,6 +569,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     _exit_on_sigterm()
     quiet_models()
     sizes = [int(s) for s in args.sizes.split(",") if s]
+    widths = [int(w) for w in args.neo4j_widths.split(",") if w]
     if args.prepare:
         pool = scale_pool()
         cache = pool_cache(pool, SCALE_WINDOWS)
@@ -395,13 +587,37 @@ def main(argv: Sequence[str] | None = None) -> None:
             time.perf_counter() - started,
         )
         return
+    if args.reuse:
+        if len(sizes) != 1:
+            parser.error("--reuse measures one size")
+        reuse(
+            sizes[0],
+            args.queries,
+            args.neo4j_pid,
+            args.neo4j_data,
+            args.out,
+            args.reuse,
+            widths,
+        )
+        print(RESULTS / f"{args.out}.json")
+        return
     engines = [e for e in args.engines.split(",") if e]
     if unknown := set(engines) - set(ENGINES):
         parser.error(f"unknown engine(s): {', '.join(sorted(unknown))}")
-    result = run(sizes, engines, args.queries, args.neo4j_pid, args.neo4j_data, args.out, args.wait)
+    result = run(
+        sizes,
+        engines,
+        args.queries,
+        args.neo4j_pid,
+        args.neo4j_data,
+        args.out,
+        args.wait,
+        args.resume,
+        widths,
+    )
     print(write_result(args.out, result))
     try:
-        print(plot(result, ROOT / "docs" / "bench" / "scale_vectors.png"))
+        print(plot(plotted_results(args.out), ROOT / "docs" / "bench" / "scale_vectors.png"))
     except ImportError:
         log.warning("matplotlib is missing (pip install --group bench): no plot")
 

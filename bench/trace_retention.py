@@ -12,10 +12,11 @@ without a prune (latency "idle"); a prune compacts the store when done
 asks and a prune show whether the space a prune freed is reused (``--rounds`` times: the
 steady state of a store under retention). Finally (``--rebuild``, the default) the store is
 closed and ``kgrag db compact`` runs as an operator would run it, with no other process on the
-store: the embedded store is rebuilt with new ids; on Neo4j the command can only say what it
-cannot do, and the server is restarted cleanly (``scripts/neo4j.sh stop`` / ``start``, which
-releases its freed-id buffer); the size is measured once more. Sizes: the embedded store's
-snapshot (RDB) and append-only files; Neo4j's store files and transaction logs
+store: the embedded store is rebuilt with new ids; Neo4j is rebuilt offline with
+``neo4j-admin database import`` (:mod:`kgrag.graph.neo4j_rebuild`: the server must be the one
+``scripts/neo4j.sh`` runs with this process's NEO4J_* settings), measured, then restarted cleanly
+(``scripts/neo4j.sh stop`` / ``start``) and measured again. Sizes: the embedded store's
+snapshot (RDB) and append-only files; Neo4j's store files and transaction logs, apart
 (``--neo4j-data``: the server's data folder).
 
     python bench/trace_retention.py --engine falkordb-lite [--asks 10000] [--max-ask-seconds 1800]
@@ -132,6 +133,14 @@ def _rebuild(engine: str, store_uri: str, folder: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"compact": _compact_command(store_uri)}
     print(f"kgrag db compact: {out['compact']}", flush=True)
     if engine != FALKORDB:
+        # the command rebuilt the database offline and started the server: measured as it left
+        # it, then once more after a clean restart (a checkpoint, the freed-id buffer released)
+        store = open_store(store_uri, run_migrations=False, **credentials)
+        try:
+            out["after_compact"] = _measure(store, engine, folder)
+        finally:
+            store.close()
+        print(f"after compact: {out['after_compact']}", flush=True)
         out["id_buffer_bytes_before_restart"] = _id_buffer_bytes(folder)
         out["stop_seconds"] = _neo4j_script("stop")
         out["stopped_store_bytes"] = _folder_bytes(folder / "databases" / "neo4j")
@@ -286,9 +295,14 @@ def main(argv: list[str] | None = None) -> int:
             rebuilt["after"]["disk_bytes"] / before["disk_bytes"], 4
         )
         if args.engine != FALKORDB:
-            payload["store_after_restart_vs_before"] = round(
-                rebuilt["after"]["store_bytes"] / before["store_bytes"], 4
-            )
+            for key, sizes in (
+                ("compact", rebuilt["after_compact"]),
+                ("restart", rebuilt["after"]),
+            ):
+                for part in ("store", "tx_log", "disk"):
+                    payload[f"{part}_after_{key}_vs_before"] = round(
+                        sizes[f"{part}_bytes"] / before[f"{part}_bytes"], 4
+                    )
         payload["load_average_1m"] = round(os.getloadavg()[0], 1)
         out = write_result(name, payload)
     for key in (

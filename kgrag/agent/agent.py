@@ -30,6 +30,7 @@ from kgrag.agent.entities import GraphEntityLookup
 from kgrag.agent.events import AgentEvent, PlanEvent, StepEvent
 from kgrag.agent.evidence import Evidence
 from kgrag.agent.limits import QueryLimits
+from kgrag.agent.planning import wants_images
 from kgrag.agent.providers import Provider, agent_parts
 from kgrag.agent.run import AgentConfig, QuestionRun, StepCallback
 from kgrag.cancel import CancelToken
@@ -263,7 +264,7 @@ class KnowledgeAgent:
         plan = rule_plan(
             question,
             entity_ids=[e.id for e in analysis.entity_mentions],
-            want_images="image" in analysis.modalities and self._image_factory is not None,
+            want_images=wants_images(analysis) and self._image_factory is not None,
             want_recordings=analysis.asks_about_recordings,
             file_names=analysis.file_names,
             image_min_score=self.ingest_options.depicts_threshold,

@@ -109,9 +109,11 @@ class Composer:
         pointed = pointed_at(modalities, file_names)
         evidence = sorted(result.text, key=lambda h: not pointed(h))  # stable
         images = result.images
+        if file_names and not any(map(pointed, evidence)) and any(map(pointed, images)):
+            evidence = []  # a named picture: it is the answer, not the passages nearest the words
         cited = _cited_text(evidence, images)
         # a file the evidence comes from is found: its name is no longer what to look for
-        asked = without_found_files(resolution.question, file_names, evidence)
+        asked = without_found_files(resolution.question, file_names, [*evidence, *images])
         if self.llm() is not None and (evidence or images):
             gate = _evidence_support(asked, evidence, images, result.depicting, heard=result.heard)
             if not gate.supported:

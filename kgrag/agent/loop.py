@@ -237,7 +237,8 @@ def transcripts(plan: Plan, outcomes: dict[int, StepOutcome]) -> list[str]:
 def depicting(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
     """Ids of the images a plan found as showing what the question asks about: those that passed
     an image ``filter`` (the CLIP depicts threshold, in the rule plan), those depicting the
-    entities the question names (``entity_images``) and those like an attached image
+    entities the question names (``entity_images``), those of the files it names
+    (``file_images``) and those like an attached image
     (``image_embedding``). Images only near the evidence passages
     (``chunk_images``) are not: they show what the passages are about, not the question."""
     ids: set[str] = set()
@@ -247,7 +248,8 @@ def depicting(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
             continue
         template = getattr(step.parameters, "template", None)
         if step.type == "image_embedding" or (
-            step.modality == "image" and (step.type == "filter" or template == "entity_images")
+            step.modality == "image"
+            and (step.type == "filter" or template in ("entity_images", "file_images"))
         ):
             ids.update(h.id for h in out.result if h.kind == "image")
     return ids

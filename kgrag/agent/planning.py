@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -19,6 +20,7 @@ from kgrag.executor.attachments import Attachment
 from kgrag.executor.base import StepOutcome
 from kgrag.executor.fusion import RRF_K
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
+from kgrag.ingest.sources import FILE_TYPES
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.document_plans import document_plan
@@ -33,6 +35,14 @@ _STEP_REF = re.compile(r"\bstep_(\d+)\b")
 
 #: Step types whose hits are text evidence a ``demote`` step may re-score.
 _TEXT_STEPS = ("aggregate", "rerank", "filter", "vector_search", "multi_hop", "graph_query")
+
+
+def wants_images(analysis: QueryAnalysis) -> bool:
+    """The question asks for pictures, or names an image file ("what does deps.png show?")."""
+    return "image" in analysis.modalities or any(
+        FILE_TYPES.get(PurePath(name).suffix, ("text",))[0] == "image"
+        for name in analysis.file_names
+    )
 
 
 class Demotion(Frozen):
@@ -94,7 +104,7 @@ class AgentPlanner:
         documents = document_plan(analysis.text, analysis)
         if documents is not None:
             return PlanResult(plan=documents, source="rule")
-        want_images = self.images and "image" in analysis.modalities
+        want_images = self.images and wants_images(analysis)
 
         def rule() -> Plan:
             return rule_plan(

@@ -127,19 +127,31 @@ def db_restore(
 def db_compact(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Give back the space of deleted data (after `kgrag traces prune`): the embedded store is
     rebuilt with new internal ids and its log rewritten, refused while another process uses it
-    (stop `kgrag serve` first). Neo4j: says what it cannot do (a clean restart releases its
-    freed-id buffer) and changes nothing."""
+    (stop `kgrag serve` first). Neo4j: rebuilt offline (export, `neo4j-admin database dump`
+    kept as the rollback, `neo4j-admin database import`, restart, check), only on a server
+    scripts/neo4j.sh runs on this machine and while no other client uses it."""
+    from kgrag.config import writable_folder
+    from kgrag.graph import open_settings_store
     from kgrag.graph.rebuild import rebuild
 
+    settings = settings_for(store)
     with open_store(store) as st:
-        report = rebuild(st)
+        report = rebuild(
+            st,
+            reopen=lambda: open_settings_store(settings, run_migrations=False),
+            scratch=(
+                writable_folder(settings.data_dir, "KGRAG_DATA_DIR")
+                if st.dialect == "neo4j"
+                else None
+            ),
+        )
     if as_json:
         emit(report.model_dump())
     elif not state["quiet"]:
         if report.rebuilt:
             err.print(
                 f"rebuilt {report.nodes} nodes and {report.relationships} relationships in "
-                f"{report.seconds:.1f} s",
+                f"{report.seconds:.1f} s ({report.note})",
                 markup=False,
             )
         else:

@@ -16,9 +16,11 @@ A prune of traces removes nodes and relationships, but neither engine shrinks by
   server writing traces every second would cancel the swap each time. Anything wrong, and the
   new key is dropped, the graph untouched.
 * **Neo4j** reuses the records of deleted nodes and relationships (its store files keep their
-  size) and releases its buffer of freed ids (``id-buffer.tmp.0``) at a clean restart; a compact
-  copy of a database (``neo4j-admin database copy``) is Enterprise-only. :func:`rebuild` says so
-  and changes nothing.
+  size), ``neo4j-admin database dump``/``load`` give back the same bytes and a compact copy
+  (``neo4j-admin database copy``) is Enterprise-only. :func:`rebuild` writes the database anew
+  offline (:mod:`kgrag.graph.neo4j_rebuild`: export, dump, ``neo4j-admin database import``,
+  restart, schema, check; the dump loaded back on any failure), on a server kgrag can stop and
+  start (``scripts/neo4j.sh``); it refuses any other, changing nothing.
 """
 
 from __future__ import annotations
@@ -28,17 +30,18 @@ import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
 from redis.exceptions import WatchError
 
 from kgrag.core import Frozen
-from kgrag.errors import StoreError, StoreUnavailableError
+from kgrag.errors import ConfigError, StoreError, StoreUnavailableError
 from kgrag.graph.falkordb_store import FalkorDBStore
 from kgrag.graph.schema import MIGRATIONS, VECTOR_INDEXES, UniqueProperty
 from kgrag.graph.spaces import registered
-from kgrag.graph.store import GraphStore, Row
+from kgrag.graph.store import GraphStore, Params, Row
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +53,6 @@ RELATIONSHIP_PAGE = 2000
 VECTOR_TYPE = "Vectorf32"
 #: The key the new graph is built under, beside the graph's own.
 REBUILD_SUFFIX = ":rebuild"
-NEO4J_NOTE = (
-    "Neo4j cannot be rebuilt online by kgrag: it reuses the records of deleted nodes and "
-    "relationships (its store files keep their size) and releases its buffer of freed ids "
-    "(id-buffer.tmp.0) at the next clean restart of the server; a compact copy of the store "
-    "(neo4j-admin database copy) is Enterprise-only. Nothing was changed."
-)
 _CHANGED = (
     "the graph was written to while it was rebuilt (another thread of this process?); nothing "
     "was changed: run `kgrag db compact` again"
@@ -74,12 +71,24 @@ class RebuildReport(Frozen):
     note: str = ""
 
 
-def rebuild(store: GraphStore) -> RebuildReport:
-    """Give back the space of what was deleted, as far as the engine allows (see the module
-    doc). The embedded store: refused (StoreUnavailableError) while another store uses it."""
+def rebuild(
+    store: GraphStore,
+    *,
+    reopen: Callable[[], GraphStore] | None = None,
+    scratch: Path | None = None,
+) -> RebuildReport:
+    """Give back the space of what was deleted (see the module doc). The embedded store:
+    refused (StoreUnavailableError) while another store uses it. Neo4j: ``reopen()`` opens the
+    store again after the restart, ``scratch`` holds the export and the dump; ``store`` is
+    closed; ConfigError when kgrag cannot stop and start the server."""
     if not isinstance(store, FalkorDBStore):
-        store.compact()
-        return RebuildReport(engine=store.dialect, rebuilt=False, note=NEO4J_NOTE)
+        from kgrag.graph.neo4j_rebuild import rebuild_neo4j
+
+        if reopen is None or scratch is None:
+            raise ConfigError(
+                "rebuilding Neo4j needs a way to reopen the store and a scratch folder"
+            )
+        return rebuild_neo4j(store, reopen, scratch)
     started = time.perf_counter()
     with store.alone():
         nodes, relationships = _rebuild_falkordb(store)
@@ -98,6 +107,13 @@ def rebuild(store: GraphStore) -> RebuildReport:
     )
 
 
+class Reader(Protocol):
+    """What the rebuild's reads need of a store (a :class:`GraphStore`, or a wrapper counting
+    its reads)."""
+
+    def read(self, name: str, params: Params | None = None) -> list[Row]: ...
+
+
 class _Digest:
     """An order-free digest of a multiset of records (the sum of their SHA-256 values)."""
 
@@ -105,11 +121,14 @@ class _Digest:
         self.value = 0
         self.count = 0
 
-    def add(self, record: object) -> None:
+    @staticmethod
+    def key(record: object) -> str:
+        """The SHA-256 of a record, in hex."""
         text = json.dumps(record, sort_keys=True, default=repr)
-        self.value = (self.value + int.from_bytes(hashlib.sha256(text.encode()).digest())) % (
-            1 << 256
-        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def add(self, record: object) -> None:
+        self.value = (self.value + int(self.key(record), 16)) % (1 << 256)
         self.count += 1
 
     def __eq__(self, other: object) -> bool:
@@ -157,7 +176,7 @@ def _rebuild_falkordb(store: FalkorDBStore) -> tuple[int, int]:
     return old_nodes.count, old_relationships.count
 
 
-def _create_schema(old: FalkorDBStore, new: FalkorDBStore) -> None:
+def _create_schema(old: GraphStore, new: GraphStore) -> None:
     """The indexes and constraints of the applied migrations, and the vector indexes of the
     registered embedding spaces, made by the schema code (the migration markers themselves are
     nodes, copied with the rest)."""
@@ -265,18 +284,18 @@ def _check_same(
         )
 
 
-def _rows(store: FalkorDBStore, name: str) -> list[str]:
+def _rows(store: Reader, name: str) -> list[str]:
     return sorted(json.dumps(r, sort_keys=True, default=repr) for r in store.read(name))
 
 
-def _node_pages(store: FalkorDBStore) -> Iterator[list[Row]]:
+def _node_pages(store: Reader) -> Iterator[list[Row]]:
     after = -1
     while page := store.read("rebuild_nodes_page", {"after": after, "page": NODE_PAGE}):
         yield page
         after = int(page[-1]["id"])
 
 
-def _relationship_pages(store: FalkorDBStore, node_ids: Sequence[int]) -> Iterator[list[Row]]:
+def _relationship_pages(store: Reader, node_ids: Sequence[int]) -> Iterator[list[Row]]:
     for start in range(0, len(node_ids), NODE_PAGE):
         part = node_ids[start : start + NODE_PAGE]
         yield store.read("rebuild_relationships_page", {"from": part[0], "to": part[-1]})

@@ -13,8 +13,9 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
 5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
    when the question wants pictures;
 6. when the question asks about recordings ("what is said in the recording?"), a ``filter`` of a
-   wider text ``vector_search`` to its transcript segments: a recording's words rarely match
-   the words of a question about it, so its segments would not reach the first search's k;
+   wider text ``vector_search`` to its transcript segments, and the recordings' first segments
+   (``graph_query`` recording_segments): a recording's words rarely match the words of a
+   question about it, so its segments would not reach the first search's k;
    when it names files ("what does README.md say about installing?"), a ``filter`` of the same
    wider search to those files' passages, and their first passages (``graph_query``
    file_chunks);
@@ -55,8 +56,9 @@ LEXICAL_WEIGHT = 0.0
 #: matches it whole, so the lexical ranking leads and the dense one breaks its ties. Set a priori
 #: (no MuSiQue dev question names one, so no fold can choose it).
 IDENTIFIER_LEXICAL_WEIGHT = 3.0
-#: The segments' weight in the fusion when the question asks about recordings: above the dense
-#: ranking's 1, so the nearest segments lead the evidence (the question is about a recording,
+#: The segments' weight in the fusion when the question asks about recordings (the recordings'
+#: first segments get half of it): above the dense ranking's 1, so the nearest segments lead the
+#: evidence (the question is about a recording,
 #: not about the passages nearest its words). Set a priori: no dev question asks about a
 #: recording.
 RECORDING_WEIGHT = 2.0
@@ -220,7 +222,16 @@ def rule_plan(
                 why="the transcript segments: the question asks about a recording",
             )
         )
-        weights.append(RECORDING_WEIGHT)
+        fused_sources.append(
+            add(
+                "graph_query",
+                {"template": "recording_segments", "params": {}, "k": k},
+                modality="audio",
+                why="the first segments of the recordings, when none is near the question's "
+                "words ('what is said in the recording?')",
+            )
+        )
+        weights += [RECORDING_WEIGHT, RECORDING_WEIGHT / 2]
     if wide is not None and file_names:
         names = list(file_names)
         fused_sources.append(
@@ -282,6 +293,15 @@ def rule_plan(
                 "calibrated DEPICTS threshold)",
             )
         )
+        if file_names:
+            image_lists.append(
+                add(
+                    "graph_query",
+                    {"template": "file_images", "params": {"names": list(file_names)}, "k": 3},
+                    modality="image",
+                    why="the pictures of the files the question names",
+                )
+            )
         if entity_ids:
             image_lists.append(
                 add(

@@ -44,6 +44,10 @@ QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON, NAMED_FILE)
 EXEMPT: dict[str, str] = {
     "documents_by_metadata": "a listing filters every readable document by modality, tags and "
     "date and sorts them by date: O(documents) by nature (it returns at most $k)",
+    "templates/file_images": "as templates/file_chunks, for the pictures of a named file",
+    "templates/recording_segments": "a question about the recording reads which readable "
+    "documents are recordings (their own property, no traversal): O(documents), and planned "
+    "only for questions about recordings",
     "templates/file_chunks": 'a question naming a file ("what does pumps.md say?") compares '
     "the name with every readable document's URI (its own property, no traversal): "
     "O(documents), and planned only when the question names a file",

