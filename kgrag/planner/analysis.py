@@ -27,7 +27,7 @@ from kgrag.planner.intent import (
     IntentPrediction,
     default_intent_classifier,
 )
-from kgrag.planner.params import Modality
+from kgrag.planner.params import MAX_FILE_NAME_CHARS, MAX_FILE_NAMES, Modality
 from kgrag.text.stopwords import FUNCTION_WORDS
 from kgrag.text.tokens import (
     QuestionToken,
@@ -311,11 +311,12 @@ _FILE_NAME = re.compile(r"(?<![\w.-])([\w][\w./-]*\.[A-Za-z][A-Za-z0-9]{1,7})(?!
 
 
 def named_files(text: str) -> tuple[str, ...]:
-    """The file names ``text`` names, lower case, in order (of a path, its last part)."""
-    names = (
-        m.group(1).rsplit("/", 1)[-1].lower() for m in _FILE_NAME.finditer(text.replace("\\", "/"))
-    )
-    return tuple(dict.fromkeys(n for n in names if "." in n))
+    """The file names ``text`` names, lower case, in order (of a path, its last part): at most
+    :data:`MAX_FILE_NAMES`, none longer than a file name can be (:data:`MAX_FILE_NAME_CHARS`)."""
+    matches = _FILE_NAME.finditer(text.replace("\\", "/"))
+    names = (m.group(1).rsplit("/", 1)[-1].lower() for m in matches)
+    kept = (n for n in names if "." in n and len(n) <= MAX_FILE_NAME_CHARS)
+    return tuple(dict.fromkeys(kept))[:MAX_FILE_NAMES]
 
 
 def named_document_types(text: str) -> tuple[DocumentType, ...]:

@@ -147,6 +147,11 @@ class MultiHopParams(StepParams):
         return frozenset(self.seeds_from)
 
 
+#: A file name's length at most (most file systems' limit) and how many a step may name.
+MAX_FILE_NAME_CHARS = 255
+MAX_FILE_NAMES = 20
+
+
 class FilterParams(StepParams):
     """Keep the results of ``source`` that pass every given test, at most ``k`` of them."""
 
@@ -155,9 +160,9 @@ class FilterParams(StepParams):
     kinds: tuple[NodeKind, ...] | None = Field(default=None, min_length=1)
     modality: Modality | None = None
     document_ids: tuple[str, ...] | None = Field(default=None, min_length=1)
-    file_names: tuple[Annotated[str, Field(min_length=1, max_length=255)], ...] | None = Field(
-        default=None, min_length=1, max_length=20
-    )
+    file_names: (
+        tuple[Annotated[str, Field(min_length=1, max_length=MAX_FILE_NAME_CHARS)], ...] | None
+    ) = Field(default=None, min_length=1, max_length=MAX_FILE_NAMES)
     """Keep the hits of documents whose file name (the URI's last part, any case) is one of
     these ("jfk.flac")."""
     k: int | None = Field(default=None, ge=1, le=1000)

@@ -158,6 +158,18 @@ def test_file_names_are_read_from_the_question(question: str, names: tuple[str, 
     assert named_files(question) == names
 
 
+def test_file_names_no_file_system_holds_do_not_break_the_plan(agent: KnowledgeAgent) -> None:
+    """A name longer than a file name can be is no file name (it made the rule plan invalid: a
+    filter step takes names of at most 255 characters), and a question naming 30 files plans
+    the first 20."""
+    assert named_files("What is in " + "a" * 3000 + ".md?") == ()
+    many = " ".join(f"n{i}.md" for i in range(30))
+    assert named_files(f"Compare {many}.") == tuple(f"n{i}.md" for i in range(20))
+    answer = agent.ask("What is in " + "a" * 3000 + ".md?")
+    assert answer.exit_reason == "not_found", answer.answer
+    assert agent.ask(f"What do {many} say?").exit_reason == "not_found"
+
+
 def test_a_question_naming_a_file_fuses_its_passages() -> None:
     plan = rule_plan("What is in jfk.flac?", file_names=["jfk.flac"])
     fusion = plan.plan[-1]
