@@ -394,6 +394,113 @@ def run(
     return result
 
 
+def cached_matrix(pool: Sequence[str], total: int) -> np.ndarray:
+    """The first ``total`` cached embeddings of ``pool`` (all must be cached: ``--prepare``)."""
+    cache = pool_cache(pool, SCALE_WINDOWS)
+    parts: list[np.ndarray] = []
+    for index in range(-(-total // SHARD)):
+        if (part := cache.get(index, min(SHARD, len(pool) - index * SHARD))) is None:
+            raise SystemExit(f"the first {total} vectors are not all cached: run --prepare")
+        parts.append(part)
+    return np.concatenate(parts)[:total]
+
+
+def run_bulk(
+    sizes: Sequence[int],
+    n_queries: int,
+    out: str,
+    restart: bool,
+    widths: Sequence[int] = NEO4J_WIDTHS,
+) -> dict[str, Any]:
+    """Neo4j loaded from empty at each of ``sizes`` by neo4j-admin import (bench/neo4j_bulk.py),
+    its vector index built after the import, measured as loaded and (``restart``) after a
+    server restart. Rows are added to ``bench/results/<out>.json`` (created when missing)."""
+    import neo4j_bulk
+
+    sizes = sorted(sizes)
+    pool = scale_pool()
+    queries, _kinds, n_questions = query_vectors(pool, n_queries, SCALE_WINDOWS)
+    matrix = cached_matrix(pool, HELD_OUT_WINDOWS + sizes[-1])
+    texts = pool[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + sizes[-1]]
+    data = Path(os.environ["NEO4J_DIR"]) / "data"
+    path = RESULTS / f"{out}.json"
+    doc = previous_result(out) if path.is_file() else {"exact": [], "runs": []}
+    doc["bulk_method"] = (
+        "each size loaded into an emptied database by neo4j-admin database import full of CSV "
+        "files written from the cached vectors (bench/neo4j_bulk.py, kgrag.graph.bulk_import's "
+        "columns and arguments), then the schema migrations and the product's chunk_embedding "
+        "index created and awaited ONLINE; load_s is CSV + import + restart + schema + vector "
+        "index"
+    )
+    doc["queries"] = {"count": len(queries), "questions": n_questions}
+    for size in sizes:
+        base = np.ascontiguousarray(matrix[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + size])
+        times = neo4j_bulk.bulk_load(
+            base,
+            texts[:size],
+            VEC_CACHE / "neo4j-import",
+            lambda migrate: open_neo4j(erase=False, migrate=migrate),
+            lambda store: create_engine_index(store, NEO4J, PRODUCT_HNSW, queries.shape[1]),
+        )
+        if (held := chunk_count_of(size)) != size:
+            raise SystemExit(f"the import left {held} chunks, not {size}")
+        truth, exact_ms = exact_topk(base, queries)
+        doc["exact"] = [e for e in doc["exact"] if e["size"] != size]
+        doc["exact"].append({"size": size, "latency_ms": latency_summary(exact_ms)})
+        states = ["bulk import, as loaded"] + (
+            ["bulk import, after a server restart"] if restart else []
+        )
+        for state in states:
+            restart_s = 0.0
+            if state != states[0]:
+                restart_s = neo4j_bulk.restart()
+            store = open_neo4j(erase=False, migrate=False)
+            try:
+                row = measure_row(
+                    store,
+                    NEO4J,
+                    size,
+                    queries,
+                    truth,
+                    Path(),
+                    neo4j_bulk.server_pid(),
+                    str(data),
+                    widths,
+                )
+            finally:
+                store.close()
+            extra: dict[str, Any] = {}
+            if state == states[0]:
+                extra = {
+                    "load_s": round(times.total_s, 1),
+                    "load_rows_per_s": round(size / times.total_s, 1),
+                    "bulk_stages_s": {
+                        "csv": round(times.csv_s, 1),
+                        "import": round(times.import_s, 1),
+                        "restart": round(times.restart_s, 1),
+                        "schema": round(times.schema_s, 1),
+                        "vector_index": round(times.vector_index_s, 1),
+                    },
+                    "csv_bytes": times.csv_bytes,
+                }
+            else:
+                extra = {"restart_s": round(restart_s, 1)}
+            full = {"engine": NEO4J, "size": size, "state": state, **extra, **row}
+            doc["runs"].append(full)
+            log.info("%s", json.dumps(full))
+            write_result(out, doc)
+    return doc
+
+
+def chunk_count_of(size: int) -> int:
+    """The Chunk count of the benchmark's Neo4j store (``size`` only names the expectation)."""
+    store = open_neo4j(erase=False, migrate=False)
+    try:
+        return chunk_count(store)
+    finally:
+        store.close()
+
+
 #: Result files drawn together (those that exist): the embedded engine's run to 1M and Neo4j's.
 PLOTTED = ("scale_1m", "scale_neo4j")
 
@@ -559,6 +666,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="measure the Neo4j store a run left (at --sizes, one size) as it stands, e.g. "
         "'after a server restart', and add the row to --out",
     )
+    parser.add_argument(
+        "--neo4j-bulk",
+        action="store_true",
+        help="load Neo4j (NEO4J_DIR's scripts/neo4j.sh server) from empty at each size by "
+        "neo4j-admin import, the vector index built after; rows added to --out",
+    )
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="with --neo4j-bulk: also measure each size after a server restart",
+    )
     args = parser.parse_args(argv)
     if args.plot:
         doc = plotted_results(args.out)
@@ -586,6 +704,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             spent,
             time.perf_counter() - started,
         )
+        return
+    if args.neo4j_bulk:
+        run_bulk(sizes, args.queries, args.out, args.restart, widths)
+        print(RESULTS / f"{args.out}.json")
         return
     if args.reuse:
         if len(sizes) != 1:
