@@ -19,12 +19,15 @@ server named by ``KGRAG_BENCH_NEO4J_URI`` (its RSS from ``--neo4j-pid``, its dis
 (the driver's round trip is the rest), and recall and latency when the index is asked for 10,
 50, 100 and 200 candidates (``queryNodes``' count is also its search width; the product asks
 200). ``--reuse`` measures the Neo4j store a run left, as it stands (e.g. after a server
-restart), and adds that row to the result file.
+restart), and adds that row to the result file. ``--neo4j-bulk`` loads Neo4j from empty at each
+size by ``neo4j-admin`` import instead (``neo4j_bulk.py``: the vector index built after the
+import, its population timed alone), as an operator would for a first load of this size.
 
     python bench/scale.py --prepare --sizes 1000000            # embed only (resumable)
     python bench/scale.py --sizes 100000,300000,1000000 --engines falkordb-lite,neo4j
     python bench/scale.py --sizes 300000 --engines neo4j --reuse "after a server restart"
-    python bench/scale.py --plot --out scale_1m       # the plot of scale_1m + scale_neo4j
+    python bench/scale.py --neo4j-bulk --restart --sizes 1000000 --out scale_neo4j_bulk
+    python bench/scale.py --plot --out scale_1m       # the plot of all PLOTTED result files
 """
 
 from __future__ import annotations
@@ -501,8 +504,17 @@ def chunk_count_of(size: int) -> int:
         store.close()
 
 
-#: Result files drawn together (those that exist): the embedded engine's run to 1M and Neo4j's.
-PLOTTED = ("scale_1m", "scale_neo4j")
+#: Result files drawn together (those that exist): the embedded engine's run to 1M, Neo4j's
+#: transactional runs and its bulk-loaded ones (--neo4j-bulk).
+PLOTTED = ("scale_1m", "scale_neo4j", "scale_neo4j_bulk")
+
+
+#: The lines drawn: (legend, engine, state of the rows, colour); other states are points.
+SERIES = (
+    (FALKORDB, FALKORDB, None, "tab:blue"),
+    (NEO4J, NEO4J, None, "tab:red"),
+    ("neo4j, bulk import", NEO4J, "bulk import, as loaded", "tab:purple"),
+)
 
 
 def plotted_results(out: str) -> dict[str, Any]:
@@ -534,21 +546,20 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
         (axes[1][1], "engine RSS per vector (bytes)", lambda r: r["rss_bytes_per_vector"], None),
     )
     for ax, title, value, second in panels:
-        for engine in ENGINES:
+        for name, engine, state, color in SERIES:
             runs = sorted(
-                (r for r in doc["runs"] if r["engine"] == engine and "state" not in r),
+                (r for r in doc["runs"] if r["engine"] == engine and r.get("state") == state),
                 key=lambda r: r["size"],
             )
             if not runs:
                 continue
             sizes = [r["size"] for r in runs]
-            color = "tab:blue" if engine == FALKORDB else "tab:red"
             ax.plot(
                 sizes,
                 [value(r) for r in runs],
                 "o-",
                 color=color,
-                label=f"{engine} p50" if second else engine,
+                label=f"{name} p50" if second else name,
             )
             if second:
                 ax.plot(
@@ -556,23 +567,24 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
                     [r["latency_ms"][second] for r in runs],
                     "o--",
                     color=color,
-                    label=f"{engine} p95",
+                    label=f"{name} p95",
                 )
         ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("vectors (MiniLM, 384-d)")
-        ax.legend(fontsize=7)
-    for r in doc["runs"]:  # a store measured again (--reuse): a point of its own
-        if "state" in r:
+        ax.legend(fontsize=6)
+    drawn = {state for _, _, state, _ in SERIES}
+    for r in doc["runs"]:  # a store measured again (after a restart): a point of its own
+        if r.get("state") not in drawn:
             axes[0][1].plot(
                 [r["size"]],
                 [r["latency_ms"]["p50"]],
                 "s",
-                color="tab:orange",
+                color="tab:orange" if "bulk" not in r["state"] else "tab:purple",
                 label=f"{r['engine']} p50, {r['state']}",
             )
-            axes[0][1].legend(fontsize=7)
+            axes[0][1].legend(fontsize=6)
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
