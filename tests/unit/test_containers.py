@@ -89,7 +89,10 @@ def test_asciidoc_include_lines_are_dropped_not_followed() -> None:
         (b"README for psmisc\n=====\n", True),
         ("naïve café".encode()[:-1], True),  # a character cut by the window
         (b"\x7fELF\x02\x01\x01\x00\x00", False),
-        ("café au lait".encode("latin-1"), False),
+        ("café au lait".encode("latin-1"), True),  # read as Windows-1252
+        ("Привет, как дела? Это документ.".encode("cp1251"), True),
+        ("naïve".encode("utf-16"), True),  # its byte-order mark says so, NULs and all
+        (bytes(range(0x80, 0x100)) + bytes(range(1, 32)) * 8, False),  # legible in nothing
         (bytes(range(1, 32)) * 4, False),
         (b"", True),  # empty: text, then skipped as empty by the parser
     ],
