@@ -25,8 +25,12 @@ _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 
 
 #: Text types that are not read as plain text: JSONL files are manifests, read only when named
-#: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, not prose.
-NOT_SNIFFED = frozenset({".jsonl", ".svg"})
+#: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, a style sheet's is a web
+#: page's presentation, not prose.
+NOT_SNIFFED = frozenset({".jsonl", ".svg", ".css"})
+#: A line longer than this in a file's first bytes marks machine-made text: minified scripts, a
+#: documentation site's search index, data on one line. Prose paragraphs stay far below it.
+MAX_LINE_CHARS = 4096
 
 
 def may_be_text(name: PurePath) -> bool:
@@ -44,9 +48,21 @@ def has_no_extension(name: PurePath) -> bool:
 def looks_like_text(head: bytes) -> bool:
     """True when ``head`` (a file's first bytes) is text as the parsers read it: UTF-8 (or a
     byte-order mark's encoding, or a legacy one: :mod:`kgrag.ingest.decoding`) without NUL and
-    mostly printable. Nothing, or only whitespace, is text too (the parser then skips the file
-    as empty)."""
-    return legible(head)
+    mostly printable, and not machine-made (no line over :data:`MAX_LINE_CHARS`). Nothing, or
+    only whitespace, is text too (the parser then skips the file as empty)."""
+    return legible(head) and not _has_long_line(head)
+
+
+def _has_long_line(head: bytes) -> bool:
+    start = 0
+    while start < len(head):
+        end = head.find(b"\n", start)
+        if end < 0:
+            end = len(head)
+        if end - start > MAX_LINE_CHARS:
+            return True
+        start = end + 1
+    return False
 
 
 def file_looks_like_text(path: Path) -> bool:
