@@ -116,9 +116,15 @@ def test_html_in_a_declared_latin1_charset_is_read(tmp_path: Path) -> None:
     assert _content(xhtml).pages[0].text == "Déjà vu."
 
 
-def test_html_not_utf8_and_without_charset_names_the_byte(tmp_path: Path) -> None:
+def test_html_not_utf8_and_without_charset_is_windows_1252(tmp_path: Path) -> None:
+    page = tmp_path / "latin.html"
+    page.write_bytes(b"<p>caf\xe9 \x80 5</p>")
+    assert "café € 5" in _content(page).pages[0].text
+
+
+def test_html_legible_in_no_encoding_names_the_byte(tmp_path: Path) -> None:
     page = tmp_path / "bad.html"
-    page.write_bytes(b"<p>caf\xe9</p>")
+    page.write_bytes(b"<p>caf\xe9</p>" + bytes(range(1, 32)) * 8)
     assert "byte 0xe9 at offset 6" in _refused(page)
 
 
