@@ -360,3 +360,49 @@ def test_a_merged_cell_gives_its_text_to_every_row_it_spans(tmp_path: Path) -> N
     (table,) = _content(page).tables
     assert table.header == ("Station", "Reading", "Reading")
     assert table.rows == expected
+
+
+# ------------------------------------------------------------------------------------- notebooks
+
+
+def test_notebook_cells_outputs_and_plot(tmp_path: Path) -> None:
+    from tests.support.notebooks import write_notebook
+
+    found = _content(write_notebook(tmp_path / "churn.ipynb"))
+    assert found.title == "Churn model experiment"
+    (page,) = found.pages
+    text = page.text
+    for part in (
+        "We train on the March export.",  # a Markdown cell
+        "learning_rate = 0.003",  # a code cell's source
+        "learning rate 0.003",  # what it printed
+        "NameError: name 'undefined_name' is not defined",  # what it raised
+    ):
+        assert part in text, part
+    assert "Figure size" not in text and "iVBOR" not in text  # the plot is an image, not text
+    (plot,) = found.images
+    assert (plot.width, plot.height, plot.caption) == (200, 120, "Validation loss")
+    assert plot.data is not None and plot.data.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('{"cells": [', "not a Jupyter notebook: invalid JSON at line 1, column 12"),
+        ('{"worksheets": [], "nbformat": 3}', "not a Jupyter notebook of nbformat 4"),
+        ('{"cells": [1], "nbformat": 4}', "cell 1 is not an object"),
+    ],
+)
+def test_a_broken_notebook_is_refused_naming_what_is_wrong(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    path = _write(tmp_path, "broken.ipynb", content)
+    assert reason in _refused(path)
+
+
+def test_a_notebook_of_empty_cells_is_empty(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, "blank.ipynb", '{"cells": [{"cell_type": "code", "source": []}], "nbformat": 4}'
+    )
+    with pytest.raises(EmptyInputError):
+        parse(_item(path), LIMIT)
