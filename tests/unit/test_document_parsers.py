@@ -406,3 +406,30 @@ def test_a_notebook_of_empty_cells_is_empty(tmp_path: Path) -> None:
     )
     with pytest.raises(EmptyInputError):
         parse(_item(path), LIMIT)
+
+
+# ------------------------------------------------------------------------------------------- rtf
+
+
+def test_rtf_saved_by_libreoffice_is_its_text(tmp_path: Path) -> None:
+    """orchard_lo.rtf: orchard.odt saved as RTF by LibreOffice 7 (soffice --convert-to rtf)."""
+    content = _content(FORMATS / "orchard_lo.rtf")
+    assert content.title == "Orchard Survey of Pellworth Farm"
+    (page,) = content.pages
+    assert "The Pellworth orchard grows heritage apples on a north-facing slope." in page.text
+    assert "Egremont Russet|25|6.75|" in page.text  # a table row
+    assert "fonttbl" not in page.text and "Times New Roman" not in page.text
+
+
+def test_rtf_escapes_follow_the_declared_code_page(tmp_path: Path) -> None:
+    path = tmp_path / "note.rtf"
+    path.write_bytes(
+        rb"{\rtf1\ansi\ansicpg1251 {\fonttbl{\f0 Arial;}}\f0 "
+        rb"\'cf\'f0\'e8\'e2\'e5\'f2 caf\u233? \par}"
+    )
+    assert _content(path).pages[0].text == "Привет café"
+
+
+def test_a_file_named_rtf_that_is_not_rtf_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, "fake.rtf", "Just words, no RTF header.")
+    assert _refused(path) == "not an RTF document: it does not start with {\\rtf"
