@@ -41,8 +41,10 @@ logger = logging.getLogger(__name__)
 FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".txt": ("text", "text/plain"),
     ".md": ("text", "text/markdown"),
+    ".markdown": ("text", "text/markdown"),
     ".pdf": ("pdf", "application/pdf"),
     ".csv": ("text", "text/csv"),
+    ".tsv": ("text", "text/tab-separated-values"),
     ".xlsx": ("text", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     ".png": ("image", "image/png"),
     ".jpg": ("image", "image/jpeg"),
@@ -51,14 +53,20 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".gif": ("image", "image/gif"),
     ".bmp": ("image", "image/bmp"),
     ".tiff": ("image", "image/tiff"),
+    ".tif": ("image", "image/tiff"),
     ".wav": ("audio", "audio/wav"),
     ".flac": ("audio", "audio/flac"),
     ".mp3": ("audio", "audio/mpeg"),
     ".m4a": ("audio", "audio/mp4"),
     ".ogg": ("audio", "audio/ogg"),
+    ".oga": ("audio", "audio/ogg"),
+    ".opus": ("audio", "audio/ogg"),
+    ".aac": ("audio", "audio/aac"),
     ".mp4": ("audio", "video/mp4"),
     ".mkv": ("audio", "video/x-matroska"),
     ".webm": ("audio", "video/webm"),
+    ".mov": ("audio", "video/quicktime"),
+    ".avi": ("audio", "video/x-msvideo"),
 }
 
 #: A file without an extension (``README``, ``README.Debian``) whose content is text.

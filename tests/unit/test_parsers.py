@@ -299,3 +299,21 @@ def test_text_posing_as_audio_is_refused(tmp_path: Path) -> None:
     empty = tmp_path / "silence.flac"
     empty.write_bytes(b"")
     assert refused(empty) == "file is empty (0 bytes)"
+
+
+def test_other_names_of_known_types(tmp_path: Path) -> None:
+    """.markdown is Markdown, .tsv a table, .tif a TIFF picture."""
+    notes = tmp_path / "notes.markdown"
+    notes.write_text("# Site notes\n\nThe **gate** is locked at six.\n", encoding="utf-8")
+    parsed = parse(item(notes), LIMIT)
+    assert parsed.title == "Site notes" and "The gate is locked at six." in parsed.pages[0].text
+    rows = tmp_path / "rota.tsv"
+    rows.write_text("name\tday\nAda\tMonday\nBrian\tWednesday\n", encoding="utf-8")
+    (table,) = parse(item(rows), LIMIT).tables
+    assert table.header == ("name", "day") and table.rows == (
+        ("Ada", "Monday"),
+        ("Brian", "Wednesday"),
+    )
+    scan = tmp_path / "scan.tif"
+    Image.new("RGB", (64, 48), "white").save(scan, format="TIFF")
+    assert [(i.width, i.height) for i in parse(item(scan), LIMIT).images] == [(64, 48)]
