@@ -91,8 +91,29 @@ def supported_extensions() -> str:
     return ", ".join(sorted({*FILE_TYPES, *CONTAINER_TYPES, *extra}))
 
 
+#: What to do with a file type kgrag does not read but that another format of it would be.
+CONVERT_HINTS: dict[str, str] = {
+    ".doc": "a legacy Word document: save it as .docx",
+    ".xls": "a legacy Excel workbook: save it as .xlsx",
+    ".ppt": "a legacy PowerPoint deck: save it as .pptx",
+    ".ods": "an OpenDocument spreadsheet: save it as .xlsx",
+    ".odp": "an OpenDocument presentation: save it as .pptx",
+    ".pages": "an Apple Pages document: export it as .docx or PDF",
+    ".key": "an Apple Keynote deck: export it as .pptx or PDF",
+    ".numbers": "an Apple Numbers spreadsheet: export it as .xlsx",
+    ".heic": "a HEIC photo: convert it to JPEG",
+    ".7z": "a 7-Zip archive: extract it, or repack it as .zip",
+    ".rar": "a RAR archive: extract it, or repack it as .zip",
+    ".bz2": "a bzip2-compressed file: decompress it (or repack as .gz)",
+    ".xz": "an xz-compressed file: decompress it (or repack as .gz)",
+}
+
+
 def unsupported_reason(suffix: str) -> str:
     not_text = f"not text (binary, or minified: a line over {MAX_LINE_CHARS:,} characters)"
+    hint = CONVERT_HINTS.get(suffix.lower())
+    if hint is not None:
+        return f"unsupported file type '{suffix}': {hint}"
     if suffix.lower() in NOT_SNIFFED:
         shown = f"'{suffix}'"
     elif suffix and not has_no_extension(Path("x" + suffix)):
