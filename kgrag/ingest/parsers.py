@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
-from kgrag.ingest.decoding import decode_utf8
+from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
@@ -165,7 +165,7 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 
 def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     path = item.path
-    raw = decode_utf8(path, data)
+    raw = decode_text(path, data).text
     if suffix == ".md":
         text, heading = strip_markdown(raw)
     else:
@@ -294,7 +294,7 @@ def _parse_spreadsheet(
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
     if suffix == ".csv":
-        tables = spreadsheet.parse_csv(path, decode_utf8(path, data))
+        tables = spreadsheet.parse_csv(path, decode_text(path, data).text)
     else:
         tables = spreadsheet.parse_xlsx(path, data)
     return path.stem, [], [], tables

@@ -27,7 +27,13 @@ from kgrag.ingest.models import (
     SourceItem,
     UnsupportedInput,
 )
-from kgrag.ingest.sniff import NOT_SNIFFED, file_looks_like_text, has_no_extension, may_be_text
+from kgrag.ingest.sniff import (
+    MAX_LINE_CHARS,
+    NOT_SNIFFED,
+    file_looks_like_text,
+    has_no_extension,
+    may_be_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,15 +84,16 @@ def supported_extensions() -> str:
 
 
 def unsupported_reason(suffix: str) -> str:
+    not_text = f"not text (binary, or minified: a line over {MAX_LINE_CHARS:,} characters)"
     if suffix.lower() in NOT_SNIFFED:
         shown = f"'{suffix}'"
-    elif has_no_extension(Path("x" + suffix)):
-        shown = f"'{suffix}' and not text" if suffix else "(no extension) and not text"
+    elif suffix and not has_no_extension(Path("x" + suffix)):
+        shown = f"'{suffix}' and {not_text}"
     else:
-        shown = f"'{suffix}' and not UTF-8 text"
+        shown = f"'{suffix}' and {not_text}" if suffix else f"(no extension) and {not_text}"
     return (
-        f"unsupported file type {shown} (supported: {supported_extensions()}, "
-        "and UTF-8 text files of other types: source code, JSON, logs, ...)"
+        f"unsupported file type {shown} (supported: {supported_extensions()}, and text files "
+        "of other types: source code, JSON, logs, ...)"
     )
 
 

@@ -18,7 +18,10 @@ def touch(path: Path, content: str = "x") -> Path:
     return path
 
 
-XYZ_REFUSED = "unsupported file type '.xyz' and not UTF-8 text (supported: "
+XYZ_REFUSED = (
+    "unsupported file type '.xyz' and not text (binary, or minified: a line over 4,096 "
+    "characters) (supported: "
+)
 #: The first bytes of a real gzip stream: binary, so no file type kgrag reads.
 BINARY = bytes.fromhex("1f8b0800000000000003") + bytes(range(256))
 
