@@ -303,6 +303,10 @@ def test_summary_of_a_private_document_is_refused_to_an_outsider(
         ("List the documents tagged meeting-notes", {"Pump meeting notes"}),
         ("Show me the documents from 2023", {"Riverside flood report", "Boiler inspection"}),
         ("List all documents tagged official-manual", {"Feed pump service manual"}),
+        # "photographs of X": images about X (it listed every image, whatever X was)
+        ("Do you have any photographs of circles?", {"Red circle drawing"}),
+        ("Which drawings of circles are stored?", {"Red circle drawing"}),
+        ("Do you have any photographs of a giraffe?", set()),
     ],
 )
 def test_metadata_search_by_type_tag_and_date(
