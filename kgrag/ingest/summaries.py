@@ -42,6 +42,8 @@ MAX_EMBEDDED_SENTENCES = 96
 """Centrality is computed over at most this many sentences, spread evenly over the document."""
 MAX_SENTENCE_CHARS = 300
 """Longer sentences are no candidates in a long document (and are cut to this to be embedded)."""
+MIN_SENTENCE_WORDS = 6
+"""Shorter sentences (headings, captions) are no candidates in a long document that has others."""
 LLM_INPUT_CHARS = 6000
 _SPACE = re.compile(r"\s+")
 
@@ -62,9 +64,12 @@ def extractive_summary(
     sentences = [s for s in sentences if len(s) > 1]
     if not sentences:
         return None
-    if len(sentences) > LEAD_SENTENCES:  # run-on "sentences" (tables, code, lists) make no summary
+    short = len(sentences) <= LEAD_SENTENCES
+    if not short:  # run-on "sentences" (tables, code, lists) make no summary
         sentences = [s for s in sentences if len(s) <= MAX_SENTENCE_CHARS] or sentences
-    if len(sentences) <= LEAD_SENTENCES or embedder is None:
+        # nor do headings ("Grant of Copyright License."), which a long text repeats
+        sentences = [s for s in sentences if len(s.split()) >= MIN_SENTENCE_WORDS] or sentences
+    if short or embedder is None:
         return _take_in_order(sentences, range(len(sentences)), max_chars)
     # spread the embedded sample evenly over a long document (a book's first pages are no summary)
     step = max(1, -(-len(sentences) // MAX_EMBEDDED_SENTENCES))
@@ -83,11 +88,14 @@ def _take_in_order(sentences: Sequence[str], ranked: Sequence[int] | range, max_
     """At most :data:`SUMMARY_SENTENCES` sentences by rank while they fit in ``max_chars`` (the
     first always, bounded), shown in document order."""
     chosen: list[int] = []
+    seen: set[str] = set()
     used = 0
     for i in ranked:
         size = len(sentences[i]) + (1 if chosen else 0)
-        if chosen and used + size > max_chars:
+        key = " ".join(sentences[i].lower().split())
+        if key in seen or (chosen and used + size > max_chars):
             continue
+        seen.add(key)
         chosen.append(i)
         used += size
         if used >= max_chars or len(chosen) == SUMMARY_SENTENCES:
