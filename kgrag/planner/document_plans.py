@@ -29,6 +29,14 @@ _ABOUT = re.compile(
     r"|(?:photo(?:graph)?|picture|image|drawing|diagram|scan|recording)s?\s+(?:of|showing))"
     r"\s+(.+)$"
 )
+#: "the newest document", "what was added most recently": the metadata search's order (by date,
+#: newest first) is the answer, its first few documents.
+_RECENT = re.compile(
+    r"\b(?:newest|latest|most recent(?:ly)?|last added|(?:recently|lately|just) added"
+    r"|added (?:recently|lately|last))\b",
+    re.I,
+)
+RECENT_K = 5
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
     text note markdown txt tagged tag"""
@@ -110,6 +118,9 @@ def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] 
         ]
         if about:
             params["about"] = about
+    if _RECENT.search(question):
+        params.setdefault("modalities", list(get_args(DocumentModality)))
+        params["k"] = RECENT_K
     if not params:
         return None
     shown = ", ".join(f"{k}={v}" for k, v in params.items())

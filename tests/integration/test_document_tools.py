@@ -541,3 +541,21 @@ def test_a_default_rule_set_must_exist_and_needs_a_rule_file(engine: Engine) -> 
     settings = engine.settings(rerank_ruleset="x")
     with pytest.raises(ConfigError, match="KGRAG_RERANK_RULES"):
         KnowledgeAgent.open(settings)
+
+
+def test_the_newest_documents_are_the_metadata_searchs_first(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """'What is the newest document?' named no type, tag, date or topic, so it got the content
+    plan (passages that share its words); it is a metadata search, newest first, first five."""
+    plan = _plan("What is the newest document?")
+    (step,) = plan.plan
+    assert step.type == "metadata_search" and step.parameters.k == 5
+    # dated by their manifest's date tag, else when they were ingested (the drawing: today)
+    assert _titles(_run(store, embedder, plan)[1].result) == [
+        "Red circle drawing",
+        "Pump meeting notes",
+        "Maintenance roster",
+        "Boiler inspection",
+        "Riverside flood report",
+    ]
