@@ -314,8 +314,9 @@ def main(argv: list[str] | None = None) -> int:
         type=_prune_spec,
         action="append",
         metavar="DUTY[:BATCH]",
-        help="a prune while asking at this duty cycle (and batch); repeat it to compare: each "
-        "starts from the store as the asks left it (default: the defaults of kgrag.retention)",
+        help="a prune while asking at this duty cycle (and batch); repeat it to compare (with "
+        "--asked-copy each starts from the store as the asks left it; default: the defaults "
+        "of kgrag.retention)",
     )
     parser.add_argument(
         "--asked-copy",
