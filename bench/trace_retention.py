@@ -251,10 +251,11 @@ def _restore_copy(engine: str, db: Path, copy: Path) -> float:
 
 
 def _prune_while_asking(
-    agent: Any, first: int, duty: float, batch: int, probe: int, warmup: int
+    agent: Any, first: int, duty: float, batch: int, probe: int, warmup: int, after: int
 ) -> dict[str, Any]:
     """``warmup`` asks, ``probe`` asks timed without a prune (idle), then a prune of every
-    trace at ``duty`` in a thread while the main thread keeps asking (during)."""
+    trace at ``duty`` in a thread while the main thread keeps asking (during), then ``after``
+    asks timed without a prune (on the pruned store)."""
     from kgrag.retention import Pacer, prune_traces
 
     for i in range(warmup):
@@ -279,6 +280,9 @@ def _prune_while_asking(
     pruner.join()
     if not reports:
         raise SystemExit("the prune failed (its thread printed why)")
+    first += len(during)
+    idle_after = [_ask(agent, first + i) for i in range(after)]
+    first += after
     idle_s, during_s = latency_summary(idle), latency_summary(during)
     run = {
         "duty": duty,
@@ -289,11 +293,13 @@ def _prune_while_asking(
         "ask_latency_during_prune_ms": during_s,
         "asks_idle": len(idle),
         "asks_during_prune": len(during),
+        "ask_latency_idle_after_ms": latency_summary(idle_after),
+        "asks_idle_after": after,
         "p50_during_vs_idle": round(during_s["p50"] / idle_s["p50"], 3),
         "p95_during_vs_idle": round(during_s["p95"] / idle_s["p95"], 3),
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_after": [round(x, 1) for x in os.getloadavg()],
-        "asked_after": first + len(during),
+        "asked_after": first,
     }
     print(f"prune at duty {duty}, batch {batch}: {run}", flush=True)
     return run
@@ -309,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--probe", type=int, default=40, help="asks timed without a prune")
     parser.add_argument("--warmup", type=int, default=0, help="asks before the probe, untimed")
+    parser.add_argument(
+        "--idle-after", type=int, default=0, help="asks timed after each prune (pruned store)"
+    )
     parser.add_argument(
         "--prune",
         type=_prune_spec,
@@ -410,7 +419,9 @@ def main(argv: list[str] | None = None) -> int:
         if copy is not None and (reuse or i > 0):
             restore_s = _restore_copy(args.engine, db, copy)
         with KnowledgeAgent.open(settings) as agent:
-            run = _prune_while_asking(agent, first, duty, batch, args.probe, args.warmup)
+            run = _prune_while_asking(
+                agent, first, duty, batch, args.probe, args.warmup, args.idle_after
+            )
         run["restore_seconds"] = restore_s
         runs.append(run)
         first = run["asked_after"]
