@@ -284,6 +284,10 @@ def _prune_while_asking(
     idle_after = [_ask(agent, first + i) for i in range(after)]
     first += after
     idle_s, during_s = latency_summary(idle), latency_summary(during)
+    # the prune shrinks the store as it goes, so the asks during it meet every size from the
+    # full store to the pruned one: their idle figure is about the mean of before and after
+    after_s = latency_summary(idle_after) if idle_after else idle_s
+    mid_p50, mid_p95 = ((idle_s[q] + after_s[q]) / 2 for q in ("p50", "p95"))
     run = {
         "duty": duty,
         "batch": batch,
@@ -297,6 +301,8 @@ def _prune_while_asking(
         "asks_idle_after": after,
         "p50_during_vs_idle": round(during_s["p50"] / idle_s["p50"], 3),
         "p95_during_vs_idle": round(during_s["p95"] / idle_s["p95"], 3),
+        "p50_during_vs_idle_mid": round(during_s["p50"] / mid_p50, 3),
+        "p95_during_vs_idle_mid": round(during_s["p95"] / mid_p95, 3),
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_after": [round(x, 1) for x in os.getloadavg()],
         "asked_after": first,
