@@ -19,12 +19,15 @@ server named by ``KGRAG_BENCH_NEO4J_URI`` (its RSS from ``--neo4j-pid``, its dis
 (the driver's round trip is the rest), and recall and latency when the index is asked for 10,
 50, 100 and 200 candidates (``queryNodes``' count is also its search width; the product asks
 200). ``--reuse`` measures the Neo4j store a run left, as it stands (e.g. after a server
-restart), and adds that row to the result file.
+restart), and adds that row to the result file. ``--neo4j-bulk`` loads Neo4j from empty at each
+size by ``neo4j-admin`` import instead (``neo4j_bulk.py``: the vector index built after the
+import, its population timed alone), as an operator would for a first load of this size.
 
     python bench/scale.py --prepare --sizes 1000000            # embed only (resumable)
     python bench/scale.py --sizes 100000,300000,1000000 --engines falkordb-lite,neo4j
     python bench/scale.py --sizes 300000 --engines neo4j --reuse "after a server restart"
-    python bench/scale.py --plot --out scale_1m       # the plot of scale_1m + scale_neo4j
+    python bench/scale.py --neo4j-bulk --restart --sizes 1000000 --out scale_neo4j_bulk
+    python bench/scale.py --plot --out scale_1m       # the plot of all PLOTTED result files
 """
 
 from __future__ import annotations
@@ -394,8 +397,124 @@ def run(
     return result
 
 
-#: Result files drawn together (those that exist): the embedded engine's run to 1M and Neo4j's.
-PLOTTED = ("scale_1m", "scale_neo4j")
+def cached_matrix(pool: Sequence[str], total: int) -> np.ndarray:
+    """The first ``total`` cached embeddings of ``pool`` (all must be cached: ``--prepare``)."""
+    cache = pool_cache(pool, SCALE_WINDOWS)
+    parts: list[np.ndarray] = []
+    for index in range(-(-total // SHARD)):
+        if (part := cache.get(index, min(SHARD, len(pool) - index * SHARD))) is None:
+            raise SystemExit(f"the first {total} vectors are not all cached: run --prepare")
+        parts.append(part)
+    return np.concatenate(parts)[:total]
+
+
+def run_bulk(
+    sizes: Sequence[int],
+    n_queries: int,
+    out: str,
+    restart: bool,
+    widths: Sequence[int] = NEO4J_WIDTHS,
+) -> dict[str, Any]:
+    """Neo4j loaded from empty at each of ``sizes`` by neo4j-admin import (bench/neo4j_bulk.py),
+    its vector index built after the import, measured as loaded and (``restart``) after a
+    server restart. Rows are added to ``bench/results/<out>.json`` (created when missing)."""
+    import neo4j_bulk
+
+    sizes = sorted(sizes)
+    pool = scale_pool()
+    queries, _kinds, n_questions = query_vectors(pool, n_queries, SCALE_WINDOWS)
+    matrix = cached_matrix(pool, HELD_OUT_WINDOWS + sizes[-1])
+    texts = pool[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + sizes[-1]]
+    data = Path(os.environ["NEO4J_DIR"]) / "data"
+    path = RESULTS / f"{out}.json"
+    doc = previous_result(out) if path.is_file() else {"exact": [], "runs": []}
+    doc["bulk_method"] = (
+        "each size loaded into an emptied database by neo4j-admin database import full of CSV "
+        "files written from the cached vectors (bench/neo4j_bulk.py, kgrag.graph.bulk_import's "
+        "columns and arguments), then the schema migrations and the product's chunk_embedding "
+        "index created and awaited ONLINE; load_s is CSV + import + restart + schema + vector "
+        "index"
+    )
+    doc["queries"] = {"count": len(queries), "questions": n_questions}
+    for size in sizes:
+        base = np.ascontiguousarray(matrix[HELD_OUT_WINDOWS : HELD_OUT_WINDOWS + size])
+        times = neo4j_bulk.bulk_load(
+            base,
+            texts[:size],
+            VEC_CACHE / "neo4j-import",
+            lambda migrate: open_neo4j(erase=False, migrate=migrate),
+            lambda store: create_engine_index(store, NEO4J, PRODUCT_HNSW, queries.shape[1]),
+        )
+        if (held := chunk_count_of(size)) != size:
+            raise SystemExit(f"the import left {held} chunks, not {size}")
+        truth, exact_ms = exact_topk(base, queries)
+        doc["exact"] = [e for e in doc["exact"] if e["size"] != size]
+        doc["exact"].append({"size": size, "latency_ms": latency_summary(exact_ms)})
+        states = ["bulk import, as loaded"] + (
+            ["bulk import, after a server restart"] if restart else []
+        )
+        for state in states:
+            restart_s = 0.0
+            if state != states[0]:
+                restart_s = neo4j_bulk.restart()
+            store = open_neo4j(erase=False, migrate=False)
+            try:
+                row = measure_row(
+                    store,
+                    NEO4J,
+                    size,
+                    queries,
+                    truth,
+                    Path(),
+                    neo4j_bulk.server_pid(),
+                    str(data),
+                    widths,
+                )
+            finally:
+                store.close()
+            extra: dict[str, Any] = {}
+            if state == states[0]:
+                extra = {
+                    "load_s": round(times.total_s, 1),
+                    "load_rows_per_s": round(size / times.total_s, 1),
+                    "bulk_stages_s": {
+                        "csv": round(times.csv_s, 1),
+                        "import": round(times.import_s, 1),
+                        "restart": round(times.restart_s, 1),
+                        "schema": round(times.schema_s, 1),
+                        "vector_index": round(times.vector_index_s, 1),
+                    },
+                    "csv_bytes": times.csv_bytes,
+                }
+            else:
+                extra = {"restart_s": round(restart_s, 1)}
+            full = {"engine": NEO4J, "size": size, "state": state, **extra, **row}
+            doc["runs"].append(full)
+            log.info("%s", json.dumps(full))
+            write_result(out, doc)
+    return doc
+
+
+def chunk_count_of(size: int) -> int:
+    """The Chunk count of the benchmark's Neo4j store (``size`` only names the expectation)."""
+    store = open_neo4j(erase=False, migrate=False)
+    try:
+        return chunk_count(store)
+    finally:
+        store.close()
+
+
+#: Result files drawn together (those that exist): the embedded engine's run to 1M, Neo4j's
+#: transactional runs and its bulk-loaded ones (--neo4j-bulk).
+PLOTTED = ("scale_1m", "scale_neo4j", "scale_neo4j_bulk")
+
+
+#: The lines drawn: (legend, engine, state of the rows, colour); other states are points.
+SERIES = (
+    (FALKORDB, FALKORDB, None, "tab:blue"),
+    (NEO4J, NEO4J, None, "tab:red"),
+    ("neo4j, bulk import", NEO4J, "bulk import, as loaded", "tab:purple"),
+)
 
 
 def plotted_results(out: str) -> dict[str, Any]:
@@ -427,21 +546,20 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
         (axes[1][1], "engine RSS per vector (bytes)", lambda r: r["rss_bytes_per_vector"], None),
     )
     for ax, title, value, second in panels:
-        for engine in ENGINES:
+        for name, engine, state, color in SERIES:
             runs = sorted(
-                (r for r in doc["runs"] if r["engine"] == engine and "state" not in r),
+                (r for r in doc["runs"] if r["engine"] == engine and r.get("state") == state),
                 key=lambda r: r["size"],
             )
             if not runs:
                 continue
             sizes = [r["size"] for r in runs]
-            color = "tab:blue" if engine == FALKORDB else "tab:red"
             ax.plot(
                 sizes,
                 [value(r) for r in runs],
                 "o-",
                 color=color,
-                label=f"{engine} p50" if second else engine,
+                label=f"{name} p50" if second else name,
             )
             if second:
                 ax.plot(
@@ -449,23 +567,24 @@ def plot(doc: dict[str, Any], path: Path) -> Path:
                     [r["latency_ms"][second] for r in runs],
                     "o--",
                     color=color,
-                    label=f"{engine} p95",
+                    label=f"{name} p95",
                 )
         ax.set_xscale("log")
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("vectors (MiniLM, 384-d)")
-        ax.legend(fontsize=7)
-    for r in doc["runs"]:  # a store measured again (--reuse): a point of its own
-        if "state" in r:
+        ax.legend(fontsize=6)
+    drawn = {state for _, _, state, _ in SERIES}
+    for r in doc["runs"]:  # a store measured again (after a restart): a point of its own
+        if r.get("state") not in drawn:
             axes[0][1].plot(
                 [r["size"]],
                 [r["latency_ms"]["p50"]],
                 "s",
-                color="tab:orange",
+                color="tab:orange" if "bulk" not in r["state"] else "tab:purple",
                 label=f"{r['engine']} p50, {r['state']}",
             )
-            axes[0][1].legend(fontsize=7)
+            axes[0][1].legend(fontsize=6)
     axes[0][0].axhline(0.95, color="grey", lw=0.8, ls=":")
     axes[0][1].axhline(20, color="grey", lw=0.8, ls=":")
     axes[0][1].set_yscale("log")
@@ -559,6 +678,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="measure the Neo4j store a run left (at --sizes, one size) as it stands, e.g. "
         "'after a server restart', and add the row to --out",
     )
+    parser.add_argument(
+        "--neo4j-bulk",
+        action="store_true",
+        help="load Neo4j (NEO4J_DIR's scripts/neo4j.sh server) from empty at each size by "
+        "neo4j-admin import, the vector index built after; rows added to --out",
+    )
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="with --neo4j-bulk: also measure each size after a server restart",
+    )
     args = parser.parse_args(argv)
     if args.plot:
         doc = plotted_results(args.out)
@@ -586,6 +716,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             spent,
             time.perf_counter() - started,
         )
+        return
+    if args.neo4j_bulk:
+        run_bulk(sizes, args.queries, args.out, args.restart, widths)
+        print(RESULTS / f"{args.out}.json")
         return
     if args.reuse:
         if len(sizes) != 1:

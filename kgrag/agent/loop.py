@@ -126,6 +126,14 @@ class RetrievalLoop:
             text, images = final_evidence(planned.plan, outcomes)
             result.depicting |= depicting(planned.plan, outcomes)
             result.documents = document_answer(planned.plan, outcomes)
+            if result.documents is not None and not result.documents.hits:
+                if number < self.max_iterations:  # no document matched: search the passages
+                    result.documents = None
+                    planned = self.planner.content(analysis, [e.id for e in entities])
+                    why = "the document tool found no readable document: the question's passages"
+                    continue
+                result.exit_reason = "not_found"
+                break
             if result.documents is not None:  # answered from document metadata: no refinement
                 result.text, result.images = text, images
                 result.exit_reason = "satisfied"

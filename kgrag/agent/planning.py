@@ -104,6 +104,14 @@ class AgentPlanner:
         documents = document_plan(analysis.text, analysis)
         if documents is not None:
             return PlanResult(plan=documents, source="rule")
+        return self._content(analysis, entity_ids)
+
+    def content(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
+        """The plan that searches passages (and pictures, recordings) for ``analysis``, as for a
+        content question: for a document question whose tool found no readable document."""
+        return self._finished(self._content(analysis, entity_ids), analysis.text)
+
+    def _content(self, analysis: QueryAnalysis, entity_ids: Sequence[str]) -> PlanResult:
         want_images = self.images and wants_images(analysis)
 
         def rule() -> Plan:

@@ -175,19 +175,33 @@ def _metadata_search(
 
 
 def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
-    """Each side as an entity (its profile from the passages that mention it most) or, when no
-    entity of that name is readable, as a document (its summary). Sides interleave."""
+    """Each side as a document its title names whole ("the Apache License": the document titled
+    so, its summary), else as an entity (its profile from the passages that mention it most),
+    else as the document whose metadata matches best (its summary). Sides interleave."""
     p = step.parameters
     columns: list[list[Hit]] = []
     sides: list[dict[str, Any]] = []
     for side in p.sides:
-        rows = rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
+        terms = document_terms(side) or (side.lower(),)
+        titled = [
+            (s, r)
+            for s, r in _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
+            if set(terms) <= set(document_terms(str(r.get("title") or "")))
+        ]
+        rows = (
+            []
+            if titled
+            else rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
+        )
+        if titled:
+            columns.append([_document_hit(r, s, step.step_id) for s, r in titled])
+            sides.append({"side": side, "resolved": "document", "id": titled[0][1]["id"]})
+            continue
         if rows:
             row = max(rows, key=lambda r: len(r["mentions"]))
             column = _entity_side(row, p.k, step.step_id)
             sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
         else:
-            terms = document_terms(side) or (side.lower(),)
             found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
             column = [_document_hit(r, s, step.step_id) for s, r in found]
             sides.append(

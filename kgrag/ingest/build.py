@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pydantic import Field
+
 from kgrag.config import writable_folder
 from kgrag.core import Frozen
-from kgrag.errors import IngestError, KgragError
+from kgrag.errors import EmptyInputError, IngestError, KgragError
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedDocument
 from kgrag.ingest.records import ChunkRecord, ImageRecord, document_id
@@ -33,6 +35,9 @@ class Failure(Frozen):
 
     path: str
     reason: str
+    empty: bool = Field(default=False, exclude=True)
+    """The file held nothing to ingest (a recording without speech): the job reports it as an
+    ``empty`` skip, not a failure."""
 
 
 class Embedded(NamedTuple):
@@ -95,10 +100,10 @@ class Work:
     def has_images(self) -> bool:
         return any(d.images for d in self.docs)
 
-    def fail(self, doc: ParsedDocument, reason: str) -> None:
+    def fail(self, doc: ParsedDocument, reason: str, *, empty: bool = False) -> None:
         did = document_id(str(doc.source.path), doc.sha256)
         self.failed.add(did)
-        self.out.failures.append(Failure(path=str(doc.source.path), reason=reason))
+        self.out.failures.append(Failure(path=str(doc.source.path), reason=reason, empty=empty))
 
     def output(self) -> BuildOutput:
         """The batch's embedded documents, in batch order, and its failures."""
@@ -186,7 +191,7 @@ class Builder:
             try:
                 work.pieces[did], work.languages[did] = self._segments(did, doc, work.out)
             except KgragError as e:
-                work.fail(doc, reason_of(e))
+                work.fail(doc, reason_of(e), empty=isinstance(e, EmptyInputError))
 
     def chunk(self, work: Work) -> None:
         """Stage 2 (the text model's tokenizer): the chunks of every other document."""
@@ -254,7 +259,7 @@ class Builder:
             self._advance(out, "transcribe", 1, str(doc.source.path))
         segments = [s for s in transcript.segments if s.text.strip()]
         if not segments:
-            raise IngestError(str(doc.source.path), "no speech was recognised in the recording")
+            raise EmptyInputError(str(doc.source.path), "no speech was recognised in the recording")
         rows = [
             {
                 "id": f"{did}:s{n}",

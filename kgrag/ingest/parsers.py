@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
-from kgrag.ingest.decoding import decode_utf8
+from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
@@ -165,13 +165,13 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 
 def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     path = item.path
-    raw = decode_utf8(path, data)
-    if suffix == ".md":
+    raw = decode_text(path, data).text
+    if suffix in (".md", ".markdown"):
         text, heading = strip_markdown(raw)
     else:
         text, heading = raw, None
     if not text.strip():
-        markup = " and Markdown markup" if suffix == ".md" else ""
+        markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     title = _naming(heading) or _naming(_first_line(text)) or path.stem
     return title, [ParsedPage(number=None, text=text)], []
@@ -293,8 +293,8 @@ def _parse_spreadsheet(
     item: SourceItem, data: bytes, suffix: str
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
-    if suffix == ".csv":
-        tables = spreadsheet.parse_csv(path, decode_utf8(path, data))
+    if suffix in (".csv", ".tsv"):
+        tables = spreadsheet.parse_csv(path, decode_text(path, data).text)
     else:
         tables = spreadsheet.parse_xlsx(path, data)
     return path.stem, [], [], tables
@@ -465,11 +465,15 @@ def _audio_signature_ok(suffix: str, head: bytes) -> bool:
         return head[:4] in (b"RIFF", b"RF64") and head[8:12] == b"WAVE"
     if suffix == ".flac":
         return head[:4] == b"fLaC" or head[:3] == b"ID3"
-    if suffix == ".ogg":
+    if suffix in (".ogg", ".oga", ".opus"):
         return head[:4] == b"OggS"
+    if suffix == ".aac":  # ADTS frames (0xFFF sync word, layer 0), or an ADIF header
+        return head[:4] == b"ADIF" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xF6 == 0xF0)
+    if suffix == ".avi":
+        return head[:4] == b"RIFF" and head[8:12] == b"AVI "
     if suffix == ".mp3":
         return head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0)
-    if suffix in (".m4a", ".mp4"):
+    if suffix in (".m4a", ".mp4", ".mov"):
         return head[4:8] in (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip")
     if suffix in (".mkv", ".webm"):
         return head[:4] == b"\x1a\x45\xdf\xa3"
@@ -480,6 +484,11 @@ _AUDIO_EXPECTED = {
     ".wav": "a RIFF/WAVE header",
     ".flac": "an fLaC header",
     ".ogg": "an OggS header",
+    ".oga": "an OggS header",
+    ".opus": "an OggS header",
+    ".aac": "an ADTS frame or an ADIF header",
+    ".avi": "a RIFF/AVI header",
+    ".mov": "a QuickTime 'ftyp' or 'moov' box",
     ".mp3": "an ID3 tag or an MPEG frame header",
     ".m4a": "an MP4 'ftyp' box",
     ".mp4": "an MP4 'ftyp' box",

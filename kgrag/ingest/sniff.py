@@ -1,20 +1,19 @@
 """Is a file of no known type plain text? Decided from its first bytes.
 
 A file whose extension kgrag has no reader for (source code, JSON, YAML, logs, configuration,
-``README.Debian``, ``v2.13-ReleaseNotes``) is read as plain text when its first bytes are UTF-8
-text; a binary one is an unsupported type. :data:`NOT_SNIFFED` names the text types that are
-not read as text even then."""
+``README.Debian``, ``v2.13-ReleaseNotes``) is read as plain text when its first bytes are text
+(UTF-8 or a legacy encoding); a binary one is an unsupported type. :data:`NOT_SNIFFED` names the
+text types that are not read as text even then."""
 
 from __future__ import annotations
 
-import codecs
 import re
 from pathlib import Path, PurePath
 
+from kgrag.ingest.decoding import legible
+
 #: How much of a file is looked at.
 SNIFF_BYTES = 8192
-#: At least this share of the characters looked at must be printable (or tab, newline, ...).
-MIN_PRINTABLE = 0.95
 #: Name endings that are not file types: ``README.Debian``, ``changelog.Debian.amd64``,
 #: ``README.source`` are text files without an extension, as far as kgrag is concerned.
 NOT_EXTENSIONS = frozenset(
@@ -24,12 +23,14 @@ NOT_EXTENSIONS = frozenset(
 #: ending otherwise (``.Debian``, ``v2.13-ReleaseNotes``) has no extension.
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 
-_WHITESPACE = frozenset("\t\n\r\f\v")
-
 
 #: Text types that are not read as plain text: JSONL files are manifests, read only when named
-#: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, not prose.
-NOT_SNIFFED = frozenset({".jsonl", ".svg"})
+#: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, a style sheet's is a web
+#: page's presentation, not prose.
+NOT_SNIFFED = frozenset({".jsonl", ".svg", ".css"})
+#: A line longer than this in a file's first bytes marks machine-made text: minified scripts, a
+#: documentation site's search index, data on one line. Prose paragraphs stay far below it.
+MAX_LINE_CHARS = 4096
 
 
 def may_be_text(name: PurePath) -> bool:
@@ -45,22 +46,23 @@ def has_no_extension(name: PurePath) -> bool:
 
 
 def looks_like_text(head: bytes) -> bool:
-    """True when ``head`` (a file's first bytes) is UTF-8 without NUL and mostly printable.
+    """True when ``head`` (a file's first bytes) is text as the parsers read it: UTF-8 (or a
+    byte-order mark's encoding, or a legacy one: :mod:`kgrag.ingest.decoding`) without NUL and
+    mostly printable, and not machine-made (no line over :data:`MAX_LINE_CHARS`). Nothing, or
+    only whitespace, is text too (the parser then skips the file as empty)."""
+    return legible(head) and not _has_long_line(head)
 
-    Nothing, or only whitespace, is text too (the parser then skips the file as empty)."""
-    if b"\x00" in head:
-        return False
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        text = decoder.decode(head, final=False)  # a character cut at the end is not an error
-    except UnicodeDecodeError:
-        return False
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text:
-        return True
-    printable = sum(1 for c in text if c.isprintable() or c in _WHITESPACE)
-    return printable >= MIN_PRINTABLE * max(1, len(text))
+
+def _has_long_line(head: bytes) -> bool:
+    start = 0
+    while start < len(head):
+        end = head.find(b"\n", start)
+        if end < 0:
+            end = len(head)
+        if end - start > MAX_LINE_CHARS:
+            return True
+        start = end + 1
+    return False
 
 
 def file_looks_like_text(path: Path) -> bool:

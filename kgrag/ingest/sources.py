@@ -27,7 +27,13 @@ from kgrag.ingest.models import (
     SourceItem,
     UnsupportedInput,
 )
-from kgrag.ingest.sniff import NOT_SNIFFED, file_looks_like_text, has_no_extension, may_be_text
+from kgrag.ingest.sniff import (
+    MAX_LINE_CHARS,
+    NOT_SNIFFED,
+    file_looks_like_text,
+    has_no_extension,
+    may_be_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +41,10 @@ logger = logging.getLogger(__name__)
 FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".txt": ("text", "text/plain"),
     ".md": ("text", "text/markdown"),
+    ".markdown": ("text", "text/markdown"),
     ".pdf": ("pdf", "application/pdf"),
     ".csv": ("text", "text/csv"),
+    ".tsv": ("text", "text/tab-separated-values"),
     ".xlsx": ("text", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     ".png": ("image", "image/png"),
     ".jpg": ("image", "image/jpeg"),
@@ -45,14 +53,20 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".gif": ("image", "image/gif"),
     ".bmp": ("image", "image/bmp"),
     ".tiff": ("image", "image/tiff"),
+    ".tif": ("image", "image/tiff"),
     ".wav": ("audio", "audio/wav"),
     ".flac": ("audio", "audio/flac"),
     ".mp3": ("audio", "audio/mpeg"),
     ".m4a": ("audio", "audio/mp4"),
     ".ogg": ("audio", "audio/ogg"),
+    ".oga": ("audio", "audio/ogg"),
+    ".opus": ("audio", "audio/ogg"),
+    ".aac": ("audio", "audio/aac"),
     ".mp4": ("audio", "video/mp4"),
     ".mkv": ("audio", "video/x-matroska"),
     ".webm": ("audio", "video/webm"),
+    ".mov": ("audio", "video/quicktime"),
+    ".avi": ("audio", "video/x-msvideo"),
 }
 
 #: A file without an extension (``README``, ``README.Debian``) whose content is text.
@@ -77,16 +91,38 @@ def supported_extensions() -> str:
     return ", ".join(sorted({*FILE_TYPES, *CONTAINER_TYPES, *extra}))
 
 
+#: What to do with a file type kgrag does not read but that another format of it would be.
+CONVERT_HINTS: dict[str, str] = {
+    ".doc": "a legacy Word document: save it as .docx",
+    ".xls": "a legacy Excel workbook: save it as .xlsx",
+    ".ppt": "a legacy PowerPoint deck: save it as .pptx",
+    ".ods": "an OpenDocument spreadsheet: save it as .xlsx",
+    ".odp": "an OpenDocument presentation: save it as .pptx",
+    ".pages": "an Apple Pages document: export it as .docx or PDF",
+    ".key": "an Apple Keynote deck: export it as .pptx or PDF",
+    ".numbers": "an Apple Numbers spreadsheet: export it as .xlsx",
+    ".heic": "a HEIC photo: convert it to JPEG",
+    ".7z": "a 7-Zip archive: extract it, or repack it as .zip",
+    ".rar": "a RAR archive: extract it, or repack it as .zip",
+    ".bz2": "a bzip2-compressed file: decompress it (or repack as .gz)",
+    ".xz": "an xz-compressed file: decompress it (or repack as .gz)",
+}
+
+
 def unsupported_reason(suffix: str) -> str:
+    not_text = f"not text (binary, or minified: a line over {MAX_LINE_CHARS:,} characters)"
+    hint = CONVERT_HINTS.get(suffix.lower())
+    if hint is not None:
+        return f"unsupported file type '{suffix}': {hint}"
     if suffix.lower() in NOT_SNIFFED:
         shown = f"'{suffix}'"
-    elif has_no_extension(Path("x" + suffix)):
-        shown = f"'{suffix}' and not text" if suffix else "(no extension) and not text"
+    elif suffix and not has_no_extension(Path("x" + suffix)):
+        shown = f"'{suffix}' and {not_text}"
     else:
-        shown = f"'{suffix}' and not UTF-8 text"
+        shown = f"'{suffix}' and {not_text}" if suffix else f"(no extension) and {not_text}"
     return (
-        f"unsupported file type {shown} (supported: {supported_extensions()}, "
-        "and UTF-8 text files of other types: source code, JSON, logs, ...)"
+        f"unsupported file type {shown} (supported: {supported_extensions()}, and text files "
+        "of other types: source code, JSON, logs, ...)"
     )
 
 

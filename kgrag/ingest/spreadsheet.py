@@ -23,7 +23,7 @@ from kgrag.ingest.models import ParsedTable
 
 log = logging.getLogger(__name__)
 
-SUFFIXES: frozenset[str] = frozenset({".csv", ".xlsx"})
+SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".xlsx"})
 #: Cells read from one file, empty ones included.
 MAX_SCANNED_CELLS = 500_000
 #: Uncompressed size of all members of an .xlsx (a zip): the guard against zip bombs.

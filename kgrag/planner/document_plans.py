@@ -24,7 +24,11 @@ __all__ = ["document_plan"]
 _TAGGED = re.compile(
     r"\btagged\s+(?:as\s+|with\s+)?[\"']?([\w:.-]+)[\"']?|\bwith (?:the )?tag\s+[\"']?([\w:.-]+)"
 )
-_ABOUT = re.compile(r"\b(?:about|regarding|concerning|mentioning|on the topic of|on)\s+(.+)$")
+_ABOUT = re.compile(
+    r"\b(?:about|regarding|concerning|mentioning|on the topic of|on"
+    r"|(?:photo(?:graph)?|picture|image|drawing|diagram|scan|recording)s?\s+(?:of|showing))"
+    r"\s+(.+)$"
+)
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
     text note markdown txt tagged tag"""
@@ -100,7 +104,9 @@ def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] 
         params["tags"] = [t.lower() for t in tags]
     if match := _ABOUT.search(question):
         about = [
-            t for t in document_terms(match.group(1)) if not t.isdigit() and t not in _TYPE_NOUNS
+            t
+            for t in document_terms(match.group(1))
+            if not t.isdigit() and t not in _TYPE_NOUNS and t not in _LISTING_NOISE
         ]
         if about:
             params["about"] = about

@@ -201,9 +201,13 @@ def test_decodes_every_supported_container(jfk: Path, tmp_path: Path) -> None:
         "jfk.mp3": [],
         "jfk.m4a": [],
         "jfk.ogg": [],
+        "jfk.opus": [],
+        "jfk.aac": [],
         "jfk.mp4": video,
         "jfk.mkv": video,
         "jfk.webm": video,
+        "jfk.mov": video,
+        "jfk.avi": video,
     }
     for name, extra in outputs.items():
         out = tmp_path / name
@@ -211,7 +215,9 @@ def test_decodes_every_supported_container(jfk: Path, tmp_path: Path) -> None:
         samples = decode_audio(out)
         assert samples.dtype == np.float32 and samples.ndim == 1, name
         assert samples.size / 16000 == pytest.approx(JFK_SECONDS, abs=0.1), name
-        assert probe_duration(out) == pytest.approx(JFK_SECONDS, abs=0.1), name
+        # raw ADTS AAC has no duration in a header: ffprobe estimates it from the bit rate
+        slack = 0.2 if name == "jfk.aac" else 0.1
+        assert probe_duration(out) == pytest.approx(JFK_SECONDS, abs=slack), name
         # The same speech came back, not noise or silence: the loudness envelopes agree.
         n = min(samples.size, reference.size) // 1600 * 1600
         env_a = np.sqrt(np.mean(samples[:n].reshape(-1, 1600) ** 2, axis=1))
@@ -251,6 +257,29 @@ def make_bad_files(jfk: Path, tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "video-only": (silent_video, "no audio track"),
         "missing": (tmp_path / "does-not-exist.wav", "does not exist"),
     }
+
+
+@pytest.mark.parametrize("suffix", [".opus", ".aac", ".mov", ".avi"])
+def test_more_containers_pass_the_parsers_header_check(
+    jfk: Path, tmp_path: Path, suffix: str
+) -> None:
+    """Opus and AAC recordings, QuickTime and AVI videos (phones and cameras write them) are
+    recordings; a file that only carries the name is refused naming the header it lacks."""
+    from kgrag.ingest.parsers import parse
+    from kgrag.ingest.sources import expand_inputs
+
+    out = tmp_path / f"jfk{suffix}"
+    video = ["-f", "lavfi", "-i", "color=c=black:s=64x64:d=11", "-shortest"]
+    ffmpeg("-i", str(jfk), *(video if suffix in (".mov", ".avi") else []), str(out))
+    (item,) = expand_inputs([str(out)]).items
+    assert item.modality == "audio"
+    assert parse(item, 50_000_000).source.path == out
+    fake = tmp_path / f"fake{suffix}"
+    fake.write_bytes(b"this is a text file, not a recording\n" * 4)
+    (item,) = expand_inputs([str(fake)]).items
+    with pytest.raises(IngestError) as info:
+        parse(item, 50_000_000)
+    assert info.value.reason.startswith(f"does not look like a {suffix} file (expected ")
 
 
 def test_bad_files_raise_ingest_error_naming_the_file(jfk: Path, tmp_path: Path) -> None:

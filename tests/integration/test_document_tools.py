@@ -303,6 +303,10 @@ def test_summary_of_a_private_document_is_refused_to_an_outsider(
         ("List the documents tagged meeting-notes", {"Pump meeting notes"}),
         ("Show me the documents from 2023", {"Riverside flood report", "Boiler inspection"}),
         ("List all documents tagged official-manual", {"Feed pump service manual"}),
+        # "photographs of X": images about X (it listed every image, whatever X was)
+        ("Do you have any photographs of circles?", {"Red circle drawing"}),
+        ("Which drawings of circles are stored?", {"Red circle drawing"}),
+        ("Do you have any photographs of a giraffe?", set()),
     ],
 )
 def test_metadata_search_by_type_tag_and_date(
@@ -438,6 +442,25 @@ def test_listing_and_summary_questions_through_the_agent_use_no_vector_search(
     assert [s["type"] for s in steps] == ["document_summary"]
     assert [c.title for c in summary.citations] == ["Maintenance roster"]
     assert _documents(store)["Maintenance roster"]["summary"] in summary.answer
+
+
+def test_a_document_question_no_document_matches_searches_the_passages(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """No document is titled 'lubrication schedule', but a passage holds it: the summary tool
+    finds no document, and the passages answer (it said 'No readable document matches.',
+    exit 'satisfied'). The outsider's private document stays out of the passages too."""
+    agent = KnowledgeAgent(store, embedder)
+    found = agent.ask("Summarise the lubrication schedule", user="eve")
+    steps = [s["type"] for s in read_trace(store, found.query_id, OPERATOR).to_json()["steps"]]
+    assert steps[0] == "document_summary" and "vector_search" in steps[1:], steps
+    assert found.exit_reason != "not_found", found.answer
+    assert "Feed pump service manual" in {c.title for c in found.citations}, found.answer
+    assert "lubrication schedule" in found.answer.lower()
+
+    private = agent.ask("Summarise the Zephyr pump budget", user="eve")
+    assert "Zephyr" not in private.answer
+    assert "Zephyr pump budget" not in {c.title for c in private.citations}
 
 
 def test_rephrased_document_questions_reach_the_document_tools(

@@ -61,8 +61,8 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     unsupported.write_bytes(bytes.fromhex("1f8b08") + bytes(range(256)))  # binary
     big = folder / "big.txt"
     big.write_text("Large file. " * (LIMIT // 10), "utf-8")
-    latin1 = folder / "latin1.txt"
-    latin1.write_bytes("Café Müller in Köln, façade rénovée.".encode("latin-1"))
+    garbled = folder / "garbled.txt"  # not UTF-8, and control bytes in any legacy encoding
+    garbled.write_bytes(bytes(range(0x80, 0x100)) + bytes(range(1, 32)) * 8)
     silent = folder / "no-samples.wav"
     with wave.open(str(silent), "wb") as w:
         w.setnchannels(1)
@@ -74,7 +74,7 @@ def bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
         "truncated audio": (truncated, "truncated"),
         "unsupported type": (unsupported, "unsupported"),
         "over the size limit": (big, "limit"),
-        "not UTF-8": (latin1, "UTF-8"),
+        "not text in any encoding": (garbled, "not legible"),
         "zero-length audio": (silent, "zero length"),
     }
 
@@ -138,17 +138,38 @@ def test_bad_files_fail_alone_and_change_nothing(engine: Engine) -> None:
         assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("suffix", [".txt"])
-def test_non_utf8_text_is_refused_with_the_fix(tmp_path: Path, suffix: str) -> None:
-    """Decision: non-UTF-8 text fails (no guessed code page: a wrong guess silently corrupts
-    names, and so entities); the reason says where and how to convert the file."""
-    from kgrag.errors import IngestError
+LEGACY_TEXT = "Café Müller in Köln, façade rénovée, 5 € “net”."
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        ("latin1.txt", LEGACY_TEXT.replace("€ “net”", "EUR").encode("latin-1"), "Café Müller"),
+        ("README", LEGACY_TEXT.encode("cp1252"), "5 € “net”"),  # no extension: sniffed
+        ("prices.csv", f"item,price\n{LEGACY_TEXT},5\n".encode("cp1252"), "façade rénovée"),
+        ("page.html", f"<p>{LEGACY_TEXT}</p>".encode("cp1252"), "Köln"),  # no charset declared
+        (
+            "declared.html",
+            f'<meta charset="utf-8"><p>{LEGACY_TEXT}</p>'.encode("cp1252"),  # and wrong
+            "Köln",
+        ),
+        ("notes.txt", LEGACY_TEXT.encode("utf-16"), "5 € “net”"),  # a byte-order mark
+        ("moscow.txt", ("Москва — столица России. " * 4).encode("cp1251"), "столица России"),
+        ("tokyo.txt", ("東京は日本の首都です。" * 4).encode("shift_jis"), "日本の首都"),
+    ],
+)
+def test_legacy_encodings_are_read(tmp_path: Path, name: str, data: bytes, expected: str) -> None:
+    """Real folders hold text that is not UTF-8: old changelogs, spreadsheets' CSV exports,
+    Windows notes. Mostly-ASCII text is Windows-1252 (what browsers read Latin-1 as); text in
+    another script is read in the encoding detected for it (kgrag.ingest.decoding)."""
     from kgrag.ingest.parsers import parse
     from kgrag.ingest.sources import expand_inputs
 
-    path = tmp_path / f"latin1{suffix}"
-    path.write_bytes("Café Müller".encode("latin-1"))
+    path = tmp_path / name
+    path.write_bytes(data)
     (item,) = expand_inputs([str(path)]).items
-    with pytest.raises(IngestError) as info:
-        parse(item, LIMIT)
-    assert "UTF-8" in info.value.reason and "iconv" in info.value.reason
+    parsed = parse(item, LIMIT)
+    text = "\n".join(p.text for p in parsed.pages) + "\n".join(
+        c for t in parsed.tables for row in t.rows for c in row
+    )
+    assert expected in text, text[:300]

@@ -32,7 +32,7 @@ from kgrag.modalities.audio import auto_transcriber
 from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.analysis import analyse, named_files
 from kgrag.planner.rule import NAMED_FILE_WEIGHT, RECORDING_WEIGHT, rule_plan
-from tests.integration.ingest_media import needs_media_tools
+from tests.integration.ingest_media import ffmpeg, needs_media_tools
 from tests.support.engines import Engine
 
 pytestmark = needs_media_tools
@@ -80,6 +80,8 @@ def agent(
     (folder / "Handbook.md").write_text(NOTES, encoding="utf-8")
     (folder / "jfk.flac").write_bytes(JFK.read_bytes())
     draw_shape("red", "circle", random.Random(3)).save(folder / "figure7.png")
+    # a recording without speech (a sound effect, music): nothing to ingest, an empty skip
+    ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=3", str(folder / "tone.wav"))
     whisper = auto_transcriber("auto", cpu_threads=1)
     agent = KnowledgeAgent(
         module_engine.open(),
@@ -89,6 +91,9 @@ def agent(
     )
     report = agent.ingest([str(folder)])
     assert report.failed == 0 and report.ingested == 4, report
+    (skip,) = report.skips
+    assert skip.path.endswith("tone.wav") and skip.kind == "empty", skip
+    assert skip.detail == "no speech was recognised in the recording"
     yield agent
     agent.store.close()
 

@@ -89,7 +89,12 @@ def test_asciidoc_include_lines_are_dropped_not_followed() -> None:
         (b"README for psmisc\n=====\n", True),
         ("naïve café".encode()[:-1], True),  # a character cut by the window
         (b"\x7fELF\x02\x01\x01\x00\x00", False),
-        ("café au lait".encode("latin-1"), False),
+        ("café au lait".encode("latin-1"), True),  # read as Windows-1252
+        ("Привет, как дела? Это документ.".encode("cp1251"), True),
+        ("naïve".encode("utf-16"), True),  # its byte-order mark says so, NULs and all
+        (bytes(range(0x80, 0x100)) + bytes(range(1, 32)) * 8, False),  # legible in nothing
+        (b"function f(a){return a+1};" * 200, False),  # minified: one line of 5,400 chars
+        (b"function f(a) {\n  return a + 1;\n}\n" * 200, True),  # the same, as written
         (bytes(range(1, 32)) * 4, False),
         (b"", True),  # empty: text, then skipped as empty by the parser
     ],
@@ -144,3 +149,13 @@ def test_names_without_an_extension(name: str, none: bool) -> None:
     from kgrag.ingest.sniff import has_no_extension
 
     assert has_no_extension(Path(name)) is none
+
+
+@pytest.mark.parametrize(
+    ("name", "sniffed"),
+    [("main.c", True), ("app.js", True), ("README", True), ("site.css", False), ("a.svg", False)],
+)
+def test_style_sheets_and_drawings_are_not_read_as_text(name: str, sniffed: bool) -> None:
+    from kgrag.ingest.sniff import may_be_text
+
+    assert may_be_text(Path(name)) is sniffed

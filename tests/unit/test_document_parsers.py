@@ -116,9 +116,15 @@ def test_html_in_a_declared_latin1_charset_is_read(tmp_path: Path) -> None:
     assert _content(xhtml).pages[0].text == "Déjà vu."
 
 
-def test_html_not_utf8_and_without_charset_names_the_byte(tmp_path: Path) -> None:
+def test_html_not_utf8_and_without_charset_is_windows_1252(tmp_path: Path) -> None:
+    page = tmp_path / "latin.html"
+    page.write_bytes(b"<p>caf\xe9 \x80 5</p>")
+    assert "café € 5" in _content(page).pages[0].text
+
+
+def test_html_legible_in_no_encoding_names_the_byte(tmp_path: Path) -> None:
     page = tmp_path / "bad.html"
-    page.write_bytes(b"<p>caf\xe9</p>")
+    page.write_bytes(b"<p>caf\xe9</p>" + bytes(range(1, 32)) * 8)
     assert "byte 0xe9 at offset 6" in _refused(page)
 
 
@@ -354,3 +360,76 @@ def test_a_merged_cell_gives_its_text_to_every_row_it_spans(tmp_path: Path) -> N
     (table,) = _content(page).tables
     assert table.header == ("Station", "Reading", "Reading")
     assert table.rows == expected
+
+
+# ------------------------------------------------------------------------------------- notebooks
+
+
+def test_notebook_cells_outputs_and_plot(tmp_path: Path) -> None:
+    from tests.support.notebooks import write_notebook
+
+    found = _content(write_notebook(tmp_path / "churn.ipynb"))
+    assert found.title == "Churn model experiment"
+    (page,) = found.pages
+    text = page.text
+    for part in (
+        "We train on the March export.",  # a Markdown cell
+        "learning_rate = 0.003",  # a code cell's source
+        "learning rate 0.003",  # what it printed
+        "NameError: name 'undefined_name' is not defined",  # what it raised
+    ):
+        assert part in text, part
+    assert "Figure size" not in text and "iVBOR" not in text  # the plot is an image, not text
+    (plot,) = found.images
+    assert (plot.width, plot.height, plot.caption) == (200, 120, "Validation loss")
+    assert plot.data is not None and plot.data.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ('{"cells": [', "not a Jupyter notebook: invalid JSON at line 1, column 12"),
+        ('{"worksheets": [], "nbformat": 3}', "not a Jupyter notebook of nbformat 4"),
+        ('{"cells": [1], "nbformat": 4}', "cell 1 is not an object"),
+    ],
+)
+def test_a_broken_notebook_is_refused_naming_what_is_wrong(
+    tmp_path: Path, content: str, reason: str
+) -> None:
+    path = _write(tmp_path, "broken.ipynb", content)
+    assert reason in _refused(path)
+
+
+def test_a_notebook_of_empty_cells_is_empty(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path, "blank.ipynb", '{"cells": [{"cell_type": "code", "source": []}], "nbformat": 4}'
+    )
+    with pytest.raises(EmptyInputError):
+        parse(_item(path), LIMIT)
+
+
+# ------------------------------------------------------------------------------------------- rtf
+
+
+def test_rtf_saved_by_libreoffice_is_its_text(tmp_path: Path) -> None:
+    """orchard_lo.rtf: orchard.odt saved as RTF by LibreOffice 7 (soffice --convert-to rtf)."""
+    content = _content(FORMATS / "orchard_lo.rtf")
+    assert content.title == "Orchard Survey of Pellworth Farm"
+    (page,) = content.pages
+    assert "The Pellworth orchard grows heritage apples on a north-facing slope." in page.text
+    assert "Egremont Russet|25|6.75|" in page.text  # a table row
+    assert "fonttbl" not in page.text and "Times New Roman" not in page.text
+
+
+def test_rtf_escapes_follow_the_declared_code_page(tmp_path: Path) -> None:
+    path = tmp_path / "note.rtf"
+    path.write_bytes(
+        rb"{\rtf1\ansi\ansicpg1251 {\fonttbl{\f0 Arial;}}\f0 "
+        rb"\'cf\'f0\'e8\'e2\'e5\'f2 caf\u233? \par}"
+    )
+    assert _content(path).pages[0].text == "Привет café"
+
+
+def test_a_file_named_rtf_that_is_not_rtf_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, "fake.rtf", "Just words, no RTF header.")
+    assert _refused(path) == "not an RTF document: it does not start with {\\rtf"

@@ -121,12 +121,20 @@ def test_zero_byte_file_is_refused(tmp_path: Path) -> None:
     assert refused(path) == "file is empty (0 bytes)"
 
 
-def test_latin1_text_is_refused_with_the_byte_offset(tmp_path: Path) -> None:
+def test_latin1_text_is_read_as_windows_1252(tmp_path: Path) -> None:
     path = tmp_path / "latin.txt"
-    path.write_bytes("First line\nCafé au lait\n".encode("latin-1"))
+    path.write_bytes("Café au lait\nCosts € 5, “quoted”\n".encode("cp1252"))
+    parsed = parse(item(path), LIMIT)
+    assert parsed.title == "Café au lait"
+    assert parsed.pages[0].text == "Café au lait\nCosts € 5, “quoted”\n"
+
+
+def test_illegible_text_is_refused_with_the_byte_offset(tmp_path: Path) -> None:
+    path = tmp_path / "garbled.txt"
+    path.write_bytes(b"First line\n" + bytes(range(0x80, 0x100)) + bytes(range(1, 32)) * 8)
     reason = refused(path)
-    assert reason.startswith("not valid UTF-8: byte 0xe9 at offset 14 (line 2, column 4);")
-    assert "UTF-8" in reason
+    assert reason.startswith("not valid UTF-8: byte 0x80 at offset 11 (line 2, column 1),")
+    assert "not legible text in a legacy encoding either" in reason
 
 
 def test_whitespace_or_markup_only_text_is_refused(tmp_path: Path) -> None:
@@ -291,3 +299,21 @@ def test_text_posing_as_audio_is_refused(tmp_path: Path) -> None:
     empty = tmp_path / "silence.flac"
     empty.write_bytes(b"")
     assert refused(empty) == "file is empty (0 bytes)"
+
+
+def test_other_names_of_known_types(tmp_path: Path) -> None:
+    """.markdown is Markdown, .tsv a table, .tif a TIFF picture."""
+    notes = tmp_path / "notes.markdown"
+    notes.write_text("# Site notes\n\nThe **gate** is locked at six.\n", encoding="utf-8")
+    parsed = parse(item(notes), LIMIT)
+    assert parsed.title == "Site notes" and "The gate is locked at six." in parsed.pages[0].text
+    rows = tmp_path / "rota.tsv"
+    rows.write_text("name\tday\nAda\tMonday\nBrian\tWednesday\n", encoding="utf-8")
+    (table,) = parse(item(rows), LIMIT).tables
+    assert table.header == ("name", "day") and table.rows == (
+        ("Ada", "Monday"),
+        ("Brian", "Wednesday"),
+    )
+    scan = tmp_path / "scan.tif"
+    Image.new("RGB", (64, 48), "white").save(scan, format="TIFF")
+    assert [(i.width, i.height) for i in parse(item(scan), LIMIT).images] == [(64, 48)]

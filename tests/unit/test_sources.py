@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,10 @@ def touch(path: Path, content: str = "x") -> Path:
     return path
 
 
-XYZ_REFUSED = "unsupported file type '.xyz' and not UTF-8 text (supported: "
+XYZ_REFUSED = (
+    "unsupported file type '.xyz' and not text (binary, or minified: a line over 4,096 "
+    "characters) (supported: "
+)
 #: The first bytes of a real gzip stream: binary, so no file type kgrag reads.
 BINARY = bytes.fromhex("1f8b0800000000000003") + bytes(range(256))
 
@@ -301,3 +305,17 @@ def test_svg_and_unnamed_jsonl_are_not_read_as_text(tmp_path: Path) -> None:
     result = expand_inputs([str(tmp_path / "docs")])
     assert not result.items
     assert sorted(r.kind for r in result.rejected) == ["manifest_not_named", "unsupported_type"]
+
+
+def test_a_legacy_office_file_is_skipped_saying_how_to_convert_it(tmp_path: Path) -> None:
+    """orchard_lo.doc: tests/data/formats/orchard.odt saved as Word 97 by LibreOffice 7."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(Path(__file__).parents[1] / "data" / "formats" / "orchard_lo.doc", folder)
+    expanded = expand_inputs([str(folder)])
+    assert not expanded.items
+    (rejected,) = expanded.rejected
+    assert (rejected.kind, rejected.explicit) == ("unsupported_type", False)
+    assert rejected.reason == (
+        "unsupported file type '.doc': a legacy Word document: save it as .docx"
+    )

@@ -13,9 +13,11 @@ from kgrag.ingest.formats import asciidoc as asciidoc
 from kgrag.ingest.formats import docx as docx
 from kgrag.ingest.formats import epub as epub
 from kgrag.ingest.formats import html as html
+from kgrag.ingest.formats import notebook as notebook
 from kgrag.ingest.formats import odt as odt
 from kgrag.ingest.formats import pptx as pptx
 from kgrag.ingest.formats import rst as rst
+from kgrag.ingest.formats import rtf as rtf
 from kgrag.ingest.formats.registry import (
     DocumentFormat,
     ParsedContent,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from kgrag.errors import EmptyInputError
-from kgrag.ingest.decoding import decode_utf8
+from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.models import ParsedPage, SourceItem
 
@@ -74,7 +74,7 @@ def asciidoc_text(source: str) -> tuple[str, str | None]:
 
 
 def parse_asciidoc(item: SourceItem, data: bytes) -> ParsedContent:
-    text, title = asciidoc_text(decode_utf8(item.path, data))
+    text, title = asciidoc_text(decode_text(item.path, data).text)
     if not text:
         raise EmptyInputError(
             str(item.path), "contains no text (only whitespace and AsciiDoc markup)"

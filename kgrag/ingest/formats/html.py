@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
-from kgrag.ingest.decoding import decode_utf8
+from kgrag.ingest.decoding import decode_text, decode_utf8
 from kgrag.ingest.formats._common import (
     CellBudget,
     TextBuilder,
@@ -92,13 +92,14 @@ class HtmlText:
 
 def decode_html(path: Path, data: bytes) -> str:
     """UTF-8 text, or text in the charset the page declares in a ``<meta>`` (or, for XHTML, its
-    XML declaration) in its first 4 KB."""
+    XML declaration) in its first 4 KB, or, declaring none, in the legacy encoding
+    :func:`kgrag.ingest.decoding.decode_text` reads."""
     try:
         return decode_utf8(path, data)
     except IngestError as utf8_error:
         m = _CHARSET.search(data[:4096])
         if m is None:
-            raise
+            return decode_text(path, data).text
         name = (m.group(1) or m.group(2)).decode("ascii").lower()
         try:
             codec = codecs.lookup(name).name
@@ -106,8 +107,8 @@ def decode_html(path: Path, data: bytes) -> str:
             raise IngestError(
                 str(path), f"{utf8_error.reason}; the page declares charset {name!r}, unknown here"
             ) from None
-        if codec == "utf-8":
-            raise
+        if codec == "utf-8":  # declared, but not: most often Windows-1252 text
+            return decode_text(path, data).text
         if codec in ("latin-1", "iso8859-1", "ascii"):
             codec = "cp1252"  # what browsers read for both (the WHATWG encoding standard)
         try:

@@ -7,7 +7,7 @@ import io
 import re
 
 from kgrag.errors import EmptyInputError, IngestError
-from kgrag.ingest.decoding import decode_utf8
+from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.models import ParsedPage, SourceItem
 
@@ -27,7 +27,7 @@ def parse_rst(item: SourceItem, data: bytes) -> ParsedContent:
     from docutils import nodes
     from docutils.core import publish_doctree
 
-    source = decode_utf8(item.path, data)
+    source = decode_text(item.path, data).text
     if not source.strip():
         raise EmptyInputError(str(item.path), "contains no text (only whitespace)")
     try:

@@ -320,7 +320,11 @@ class Ingestor:
             pending: deque[tuple[Future[tuple[list[str], list[Failure]]], int]] = deque()
             alone = False  # the batch in flight must be written with no other
             for built in self._built(list(self._batches(todo))):
-                report.failures.extend(built.failures)
+                for failure in built.failures:
+                    if failure.empty:
+                        report.skip(failure.path, "empty", failure.reason)
+                    else:
+                        report.failures.append(failure)
                 shared = writers > 1 and _may_share(built.embedded, replaced, changes)
                 # entities, summaries and the writes of this batch overlap the next batch's
                 # models; with several writers, up to that many batches are written at once
