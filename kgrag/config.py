@@ -26,7 +26,7 @@ MIN_RETENTION_INTERVAL_S = 0.1
 MAX_RETENTION_INTERVAL_S = 365 * 86_400.0
 #: The share of its wall time a trace prune (or an erasure) spends deleting, pausing the rest
 #: (kgrag.retention.Pacer): measured at 10,000 questions (BENCHMARKS.md, "Trace retention").
-DEFAULT_PRUNE_DUTY = 0.25
+DEFAULT_PRUNE_DUTY = 0.1
 #: The smallest duty cycle: a prune a hundred times as long as its work.
 MIN_PRUNE_DUTY = 0.01
 

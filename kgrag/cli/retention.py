@@ -76,7 +76,7 @@ def traces_prune(
             "--duty",
             callback=_check_duty,
             help="share of its time the prune spends deleting, 0.01 to 1: it pauses the rest, "
-            "so questions asked meanwhile wait less (default: KGRAG_TRACE_PRUNE_DUTY, 0.25)",
+            "so questions asked meanwhile wait less (default: KGRAG_TRACE_PRUNE_DUTY, 0.1)",
         ),
     ] = None,
     store: StoreOpt = None,
