@@ -5,9 +5,13 @@ grow a demo store, what ``kgrag traces prune`` (and the store's compaction) give
 The demo store (``kgrag demo``'s corpus: text, PDF, images, recording) is built; its own demo
 answers are pruned and the store compacted, which is the size "before". Then up to ``--asks``
 questions are asked (the demo's questions in turn, one in four in a session), stopping early at
-``--max-ask-seconds``; the store is measured; a prune of everything asked so far runs in a
-thread while the main thread keeps asking (latency "during prune"), after ``--probe`` asks
-without a prune (latency "idle"); a prune compacts the store when done
+``--max-ask-seconds``, from ``--ask-threads`` threads; the store is measured; a prune of
+everything asked so far runs in a thread while the main thread keeps asking (latency "during
+prune"), after ``--warmup`` untimed asks and ``--probe`` asks without a prune (latency "idle"),
+once for each ``--prune DUTY[:BATCH]`` (its duty cycle, :class:`kgrag.retention.Pacer`), each
+starting from the store as the asks left it (``--asked-copy DIR``: a snapshot of the embedded
+store, a ``neo4j-admin database dump`` of Neo4j, restored before each run; a later run with the
+same DIR starts from it without building or asking anything); a prune compacts the store when done
 (:func:`kgrag.retention.compact`), and the size is measured again; then ``--second`` more
 asks and a prune show whether the space a prune freed is reused (``--rounds`` times: the
 steady state of a store under retention). Finally (``--rebuild``, the default) the store is
@@ -21,6 +25,9 @@ snapshot (RDB) and append-only files; Neo4j's store files and transaction logs, 
 
     python bench/trace_retention.py --engine falkordb-lite [--asks 10000] [--max-ask-seconds 1800]
     python bench/trace_retention.py --engine neo4j --neo4j-data .neo4j/5.26.0/data
+    python bench/trace_retention.py --asks 10000 --ask-threads 2 --warmup 20 --probe 150 \
+        --prune 0.5 --prune 0.25 --prune 0.1 --asked-copy bench/.cache/asked --second 0 \
+        --rounds 0 --no-rebuild --suffix _duty       # ask latency during a prune, by duty cycle
 """
 
 from __future__ import annotations
@@ -163,12 +170,175 @@ def _ask(agent: Any, n: int) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def _ask_many(agent: Any, count: int, max_seconds: float, threads: int) -> list[float]:
+    """Ask up to ``count`` questions (fewer after ``max_seconds``) from ``threads`` threads; a
+    session's four questions (:func:`_ask`) are asked in turn by one thread. The latencies."""
+    latencies: list[float] = []
+    started = time.perf_counter()
+    lock = threading.Lock()
+
+    def worker(first_group: int) -> None:
+        group = first_group
+        while time.perf_counter() - started < max_seconds:
+            for n in range(group * 4, min(group * 4 + 4, count)):
+                ms = _ask(agent, n)
+                with lock:
+                    latencies.append(ms)
+                    if len(latencies) % 500 == 0:
+                        took = time.perf_counter() - started
+                        print(f"{len(latencies)} asks, {took:.0f} s", flush=True)
+            group += threads
+            if group * 4 >= count:
+                return
+
+    pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return latencies
+
+
+def _prune_spec(text: str) -> tuple[float, int]:
+    """``DUTY`` or ``DUTY:BATCH`` (``--prune``)."""
+    from kgrag.retention import DEFAULT_BATCH, check_duty
+
+    duty, _, batch = text.partition(":")
+    try:
+        return check_duty(float(duty)), int(batch) if batch else DEFAULT_BATCH
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: DUTY[:BATCH], {e}") from None
+
+
+def _neo4j_admin(*args: str) -> None:
+    done = subprocess.run(
+        ["bash", "scripts/neo4j.sh", "admin", *args], cwd=ROOT, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"neo4j-admin {' '.join(args)} failed: {done.stderr[-2000:]}")
+
+
+def _save_copy(engine: str, store: Any, copy: Path) -> None:
+    """Keep the store as it is now in ``copy`` (the embedded store: a snapshot of the open
+    store; Neo4j: ``neo4j-admin database dump`` with the server stopped and started again,
+    so ``store`` must be closed)."""
+    copy.mkdir(parents=True, exist_ok=True)
+    if engine == FALKORDB:
+        from kgrag.graph.backup import backup
+
+        backup(store, copy / "kg.rdb")
+    else:
+        _neo4j_script("stop")
+        _neo4j_admin("database", "dump", "neo4j", f"--to-path={copy}", "--overwrite-destination")
+        _neo4j_script("start")
+
+
+def _restore_copy(engine: str, db: Path, copy: Path) -> float:
+    """Put the store back as :func:`_save_copy` kept it (every store closed); the seconds."""
+    started = time.perf_counter()
+    if engine == FALKORDB:
+        from kgrag.graph.backup import restore
+
+        for kept in restore(db, copy / "kg.rdb").kept:
+            Path(kept).unlink()
+    else:
+        _neo4j_script("stop")
+        _neo4j_admin(
+            "database", "load", "neo4j", f"--from-path={copy}", "--overwrite-destination=true"
+        )
+        _neo4j_script("start")
+    return round(time.perf_counter() - started, 1)
+
+
+def _prune_while_asking(
+    agent: Any, first: int, duty: float, batch: int, probe: int, warmup: int, after: int
+) -> dict[str, Any]:
+    """``warmup`` asks, ``probe`` asks timed without a prune (idle), then a prune of every
+    trace at ``duty`` in a thread while the main thread keeps asking (during), then ``after``
+    asks timed without a prune (on the pruned store)."""
+    from kgrag.retention import Pacer, prune_traces
+
+    for i in range(warmup):
+        _ask(agent, first + i)
+    first += warmup
+    load_before = os.getloadavg()
+    idle = [_ask(agent, first + i) for i in range(probe)]
+    first += probe
+    reports: list[Any] = []
+    prune_s: list[float] = []
+
+    def prune() -> None:
+        t = time.perf_counter()
+        reports.append(prune_traces(agent.store, older_than_days=0, batch=batch, pacer=Pacer(duty)))
+        prune_s.append(time.perf_counter() - t)
+
+    pruner = threading.Thread(target=prune)
+    during: list[float] = []
+    pruner.start()
+    while pruner.is_alive():
+        during.append(_ask(agent, first + len(during)))
+    pruner.join()
+    if not reports:
+        raise SystemExit("the prune failed (its thread printed why)")
+    first += len(during)
+    idle_after = [_ask(agent, first + i) for i in range(after)]
+    first += after
+    idle_s, during_s = latency_summary(idle), latency_summary(during)
+    # the prune shrinks the store as it goes, so the asks during it meet every size from the
+    # full store to the pruned one: their idle figure is about the mean of before and after
+    after_s = latency_summary(idle_after) if idle_after else idle_s
+    mid_p50, mid_p95 = ((idle_s[q] + after_s[q]) / 2 for q in ("p50", "p95"))
+    run = {
+        "duty": duty,
+        "batch": batch,
+        "prune_seconds": round(prune_s[0], 2),
+        "pruned": reports[0].model_dump(),
+        "ask_latency_idle_ms": idle_s,
+        "ask_latency_during_prune_ms": during_s,
+        "asks_idle": len(idle),
+        "asks_during_prune": len(during),
+        "ask_latency_idle_after_ms": latency_summary(idle_after),
+        "asks_idle_after": after,
+        "p50_during_vs_idle": round(during_s["p50"] / idle_s["p50"], 3),
+        "p95_during_vs_idle": round(during_s["p95"] / idle_s["p95"], 3),
+        "p50_during_vs_idle_mid": round(during_s["p50"] / mid_p50, 3),
+        "p95_during_vs_idle_mid": round(during_s["p95"] / mid_p95, 3),
+        "load_average_before": [round(x, 1) for x in load_before],
+        "load_average_after": [round(x, 1) for x in os.getloadavg()],
+        "asked_after": first,
+    }
+    print(f"prune at duty {duty}, batch {batch}: {run}", flush=True)
+    return run
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=ENGINES, default=FALKORDB)
     parser.add_argument("--asks", type=int, default=10_000, help="questions to ask at most")
     parser.add_argument("--max-ask-seconds", type=float, default=1800.0)
+    parser.add_argument(
+        "--ask-threads", type=int, default=1, help="threads asking the --asks questions"
+    )
     parser.add_argument("--probe", type=int, default=40, help="asks timed without a prune")
+    parser.add_argument("--warmup", type=int, default=0, help="asks before the probe, untimed")
+    parser.add_argument(
+        "--idle-after", type=int, default=0, help="asks timed after each prune (pruned store)"
+    )
+    parser.add_argument(
+        "--prune",
+        type=_prune_spec,
+        action="append",
+        metavar="DUTY[:BATCH]",
+        help="a prune while asking at this duty cycle (and batch); repeat it to compare (with "
+        "--asked-copy each starts from the store as the asks left it; default: the defaults "
+        "of kgrag.retention)",
+    )
+    parser.add_argument(
+        "--asked-copy",
+        type=Path,
+        help="a folder keeping the store as the asks left it: made there by the first run, "
+        "reused (no demo build, no asks) by the next ones",
+    )
     parser.add_argument(
         "--second", type=int, default=1000, help="asks (then a prune) after the first prune"
     )
@@ -191,55 +361,79 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     from kgrag.agent.agent import KnowledgeAgent
-    from kgrag.config import Settings
+    from kgrag.config import DEFAULT_PRUNE_DUTY, Settings
     from kgrag.demo.run import run_demo
-    from kgrag.retention import compact, prune_traces
+    from kgrag.retention import DEFAULT_BATCH, compact, prune_traces
 
+    prunes = args.prune or [(DEFAULT_PRUNE_DUTY, DEFAULT_BATCH)]
     workdir = args.workdir / args.engine
-    shutil.rmtree(workdir, ignore_errors=True)
+    copy = args.asked_copy.resolve() / args.engine if args.asked_copy else None
+    marker = copy / "asked.json" if copy else None
+    reuse = marker is not None and marker.is_file()
+    if not reuse:
+        shutil.rmtree(workdir, ignore_errors=True)
+    db = (workdir / "store" / "kg.db").resolve()
     if args.engine == FALKORDB:
-        settings = None
-        folder = (workdir / "store").resolve()
+        settings = Settings(store=f"falkordb-lite:///{db}", data_dir=db.parent)
+        folder = db.parent
     else:
         if args.neo4j_data is None:
             raise SystemExit("--neo4j-data is needed on Neo4j (the server's data folder)")
         settings = Settings(store=os.environ["KGRAG_BENCH_NEO4J_URI"])
         folder = args.neo4j_data.resolve()
-    started = time.perf_counter()
-    demo = run_demo(workdir, Console(quiet=True), settings)
-    build_s = time.perf_counter() - started
-    settings = settings or Settings(store=demo.store, data_dir=folder)
+    if reuse:
+        assert marker is not None and copy is not None
+        asked = json.loads(marker.read_text(encoding="utf-8"))
+        print(f"reusing the store after {asked['asks']} asks kept in {copy}", flush=True)
+    else:
+        started = time.perf_counter()
+        demo = run_demo(workdir, Console(quiet=True), None if args.engine == FALKORDB else settings)
+        build_s = time.perf_counter() - started
+        with KnowledgeAgent.open(settings) as agent:
+            store = agent.store
+            prune_traces(store, older_than_days=0)
+            compact(store)
+            before = _measure(store, args.engine, folder)
+            print(f"before: {before}", flush=True)
+            started = time.perf_counter()
+            latencies = _ask_many(agent, args.asks, args.max_ask_seconds, args.ask_threads)
+            ask_s = time.perf_counter() - started
+            grown = _measure(store, args.engine, folder)
+            print(f"after {len(latencies)} asks: {grown}", flush=True)
+            asked = {
+                "asks": len(latencies),
+                "ask_threads": args.ask_threads,
+                "demo_build_seconds": round(build_s, 1),
+                "ask_seconds": round(ask_s, 1),
+                "ask_latency_ms": latency_summary(latencies),
+                "before": before,
+                "after_asks": grown,
+                "demo_store": demo.store,
+            }
+            if copy is not None and args.engine == FALKORDB:
+                _save_copy(args.engine, store, copy)
+        if copy is not None and args.engine != FALKORDB:
+            _save_copy(args.engine, None, copy)
+        if marker is not None:
+            marker.write_text(json.dumps(asked, indent=2) + "\n", encoding="utf-8")
+    asks = int(asked["asks"])
+    before, grown = asked["before"], asked["after_asks"]
+    runs: list[dict[str, Any]] = []
+    first = asks
+    for i, (duty, batch) in enumerate(prunes):
+        restore_s = None
+        if copy is not None and (reuse or i > 0):
+            restore_s = _restore_copy(args.engine, db, copy)
+        with KnowledgeAgent.open(settings) as agent:
+            run = _prune_while_asking(
+                agent, first, duty, batch, args.probe, args.warmup, args.idle_after
+            )
+        run["restore_seconds"] = restore_s
+        runs.append(run)
+        first = run["asked_after"]
+    last = runs[-1]
     with KnowledgeAgent.open(settings) as agent:
         store = agent.store
-        prune_traces(store, older_than_days=0)
-        compact(store)
-        before = _measure(store, args.engine, folder)
-        print(f"before: {before}", flush=True)
-        latencies: list[float] = []
-        started = time.perf_counter()
-        while len(latencies) < args.asks and time.perf_counter() - started < args.max_ask_seconds:
-            latencies.append(_ask(agent, len(latencies)))
-            if len(latencies) % 500 == 0:
-                print(f"{len(latencies)} asks, {time.perf_counter() - started:.0f} s", flush=True)
-        asks = len(latencies)
-        ask_s = time.perf_counter() - started
-        grown = _measure(store, args.engine, folder)
-        print(f"after {asks} asks: {grown}", flush=True)
-        idle = [_ask(agent, asks + i) for i in range(args.probe)]
-        reports: list[Any] = []
-        prune_s: list[float] = []
-
-        def prune() -> None:
-            t = time.perf_counter()
-            reports.append(prune_traces(store, older_than_days=0))
-            prune_s.append(time.perf_counter() - t)
-
-        pruner = threading.Thread(target=prune)
-        during: list[float] = []
-        pruner.start()
-        while pruner.is_alive():
-            during.append(_ask(agent, asks + args.probe + len(during)))
-        pruner.join()
         pruned = _measure(store, args.engine, folder)
         # the questions asked while the prune ran are newer than its cut-off: a second prune
         leftover = prune_traces(store, older_than_days=0)
@@ -249,11 +443,10 @@ def main(argv: list[str] | None = None) -> int:
         compacted = _measure(store, args.engine, folder)
         print(f"after prune: {compacted}", flush=True)
         # more rounds: do the asks after a prune reuse what the prune freed (steady state)?
-        base = asks + args.probe + len(during)
         rounds: list[dict[str, int]] = []
         for r in range(args.rounds):
             for i in range(args.second):
-                _ask(agent, base + r * args.second + i)
+                _ask(agent, first + r * args.second + i)
             prune_traces(store, older_than_days=0)
             rounds.append(_measure(store, args.engine, folder))
             print(f"round {r + 1}: {args.second} asks and a prune: {rounds[-1]}", flush=True)
@@ -262,14 +455,18 @@ def main(argv: list[str] | None = None) -> int:
         "engine": args.engine,
         "asks": asks,
         "asks_requested": args.asks,
-        "demo_build_seconds": round(build_s, 1),
-        "ask_seconds": round(ask_s, 1),
-        "ask_latency_ms": latency_summary(latencies),
-        "ask_latency_idle_ms": latency_summary(idle),
-        "ask_latency_during_prune_ms": latency_summary(during),
-        "asks_during_prune": len(during),
-        "prune_seconds": round(prune_s[0], 2),
-        "pruned": reports[0].model_dump(),
+        "asks_reused_from": str(copy) if reuse else None,
+        "ask_threads": asked["ask_threads"],
+        "demo_build_seconds": asked["demo_build_seconds"],
+        "ask_seconds": asked["ask_seconds"],
+        "ask_latency_ms": asked["ask_latency_ms"],
+        "prune_runs": runs,
+        # the last prune run's figures, under the names of the earlier results
+        "ask_latency_idle_ms": last["ask_latency_idle_ms"],
+        "ask_latency_during_prune_ms": last["ask_latency_during_prune_ms"],
+        "asks_during_prune": last["asks_during_prune"],
+        "prune_seconds": last["prune_seconds"],
+        "pruned": last["pruned"],
         "pruned_leftover": leftover.model_dump(),
         "compact_seconds": round(compact_s, 2),
         "before": before,
@@ -284,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         "disk_after_rounds_vs_before": [
             round(r["disk_bytes"] / before["disk_bytes"], 4) for r in rounds
         ],
+        "load_average_1m": round(os.getloadavg()[0], 1),
     }
     name = "trace_retention" if args.engine == FALKORDB else "trace_retention_neo4j"
     name += args.suffix
@@ -314,10 +512,15 @@ def main(argv: list[str] | None = None) -> int:
         "after_rebuild",
     ):
         print(f"{key:>27}: {payload.get(key)}")
+    for run in runs:
+        print(
+            f"duty {run['duty']} batch {run['batch']}: prune of {run['pruned']['queries']} in "
+            f"{run['prune_seconds']:.1f} s; ask p50/p95 idle {run['ask_latency_idle_ms']} "
+            f"(n={run['asks_idle']}) during {run['ask_latency_during_prune_ms']} "
+            f"(n={run['asks_during_prune']}); load {run['load_average_after']}"
+        )
     print(
-        f"{asks} asks in {ask_s:.0f} s; prune of {reports[0].queries} in {prune_s[0]:.1f} s; "
-        f"latency idle {payload['ask_latency_idle_ms']} during prune "
-        f"{payload['ask_latency_during_prune_ms']}; disk after/before "
+        f"{asks} asks in {asked['ask_seconds']:.0f} s; disk after/before "
         f"{payload['disk_after_vs_before']}"
     )
     print(f"written {out}")

@@ -24,6 +24,11 @@ MAX_SHUTDOWN_TIMEOUT_S = 86_400.0
 #: ``trace_retention_interval_s`` bounds: a tenth of a second (tests) to a year.
 MIN_RETENTION_INTERVAL_S = 0.1
 MAX_RETENTION_INTERVAL_S = 365 * 86_400.0
+#: The share of its wall time a trace prune (or an erasure) spends deleting, pausing the rest
+#: (kgrag.retention.Pacer): measured at 10,000 questions (BENCHMARKS.md, "Trace retention").
+DEFAULT_PRUNE_DUTY = 0.1
+#: The smallest duty cycle: a prune a hundred times as long as its work.
+MIN_PRUNE_DUTY = 0.01
 
 
 DEFAULT_LLM_MAX_TOKENS_PER_QUERY = 100_000
@@ -254,6 +259,16 @@ class Settings(BaseSettings):
         le=MAX_RETENTION_INTERVAL_S,
         allow_inf_nan=False,
         description="HTTP API: seconds between two background prunes (0.1 to a year)",
+    )
+    trace_prune_duty: float = Field(
+        DEFAULT_PRUNE_DUTY,
+        ge=MIN_PRUNE_DUTY,
+        le=1,
+        allow_inf_nan=False,
+        description="the share of its wall time a trace prune or an erasure spends deleting "
+        "(0.01 to 1): it pauses the rest, so questions asked meanwhile wait less and the prune "
+        "takes 1/duty times its work (the server's background prune, `kgrag traces prune`, "
+        "`kgrag forget`)",
     )
     ingest_roots: tuple[SettingPath, ...] = Field(
         (), description="HTTP API: folders POST /ingest may read (JSON list); none: ingest refused"

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kgrag.cli.common import App, JsonOpt, StoreOpt, emit, err, open_store, state
+from kgrag.cli.common import App, JsonOpt, StoreOpt, emit, err, open_store, settings_for, state
 
 
 def _check_age(value: str) -> str:
@@ -37,6 +37,16 @@ def _check_keep_last(value: int) -> int:
         raise typer.BadParameter(str(e), param_hint="'--keep-last'") from None
 
 
+def _check_duty(value: float | None) -> float | None:
+    """``--duty D``: a usage error (exit 2, naming the option) unless 0.01 <= D <= 1."""
+    from kgrag.retention import check_duty
+
+    try:
+        return None if value is None else check_duty(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="'--duty'") from None
+
+
 traces_app = App(no_args_is_help=True, help="Retention of the traces of answers.")
 
 
@@ -60,22 +70,35 @@ def traces_prune(
             "outside a session count as one session)",
         ),
     ] = 0,
+    duty: Annotated[
+        float | None,
+        typer.Option(
+            "--duty",
+            callback=_check_duty,
+            help="share of its time the prune spends deleting, 0.01 to 1: it pauses the rest, "
+            "so questions asked meanwhile wait less (default: KGRAG_TRACE_PRUNE_DUTY, 0.1)",
+        ),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Remove old traces: each question's Query, Plan, Step and Answer nodes with their
     relationships, and sessions left empty. Flagged answers (kgrag flag) stay, and so do
     documents, chunks, images and entities."""
-    from kgrag.retention import prune_traces
+    from kgrag.retention import Pacer, prune_traces
 
+    pacer = Pacer(duty if duty is not None else settings_for(store).trace_prune_duty)
     with open_store(store) as st:
-        report = prune_traces(st, older_than_days=float(older_than), keep_last=keep_last)
+        report = prune_traces(
+            st, older_than_days=float(older_than), keep_last=keep_last, pacer=pacer
+        )
     if as_json:
         emit(report.model_dump())
     elif not state["quiet"]:
         err.print(
             f"pruned {report.queries} questions asked before {report.before} "
-            f"({report.nodes} trace nodes, {report.sessions} sessions)",
+            f"({report.nodes} trace nodes, {report.sessions} sessions; {report.work_seconds:.1f} s "
+            f"of work, {report.pause_seconds:.1f} s of pauses at duty {report.duty:g})",
             markup=False,
         )
 
@@ -125,16 +148,18 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Erase one user's questions: their traces, answers, audits and the sessions left empty
-    (their conversation memory). Other users' questions stay; documents are not touched."""
+    (their conversation memory). Other users' questions stay; documents are not touched.
+    Paced as a prune (KGRAG_TRACE_PRUNE_DUTY)."""
     from kgrag.auth.principal import check_name
-    from kgrag.retention import forget_user
+    from kgrag.retention import Pacer, forget_user
 
     try:
         check_name("user", user)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="'--user'") from None
+    pacer = Pacer(settings_for(store).trace_prune_duty)
     with open_store(store) as st:
-        report = forget_user(st, user)
+        report = forget_user(st, user, pacer=pacer)
     if as_json:
         emit(report.model_dump(exclude={"before"}))
     elif not state["quiet"]:

@@ -73,6 +73,7 @@ class ServerState:
                 older_than_days=days,
                 keep_last=self.settings.trace_retention_keep_last,
                 interval_s=self.settings.trace_retention_interval_s,
+                duty=self.settings.trace_prune_duty,
             )
 
     def _ingest(self, paths: Sequence[str], acl: Sequence[str], by: Principal) -> IngestReport:

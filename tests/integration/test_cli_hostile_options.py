@@ -35,6 +35,15 @@ KEEP_LAST = [
     ("-1", "0 to 1,000,000,000"),
     ("99999999999999999999999", "0 to 1,000,000,000"),
 ]
+DUTIES = [
+    ("0", "must be 0.01 to 1, not 0.0"),
+    ("0.001", "must be 0.01 to 1"),
+    ("1.5", "must be 0.01 to 1"),
+    ("-1", "must be 0.01 to 1"),
+    ("nan", "must be 0.01 to 1"),
+    ("inf", "must be 0.01 to 1"),
+    ("half", "unable to parse string as a number"),
+]
 USERS = [
     ("", "must be non-empty"),
     ("   ", "without surrounding spaces"),
@@ -160,6 +169,18 @@ def test_a_bad_keep_last_is_refused_and_nothing_is_pruned(
 ) -> None:
     args = ["traces", "prune", "--older-than", "0", f"--keep-last={count}", "--store", stored.uri]
     _refused(stored, args, "--keep-last", reason, monkeypatch, capsys)
+
+
+@pytest.mark.parametrize(("duty", "reason"), DUTIES)
+def test_a_bad_prune_duty_is_refused_and_nothing_is_pruned(
+    stored: Engine,
+    duty: str,
+    reason: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["traces", "prune", "--older-than", "0", f"--duty={duty}", "--store", stored.uri]
+    _refused(stored, args, "--duty", reason, monkeypatch, capsys)
 
 
 @pytest.mark.parametrize(("user", "reason"), USERS, ids=["empty", "spaces", "soh", "lf", "huge"])

@@ -3,11 +3,14 @@ audits of flagged answers and the newest ``keep_last`` questions of each session
 outside a session count as one session), and removes the rest of what is old enough; the evidence
 is never touched. Flagging is ``POST /queries/{id}/flag`` (the asker or an admin) or
 ``kgrag flag ID``; clearing a flag needs an admin (``DELETE /queries/{id}/flag`` or
-``kgrag flag --clear``); an erasure of a user removes their flagged answers too."""
+``kgrag flag --clear``); an erasure of a user removes their flagged answers too. A prune pauses
+after each batch for its duty cycle (``--duty``, ``KGRAG_TRACE_PRUNE_DUTY``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -21,7 +24,7 @@ from kgrag.cli import app as cli_app
 from kgrag.errors import NotFoundError
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
-from kgrag.retention import MAX_FLAG_REASON, flag_query, forget_user, prune_traces
+from kgrag.retention import MAX_FLAG_REASON, Pacer, flag_query, forget_user, prune_traces
 from kgrag.server.app import create_app
 from tests.support.credentials import bearer, new_key
 from tests.support.engines import Engine
@@ -76,9 +79,9 @@ def _evidence(store: GraphStore) -> dict[str, int]:
     return {r["label"]: int(r["n"]) for r in rows if int(r["n"]) and r["label"] not in TRACE_LABELS}
 
 
-def _cli(s: Served, *args: str) -> dict[str, object]:
+def _cli(s: Served, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
     result = CliRunner().invoke(
-        cli_app, [*args, "--store", s.engine.uri, "--json"], env=s.engine.env()
+        cli_app, [*args, "--store", s.engine.uri, "--json"], env=s.engine.env() | (env or {})
     )
     assert result.exit_code == 0, result.output
     return dict(json.loads(result.stdout.strip().splitlines()[-1]))
@@ -144,6 +147,48 @@ def test_a_prune_keeps_flagged_answers_and_the_newest_turns_of_each_session(
     assert _queries(s.store) == set()
     assert not TRACE_LABELS & {r["label"] for r in s.store.read("stats_labels") if int(r["n"])}
     assert _evidence(s.store) == evidence
+
+
+def test_a_prune_pauses_after_each_batch_for_its_duty_cycle(served: Served) -> None:
+    """After each batch a prune sleeps ``work * (1 / duty - 1)``: with a clock that advances one
+    second a reading, each batch takes 1 s, so at duty 0.25 each pause is 3 s (recorded, not
+    slept). The command line's ``--duty``, else ``KGRAG_TRACE_PRUNE_DUTY``, reaches the prune;
+    an erasure is paced the same way. Only traces go."""
+    s = served
+    evidence = _evidence(s.store)
+    for question in ("Who wrote the first program?", "When?"):
+        _ask(s, s.carol, question, "talk")
+    _ask(s, s.dan, "Who was Ada Lovelace?")
+    ticks = itertools.count()
+    pauses: list[float] = []
+    pacer = Pacer(0.25, clock=lambda: float(next(ticks)), sleep=pauses.append)
+    report = prune_traces(s.store, older_than_days=0, batch=1, pacer=pacer)
+    assert report.queries == 3 and report.sessions == 1 and _queries(s.store) == set()
+    # a pause after each batch of one question, and after the session's delete
+    assert len(pauses) >= 4 and set(pauses) == {3.0}
+    assert report.duty == 0.25 and report.work_seconds == len(pauses)
+    assert report.pause_seconds == sum(pauses) == 3 * report.work_seconds
+    assert _evidence(s.store) == evidence
+
+    # duty 1 never pauses
+    _ask(s, s.carol, "Who was Ada Lovelace?")
+    never: list[float] = []
+    erased = forget_user(s.store, "carol", pacer=Pacer(1.0, sleep=never.append))
+    assert erased.queries == 1 and erased.pause_seconds == 0 and never == []
+
+    # the command line: --duty 0.5 pauses as long as the work, really sleeping
+    _ask(s, s.dan, "Who was Charles Babbage?")
+    started = time.monotonic()
+    pruned = _cli(s, "traces", "prune", "--older-than", "0", "--duty", "0.5")
+    wall = time.monotonic() - started
+    assert pruned["queries"] == 1 and pruned["duty"] == 0.5
+    work, paused = float(str(pruned["work_seconds"])), float(str(pruned["pause_seconds"]))
+    assert paused == work > 0 and wall >= paused - 0.001  # both rounded to the millisecond
+    # ... and without --duty, the setting's
+    _ask(s, s.dan, "Who was Charles Babbage?")
+    pruned = _cli(s, "traces", "prune", "--older-than", "0", env={"KGRAG_TRACE_PRUNE_DUTY": "1"})
+    assert pruned["queries"] == 1 and pruned["duty"] == 1.0 and pruned["pause_seconds"] == 0
+    assert _queries(s.store) == set() and _evidence(s.store) == evidence
 
 
 def test_flag_from_the_command_line_refuses_bad_input(engine: Engine) -> None:

@@ -1,7 +1,8 @@
 """The server applies the trace retention of its settings by itself (issue 22, item 3), on each
 engine: with ``trace_retention_days`` set, its background prune removes the traces of old
 questions (here: every one but the newest, ``trace_retention_keep_last=1``) while documents,
-chunks and entities stay exactly as they were. Without the setting nothing is pruned."""
+chunks and entities stay exactly as they were, at the duty cycle of ``trace_prune_duty``. Without
+the setting nothing is pruned."""
 
 from __future__ import annotations
 
@@ -72,7 +73,10 @@ def test_the_server_prunes_old_traces_in_the_background_and_keeps_the_evidence(
         assert read_trace(store, kept, OPERATOR)
 
         settings = engine.settings(
-            trace_retention_days=0, trace_retention_keep_last=1, trace_retention_interval_s=0.2
+            trace_retention_days=0,
+            trace_retention_keep_last=1,
+            trace_retention_interval_s=0.2,
+            trace_prune_duty=0.5,
         )
         with TestClient(create_app(settings, agent=agent), base_url=LOCAL) as c:
             asked = [_ask(c, q) for q in QUESTIONS]
@@ -83,6 +87,7 @@ def test_the_server_prunes_old_traces_in_the_background_and_keeps_the_evidence(
             while task.rounds < rounds + 1 or _nodes(store).get("Query") != 1:
                 assert time.monotonic() < deadline, f"no prune: {_nodes(store)}"
                 time.sleep(0.1)
+            assert task.last is not None and task.last.duty == 0.5  # the setting's duty cycle
             assert [r["id"] for r in store.read_freeform("MATCH (q:Query) RETURN q.id AS id")] == [
                 asked[-1]
             ]

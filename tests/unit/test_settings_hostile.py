@@ -54,6 +54,14 @@ HOSTILE = [
     ("KGRAG_TRACE_RETENTION_INTERVAL_S", "inf"),
     ("KGRAG_TRACE_RETENTION_INTERVAL_S", "1e300"),
     ("KGRAG_TRACE_RETENTION_INTERVAL_S", "hourly"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "0"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "0.001"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "-0.25"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "1.5"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "nan"),
+    ("KGRAG_TRACE_PRUNE_DUTY", "inf"),
+    ("KGRAG_TRACE_PRUNE_DUTY", ""),
+    ("KGRAG_TRACE_PRUNE_DUTY", "25%"),
     ("KGRAG_OTEL_SPANS", "maybe"),
     ("KGRAG_OTEL_SPANS", ""),
     ("KGRAG_OTEL_SPANS", "2"),
@@ -91,12 +99,14 @@ def test_the_limits_themselves_are_accepted(monkeypatch: pytest.MonkeyPatch) -> 
         ("KGRAG_TRACE_RETENTION_DAYS", "36500"),
         ("KGRAG_TRACE_RETENTION_KEEP_LAST", "1000000000"),
         ("KGRAG_TRACE_RETENTION_INTERVAL_S", "0.1"),
+        ("KGRAG_TRACE_PRUNE_DUTY", "0.01"),
         ("KGRAG_OTEL_SPANS", "false"),
     ]:
         monkeypatch.setenv(variable, value)
     s = Settings()
     assert s.shutdown_timeout_s == 86_400 and s.trace_retention_days == 36_500
     assert s.trace_retention_keep_last == 10**9 and s.trace_retention_interval_s == 0.1
+    assert s.trace_prune_duty == 0.01
     assert s.llm_prices[0].output_per_million == 1e5 and s.otel_spans is False
 
 

@@ -33,9 +33,10 @@ def forget_user(
     """Erase a user's questions: their traces, answers and audits, and the sessions left
     without a question (``kgrag forget --user``). Other users' questions stay. Needs
     ``admin``."""
+    from kgrag.retention import Pacer
     from kgrag.retention import forget_user as forget
 
     require(who, Role.ADMIN)
-    report = forget(state.agent.store, user)
+    report = forget(state.agent.store, user, pacer=Pacer(state.settings.trace_prune_duty))
     log.warning("%s erased the questions of a user: %d questions", who.id, report.queries)
     return ErasureReport(queries=report.queries, nodes=report.nodes, sessions=report.sessions)
