@@ -175,9 +175,9 @@ def _metadata_search(
 
 
 def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
-    """Each side as a document its title names whole ("the Apache License": the document titled
-    so, its summary), else as an entity (its profile from the passages that mention it most),
-    else as the document whose metadata matches best (its summary). Sides interleave."""
+    """Each side as a document its title names ("the Apache License": the document titled so, its
+    summary; :func:`_names_title`), else as an entity (its profile from the passages that mention
+    it most), else as the document whose metadata matches best (its summary). Sides interleave."""
     p = step.parameters
     columns: list[list[Hit]] = []
     sides: list[dict[str, Any]] = []
@@ -186,7 +186,7 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
         titled = [
             (s, r)
             for s, r in _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
-            if set(terms) <= set(document_terms(str(r.get("title") or "")))
+            if _names_title(terms, str(r.get("title") or ""))
         ]
         rows = (
             []
@@ -219,6 +219,15 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
             if rank < len(column):
                 out.setdefault(column[rank].id, column[rank])
     return list(out.values())
+
+
+def _names_title(terms: Sequence[str], title: str) -> bool:
+    """Whether a comparison side (its ``terms``) names a document titled ``title``: the title
+    holds every term, and they are at least half of its terms ("the Apache License" names
+    "Apache License"; "Ada Okafor" does not name "Ada Okafor maintains the Feed Pump FP-2 and
+    reports to Brian Keller", a text whose first line titles it)."""
+    titled = set(document_terms(title))
+    return set(terms) <= titled and 2 * len(set(terms)) >= len(titled)
 
 
 #: Full-text candidates looked at when resolving a comparison side's name to entity ids.
