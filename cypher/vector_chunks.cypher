@@ -11,5 +11,5 @@ RETURN node.id AS id, node.text AS text, node.page AS page, node.start_s AS star
        node.table_number AS table_number, node.sheet AS sheet, node.table_row AS table_row,
        node.end_s AS end_s, d.id AS document_id, d.title AS title, d.uri AS uri,
        d.modality AS modality, score
-ORDER BY score DESC
+ORDER BY score DESC, id
 LIMIT $k

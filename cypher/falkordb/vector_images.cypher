@@ -6,5 +6,5 @@ WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals
 RETURN node.id AS id, node.caption AS text, node.uri AS image_uri, node.page AS page,
        d.id AS document_id, d.title AS title, d.uri AS uri, d.modality AS modality,
        1.0 - score / 2.0 AS score
-ORDER BY score DESC
+ORDER BY score DESC, id
 LIMIT $k
