@@ -155,7 +155,10 @@ class FalkorDBStore(GraphStore):
         store._use = use
         store._release = weakref.finalize(store, _release_embedded, path, use, db, lock_timeout)
         store._no_query_log(graph_name)
-        store._await_indexes(OPEN_INDEX_WAIT_S)
+        try:
+            store._await_indexes(OPEN_INDEX_WAIT_S)
+        except StoreError as e:  # a status probe: opening must not fail on it
+            log.warning("%s: could not read the indexes' state on opening: %s", store.uri, e)
         return store
 
     def _no_query_log(self, graph_name: str) -> None:
