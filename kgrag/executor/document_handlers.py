@@ -183,26 +183,16 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
     sides: list[dict[str, Any]] = []
     for side in p.sides:
         terms = document_terms(side) or (side.lower(),)
-        titled = [
-            (s, r)
-            for s, r in _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
-            if _names_title(terms, str(r.get("title") or ""))
-        ]
-        rows = (
-            []
-            if titled
-            else rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
-        )
-        if titled:
-            columns.append([_document_hit(r, s, step.step_id) for s, r in titled])
-            sides.append({"side": side, "resolved": "document", "id": titled[0][1]["id"]})
-            continue
+        found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
+        if found and _names_title(terms, str(found[0][1].get("title") or "")):
+            rows = []  # the document the side names
+        else:
+            rows = rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
         if rows:
             row = max(rows, key=lambda r: len(r["mentions"]))
             column = _entity_side(row, p.k, step.step_id)
             sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
         else:
-            found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
             column = [_document_hit(r, s, step.step_id) for s, r in found]
             sides.append(
                 {

@@ -41,6 +41,7 @@ _BOMS = (
 )
 _WHITESPACE = frozenset("\t\n\r\f\v")
 _log = logging.getLogger(__name__)
+_ASCII = bytes(range(0x80))
 #: Windows-1252 with its five unassigned bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D) read as Latin-1's
 #: control characters, so that decoding never fails.
 _CP1252 = {
@@ -112,7 +113,7 @@ def legible(data: bytes) -> bool:
 def _legacy(data: bytes) -> DecodedText | None:
     """``data`` read in a legacy 8-bit or East Asian encoding, or None if it is not legible."""
     meaningful = len(data) - sum(data.count(c) for c in b" \t\r\n")
-    high = sum(1 for b in data if b > 0x7F)
+    high = len(data.translate(None, _ASCII))  # the bytes above 0x7F
     if high >= NON_LATIN_SHARE * max(1, meaningful):
         import charset_normalizer  # only for the rare non-Latin legacy file
 
