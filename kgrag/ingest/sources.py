@@ -107,8 +107,6 @@ CONVERT_HINTS: dict[str, str] = {
     ".heic": "a HEIC photo: convert it to JPEG",
     ".7z": "a 7-Zip archive: extract it, or repack it as .zip",
     ".rar": "a RAR archive: extract it, or repack it as .zip",
-    ".bz2": "a bzip2-compressed file: decompress it (or repack as .gz)",
-    ".xz": "an xz-compressed file: decompress it (or repack as .gz)",
 }
 
 
