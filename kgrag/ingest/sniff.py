@@ -27,7 +27,10 @@ _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
 #: Text types that are not read as plain text: JSONL files are manifests, read only when named
 #: (kgrag.ingest.sources); an SVG drawing's text is path data and markup, a style sheet's is a web
 #: page's presentation, not prose.
-NOT_SNIFFED = frozenset({".jsonl", ".svg", ".css"})
+NOT_SNIFFED = frozenset({".jsonl", ".svg", ".css", ".ps", ".eps"})
+#: How machine-made text formats begin: PostScript (a program drawing pages: its words are
+#: split into drawing commands) and RTF (markup).
+MACHINE_MADE_STARTS = (b"%!PS", b"{\\rtf")
 #: A line longer than this in a file's first bytes marks machine-made text: minified scripts, a
 #: documentation site's search index, data on one line. Prose paragraphs stay far below it.
 MAX_LINE_CHARS = 4096
@@ -48,9 +51,14 @@ def has_no_extension(name: PurePath) -> bool:
 def looks_like_text(head: bytes) -> bool:
     """True when ``head`` (a file's first bytes) is text as the parsers read it: UTF-8 (or a
     byte-order mark's encoding, or a legacy one: :mod:`kgrag.ingest.decoding`) without NUL and
-    mostly printable, and not machine-made (no line over :data:`MAX_LINE_CHARS`). Nothing, or
+    mostly printable, and not machine-made (no line over :data:`MAX_LINE_CHARS`, no PostScript or
+    RTF header: :data:`MACHINE_MADE_STARTS`). Nothing, or
     only whitespace, is text too (the parser then skips the file as empty)."""
-    return legible(head) and not _has_long_line(head)
+    return (
+        legible(head)
+        and not _has_long_line(head)
+        and not head.lstrip().startswith(MACHINE_MADE_STARTS)
+    )
 
 
 def _has_long_line(head: bytes) -> bool:

@@ -105,13 +105,18 @@ CONVERT_HINTS: dict[str, str] = {
     ".key": "an Apple Keynote deck: export it as .pptx or PDF",
     ".numbers": "an Apple Numbers spreadsheet: export it as .xlsx",
     ".heic": "a HEIC photo: convert it to JPEG",
+    ".ps": "a PostScript file: convert it to PDF (ps2pdf)",
+    ".eps": "an Encapsulated PostScript drawing: convert it to PDF or PNG",
     ".7z": "a 7-Zip archive: extract it, or repack it as .zip",
     ".rar": "a RAR archive: extract it, or repack it as .zip",
 }
 
 
 def unsupported_reason(suffix: str) -> str:
-    not_text = f"not text (binary, or minified: a line over {MAX_LINE_CHARS:,} characters)"
+    not_text = (
+        f"not text (binary, minified: a line over {MAX_LINE_CHARS:,} characters, or "
+        "PostScript or RTF)"
+    )
     hint = CONVERT_HINTS.get(suffix.lower())
     if hint is not None:
         return f"unsupported file type '{suffix}': {hint}"

@@ -161,6 +161,9 @@ def test_asciidoc_include_lines_are_dropped_not_followed() -> None:
         (b"function f(a) {\n  return a + 1;\n}\n" * 200, True),  # the same, as written
         (bytes(range(1, 32)) * 4, False),
         (b"", True),  # empty: text, then skipped as empty by the parser
+        # PostScript: a program drawing pages ("(Valgrind) show" is not prose)
+        (b"%!PS-Adobe-3.0\n%%Title: manual.dvi\n/Valgrind (User Manual) show\n", False),
+        (b"{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}} Hello}\n", False),  # RTF markup
     ],
 )
 def test_sniffing_text(head: bytes, text: bool) -> None:
@@ -223,3 +226,29 @@ def test_style_sheets_and_drawings_are_not_read_as_text(name: str, sniffed: bool
     from kgrag.ingest.sniff import may_be_text
 
     assert may_be_text(Path(name)) is sniffed
+
+
+def test_a_postscript_file_plain_or_compressed_is_skipped_saying_how_to_read_it(
+    tmp_path: Path,
+) -> None:
+    """valgrind_manual.ps.gz of Debian's valgrind docs was read as text: its passages were
+    drawing commands, quoted as answers about Valgrind."""
+    postscript = b"%!PS-Adobe-3.0\n%%Title: valgrind_manual.dvi\n(Valgrind User Manual) show\n"
+    (tmp_path / "manual.ps").write_bytes(postscript)
+    (tmp_path / "MANUAL").write_bytes(postscript)  # no extension: sniffed, and not text
+    (tmp_path / "manual2.ps.gz").write_bytes(gzip.compress(postscript))
+    expanded = expand_inputs([str(tmp_path)])
+    reasons = {Path(r.path).name: r.reason for r in expanded.rejected}
+    assert reasons["manual.ps"] == (
+        "unsupported file type '.ps': a PostScript file: convert it to PDF (ps2pdf)"
+    )
+    assert reasons["MANUAL"].startswith("unsupported file type (no extension) and not text")
+    (item,) = expanded.items  # a .gz is opened to see what it holds
+    result = parse_all(item, 10_000_000)
+    assert result.documents == ()
+    (refused,) = result.refused
+    assert (refused.kind, refused.reason) == (
+        "unsupported_type",
+        "a gzip-compressed unsupported file type '.ps': a PostScript file: convert it to PDF "
+        "(ps2pdf)",
+    )
