@@ -23,7 +23,7 @@ from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
 from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
 from kgrag.planner.llm import PlanResult
-from kgrag.planner.models import MAX_PLAN_STEPS, Plan, Step
+from kgrag.planner.models import MAX_PLAN_STEPS, MetadataSearchStep, Plan, Step
 from kgrag.text import terms
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,9 @@ class DocumentAnswer:
 
     step_type: str
     hits: tuple[Hit, ...]
+    filters_only: bool = False
+    """The step filtered the store by type, tag or date with no topic ("Which recordings do
+    you have?"): no hit means there is none, and no passage can say otherwise."""
 
 
 class RetrievalLoop:
@@ -132,7 +135,8 @@ class RetrievalLoop:
             result.named |= named_pictures(planned.plan, outcomes)
             result.documents = document_answer(planned.plan, outcomes)
             if result.documents is not None and not result.documents.hits:
-                if number < self.max_iterations:  # no document matched: search the passages
+                if number < self.max_iterations and not result.documents.filters_only:
+                    # no document matched the topic: search the passages
                     result.documents = None
                     planned = self.planner.content(analysis, [e.id for e in entities])
                     why = "the document tool found no readable document: the question's passages"
@@ -312,7 +316,11 @@ def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAns
     for step in plan.plan:
         out = outcomes.get(step.step_id)
         if step.type in DOCUMENT_STEPS and out is not None and out.status == "ok":
-            found = DocumentAnswer(step_type=step.type, hits=tuple(out.result))
+            found = DocumentAnswer(
+                step_type=step.type,
+                hits=tuple(out.result),
+                filters_only=isinstance(step, MetadataSearchStep) and not step.parameters.about,
+            )
     return found
 
 

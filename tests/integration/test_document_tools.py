@@ -463,6 +463,19 @@ def test_a_document_question_no_document_matches_searches_the_passages(
     assert "Zephyr pump budget" not in {c.title for c in private.citations}
 
 
+def test_asking_for_a_type_none_is_stored_of_lists_nothing_and_quotes_no_passage(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """No recording is stored: "Which recordings do you have?" is answered by the empty list,
+    not by a passage that mentions recording (it quoted one, citing a document that is not a
+    recording, after three iterations)."""
+    agent = KnowledgeAgent(store, embedder)
+    found = agent.ask("Which recordings do you have?", user="eve")
+    steps = [s["type"] for s in read_trace(store, found.query_id, OPERATOR).to_json()["steps"]]
+    assert steps == ["metadata_search"], steps
+    assert (found.exit_reason, tuple(found.citations)) == ("not_found", ()), found.answer
+
+
 def test_rephrased_document_questions_reach_the_document_tools(
     store: GraphStore, embedder: TextEmbedder
 ) -> None:
