@@ -173,8 +173,23 @@ def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     if not text.strip():
         markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
-    title = _naming(heading) or _naming(_first_line(text)) or path.stem
+    title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
     return title, [ParsedPage(number=None, text=text)], []
+
+
+#: File names that say what kind of file it is, not what it is about: the folder says that.
+GENERIC_FILE_NAMES = word_set(
+    """readme copyright copying license licence changelog changes news authors contributors
+    todo install notice history index"""
+)
+
+
+def _file_title(path: Path) -> str:
+    """The file's name as its title; a generic one ("copyright", "README") with its folder's:
+    "copyright (espeak-ng)", so that two packages' licence files are told apart."""
+    if path.stem.lower() in GENERIC_FILE_NAMES and path.parent.name:
+        return f"{path.stem} ({path.parent.name})"
+    return path.stem
 
 
 #: Headings that name a section of any document, not a document ("Introduction", "README").
@@ -189,11 +204,25 @@ _BOILERPLATE = re.compile(
 )
 
 
-def _naming(line: str | None) -> str | None:
+#: A first line of prose that is not a title: a ``Field: value`` header line ("Format: ...",
+#: "Upstream-Name: ..."), or a line holding a web or e-mail address.
+_NOT_A_TITLE = re.compile(r"^[A-Za-z][\w-]*:\s|https?://|www\.|<[^<>\s]+@[^<>\s]+>")
+#: Words a title does not end with: the first line is a sentence cut at the line's end
+#: ("This package was debianized by Luke Yelavich on").
+_CONTINUES = word_set("a an and as at by for from in into of on or the to with")
+
+
+def _naming(line: str | None, *, prose: bool = False) -> str | None:
     """``line`` when it can be the document's title: not a generic section heading
     ("Introduction"), not a copyright line or a shebang, not data or markup (a JSON or XML
-    file's first line); else None (the file name is used)."""
+    file's first line); else None (the file name is used). With ``prose`` (a plain first line,
+    not a heading), also not a header field, an address, or a sentence that continues on the
+    next line."""
     if not line:
+        return None
+    if prose and (
+        _NOT_A_TITLE.search(line) or line.rstrip(" ,;").rsplit(" ", 1)[-1].lower() in _CONTINUES
+    ):
         return None
     bare = line.strip(" #*:=-").lower()
     if bare in GENERIC_HEADINGS or _BOILERPLATE.match(line.strip()):

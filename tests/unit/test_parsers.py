@@ -14,7 +14,7 @@ from PIL import Image
 from kgrag.errors import IngestError
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse, strip_markdown
-from kgrag.ingest.sources import FILE_TYPES
+from kgrag.ingest.sources import FILE_TYPES, expand_inputs
 from tests.support.pdfgen import figure, write_blank_pdf, write_pdf, write_truncated_pdf
 
 LIMIT = 10_000_000
@@ -99,6 +99,26 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     assert parse(item(path), LIMIT).title == title
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "first_line", "title"),
+    [  # Debian's /usr/share/doc: two packages' copyright files
+        ("espeak-ng", "copyright", "This package was debianized by Luke Yelavich on", None),
+        ("valgrind", "copyright", "Format: https://www.debian.org/doc/copyright-format/1.0/", None),
+        ("valgrind", "AUTHORS", "Julian Seward <jseward@acm.org> was the original author.", None),
+        ("pumps", "notes.txt", "Upstream-Name: pumpctl", "notes"),  # a header field, not generic
+        ("valgrind", "README", "Release notes for Valgrind", "Release notes for Valgrind"),
+    ],
+)
+def test_a_first_line_that_is_no_title_gives_the_file_name_and_a_generic_one_its_folder(
+    tmp_path: Path, folder: str, name: str, first_line: str, title: str | None
+) -> None:
+    path = tmp_path / folder / name
+    path.parent.mkdir()
+    path.write_text(first_line + "\nThe rest of the file.\n", encoding="utf-8")
+    (found,) = expand_inputs([str(path)]).items  # plain text, with or without an extension
+    assert parse(found, LIMIT).title == (title or f"{name} ({folder})")
 
 
 def test_manifest_title_wins(tmp_path: Path) -> None:
