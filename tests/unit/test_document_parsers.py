@@ -469,3 +469,20 @@ def test_a_file_that_is_not_the_format_its_name_says_is_refused_by_name(
     path = tmp_path / name
     path.write_bytes(data)
     assert _refused(path).startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("orchard.ott", "The Pellworth orchard grows heritage apples"),  # read natively
+        ("review_lo.otp", "Three ferries crossed the estuary daily"),  # through LibreOffice
+        ("orchard_yield.ots", "Egremont Russet"),
+    ],
+)
+def test_opendocument_templates_are_read_like_their_documents(name: str, expected: str) -> None:
+    """Templates saved by LibreOffice 7.4 from orchard.odt, review_lo.odp, orchard_yield.ods."""
+    content = _content(FORMATS / name)
+    text = " ".join(p.text for p in content.pages) + " ".join(
+        " ".join(" ".join(row) for row in t.rows) for t in content.tables
+    )
+    assert expected in text

@@ -1,5 +1,5 @@
 """Files read through LibreOffice: legacy Word, Excel and PowerPoint (.doc, .xls, .ppt) and
-OpenDocument spreadsheets and presentations (.ods, .odp).
+OpenDocument spreadsheets and presentations (.ods, .odp) and their templates (.ots, .otp).
 
 Real folders hold them next to .docx and PDF. When LibreOffice's ``soffice`` is installed, such a
 file is converted headless into its Office Open XML twin (.docx, .xlsx, .pptx) in a private
@@ -235,6 +235,26 @@ ODS = _format(
     "calc8",
     "xlsx",
     _spreadsheet,
+    _ZIP_MAGIC,
+)
+OTS = _format(
+    "ots",
+    ".ots",
+    "application/vnd.oasis.opendocument.spreadsheet-template",
+    "an OpenDocument spreadsheet template",
+    "calc8_template",
+    "xlsx",
+    _spreadsheet,
+    _ZIP_MAGIC,
+)
+OTP = _format(
+    "otp",
+    ".otp",
+    "application/vnd.oasis.opendocument.presentation-template",
+    "an OpenDocument presentation template",
+    "impress8_template",
+    "pptx",
+    parse_pptx,
     _ZIP_MAGIC,
 )
 ODP = _format(
