@@ -295,10 +295,10 @@ class FalkorDBStore(GraphStore):
 
     def declare_relationship_types(self, types: Sequence[str]) -> None:
         """Create each relationship type of ``types`` (a relationship of it, deleted in the same
-        statement: the type stays; one that exists is unchanged). Two queries that
-        MERGE a relationship of a type that does not exist yet, from two clients at once, may
-        both create it (FalkorDB 4.22: 138 and 112 of 300 such races left two relationships, none
-        of 600 once the type existed; bench/falkordb_merge_race.py)."""
+        statement: the type stays; one that exists is unchanged). Two queries that MERGE a
+        relationship of a type that does not exist yet, from two clients at once, may both
+        create it (FalkorDB 4.22: 138 and 112 of 300 such races left two relationships, none of
+        600 once the type existed; bench/falkordb_merge_race.py)."""
         for rel in types:
             self._ddl(
                 self.schema_statement("schema/relationship_type", type=check_relationship_type(rel))
