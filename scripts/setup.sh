@@ -21,6 +21,9 @@ command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ] || missing+=(tesseract-ocr-eng)
+# LibreOffice (headless, no GUI) reads .doc, .xls, .ppt, .ods and .odp (kgrag/ingest/formats/libreoffice.py)
+command -v soffice >/dev/null || missing+=(libreoffice-writer-nogui libreoffice-impress-nogui)
+[ -e /usr/lib/libreoffice/program/libsclo.so ] || missing+=(libreoffice-calc-nogui)
 # a real Prometheus scrapes GET /metrics once in tests/integration/test_operations.py
 command -v prometheus >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then

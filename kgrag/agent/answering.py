@@ -34,6 +34,7 @@ from kgrag.executor.document_handlers import answer_text
 from kgrag.llm import LLM, BudgetExceededError, LLMError
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
+from kgrag.text.file_names import picture_query_terms
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,11 @@ class Composer:
         images = result.images
         if file_names and not any(map(pointed, evidence)) and any(map(pointed, images)):
             evidence = []  # a named picture: it is the answer, not the passages nearest the words
+        elif found_by_name(resolution.question, evidence, images, result.named):
+            # a picture whose name says what the question asks for is the answer: not passages
+            # that do not say it, nor pictures only near them
+            evidence = []
+            images = [h for h in images if h.id in result.depicting]
         cited = _cited_text(evidence, images)
         # a file the evidence comes from is found: its name is no longer what to look for
         asked = without_found_files(resolution.question, file_names, [*evidence, *images])
@@ -199,6 +205,19 @@ def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> Synthe
     text = "\n".join(lines)
     report = check(text, {c.marker: c.excerpt or c.title or "" for c in citations}, embedder)
     return Synthesis.checked(text, citations, "extractive", report)
+
+
+def found_by_name(
+    question: str, evidence: Sequence[Hit], images: Sequence[Hit], named: Collection[str]
+) -> bool:
+    """A picture of ``images`` was found by its file name (``named``: every content word of
+    the question is a word of the name) and no passage of ``evidence`` has all those words."""
+    wanted = set(picture_query_terms(question))
+    return (
+        bool(wanted)
+        and any(h.id in named for h in images)
+        and not any(wanted <= set(picture_query_terms(h.text or "")) for h in evidence)
+    )
 
 
 def _cited_text(

@@ -19,6 +19,7 @@ from kgrag.agent.planning import AgentPlanner
 from kgrag.core import Hit
 from kgrag.errors import KgragError
 from kgrag.executor.base import StepOutcome
+from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
 from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
 from kgrag.planner.llm import PlanResult
@@ -60,6 +61,9 @@ class LoopResult:
     depicting: set[str] = field(default_factory=set)
     """Ids of the images found as showing what the question asks about (:func:`depicting`), not
     only as near the evidence passages."""
+    named: set[str] = field(default_factory=set)
+    """Ids of the pictures whose file names have every content word of the question
+    (:func:`named_pictures`; also in :attr:`depicting`)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ class RetrievalLoop:
             result.iterations.append(iteration)
             text, images = final_evidence(planned.plan, outcomes)
             result.depicting |= depicting(planned.plan, outcomes)
+            result.named |= named_pictures(planned.plan, outcomes)
             result.documents = document_answer(planned.plan, outcomes)
             if result.documents is not None and not result.documents.hits:
                 if number < self.max_iterations:  # no document matched: search the passages
@@ -246,7 +251,8 @@ def depicting(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
     """Ids of the images a plan found as showing what the question asks about: those that passed
     an image ``filter`` (the CLIP depicts threshold, in the rule plan), those depicting the
     entities the question names (``entity_images``), those of the files it names
-    (``file_images``) and those like an attached image
+    (``file_images``), those whose file names have the question's words (``named_images``)
+    and those like an attached image
     (``image_embedding``). Images only near the evidence passages
     (``chunk_images``) are not: they show what the passages are about, not the question."""
     ids: set[str] = set()
@@ -257,10 +263,27 @@ def depicting(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
         template = getattr(step.parameters, "template", None)
         if step.type == "image_embedding" or (
             step.modality == "image"
-            and (step.type == "filter" or template in ("entity_images", "file_images"))
+            and (
+                step.type == "filter"
+                or template in ("entity_images", "file_images", NAMED_IMAGES_TEMPLATE)
+            )
         ):
             ids.update(h.id for h in out.result if h.kind == "image")
     return ids
+
+
+def named_pictures(plan: Plan, outcomes: dict[int, StepOutcome]) -> set[str]:
+    """Ids of the pictures a plan found by their file names (``named_images``: every content
+    word of the question is a word of the name)."""
+    return {
+        h.id
+        for step in plan.plan
+        if getattr(step.parameters, "template", None) == NAMED_IMAGES_TEMPLATE
+        and (out := outcomes.get(step.step_id)) is not None
+        and out.status == "ok"
+        for h in out.result
+        if h.kind == "image"
+    }
 
 
 def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[Hit], list[Hit]]:

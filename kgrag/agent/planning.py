@@ -20,13 +20,15 @@ from kgrag.executor.attachments import Attachment
 from kgrag.executor.base import StepOutcome
 from kgrag.executor.fusion import RRF_K
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
+from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
 from kgrag.ingest.sources import FILE_TYPES
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.llm import PlanResult, plan_question
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan
-from kgrag.planner.rule import fulltext_query, lexical_weight, rule_plan
+from kgrag.planner.rule import NAMED_PICTURE_WEIGHT, fulltext_query, lexical_weight, rule_plan
+from kgrag.text.file_names import picture_query_terms
 
 if TYPE_CHECKING:
     from kgrag.llm import LLM
@@ -90,7 +92,7 @@ class AgentPlanner:
         """Metadata reranking first (the domain's order), then the session's demotion."""
         plan = planned.plan
         if planned.source == "llm":
-            plan = with_lexical(plan, question)
+            plan = with_picture_names(with_lexical(plan, question), question)
         if self.rerank_rules is not None:
             plan = with_rerank(plan, self.rerank_rules, question)
         if self.demotion is not None:
@@ -219,6 +221,64 @@ def with_lexical(plan: Plan, question: str, k: int = 10) -> Plan:
                 "source": "rule-based",
                 "explanation": "reciprocal-rank fusion of the plan's evidence and the lexical "
                 f"ranking (lexical weight {lexical_weight(question)}, as in the rule plan)",
+            },
+        },
+    ]
+    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
+
+
+def with_picture_names(plan: Plan, question: str, k: int = 3) -> Plan:
+    """``plan`` (an LLM's) with the rule plan's name match of pictures: when it has image
+    evidence steps and no ``named_images`` step, and the question names something
+    (:func:`~kgrag.text.file_names.picture_query_terms`), the pictures whose file names have
+    every one of its words are fused with its last image step (weight
+    :data:`~kgrag.planner.rule.NAMED_PICTURE_WEIGHT`, as in the rule plan)."""
+    raw = json.loads(plan.to_json())
+    steps: list[dict[str, Any]] = raw["plan"]
+    images = [
+        s["step_id"]
+        for s in steps
+        if s["modality"] == "image" or s["parameters"].get("index") == "image_embedding"
+    ]
+    named = any(s["parameters"].get("template") == NAMED_IMAGES_TEMPLATE for s in steps)
+    wanted = list(picture_query_terms(question))
+    if not images or named or not wanted or len(steps) + 2 > MAX_PLAN_STEPS:
+        return plan
+    step = max(s["step_id"] for s in steps) + 1
+    sources = [images[-1], step]
+    steps += [
+        {
+            "step_id": step,
+            "type": "graph_query",
+            "modality": "image",
+            "parameters": {
+                "template": NAMED_IMAGES_TEMPLATE,
+                "params": {"terms": wanted},
+                "k": k,
+            },
+            "trace": {
+                "source": "rule-based",
+                "explanation": "the pictures whose file names have every content word of the "
+                "question: a lexical match, never a similarity",
+            },
+        },
+        {
+            "step_id": step + 1,
+            "type": "aggregate",
+            "modality": "image",
+            "parameters": {
+                "sources": sources,
+                "k": k,
+                "method": "rrf",
+                "rrf_k": RRF_K,
+                "weights": [1.0, NAMED_PICTURE_WEIGHT],
+            },
+            "dependencies": sources,
+            "condition": " or ".join(f"step_{s}.status == 'ok'" for s in sources),
+            "trace": {
+                "source": "rule-based",
+                "explanation": "the plan's image evidence fused with the pictures found by "
+                f"name (weight {NAMED_PICTURE_WEIGHT}, as in the rule plan)",
             },
         },
     ]

@@ -29,6 +29,7 @@ from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
 from kgrag.executor.nearest import read_nearest
+from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE, named_images
 from kgrag.graph import cypher
 from kgrag.planner.models import (
     AggregateStep,
@@ -117,6 +118,8 @@ def _graph_query(
         params[param] = [h.id for h in inputs[source].result]
     if p.template == LEXICAL_TEMPLATE:
         return _lexical(str(params.get("query", "")), p.k, params, rec, step.step_id)
+    if p.template == NAMED_IMAGES_TEMPLATE:
+        return named_images(params, p.k, rec, step.step_id)
     params["k"] = p.k
     return [Hit.from_row(r, None, step.step_id) for r in rec.read(name, params)]
 

@@ -91,6 +91,30 @@ def falkordblite_missing_note(version: tuple[int, int] | None = None) -> str | N
     )
 
 
+#: How long connecting to a FalkorDB server may take (a query itself has no client-side limit).
+CONNECT_TIMEOUT_S = 30.0
+
+
+def connection_options() -> dict[str, Any]:
+    """The redis client's options for every connection to FalkorDB: no read timeout and no
+    retries.
+
+    redis-py (8.x) gives a Unix-socket connection a 5 s read timeout and retries a command 3
+    times after a timeout, each time sending it again. A write running longer than 5 s (a large
+    document's passages, a busy machine) was executed up to 11 times and then reported as a lost
+    connection: 263,989 nodes from a CREATE of 23,999 (tests/integration/test_write_path.py).
+    A query that must end has FalkorDB's own ``TIMEOUT``; a server that dies closes the socket,
+    which fails at once."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return {
+        "socket_timeout": None,
+        "socket_connect_timeout": CONNECT_TIMEOUT_S,
+        "retry": Retry(NoBackoff(), 0),
+    }
+
+
 class FalkorDBStore(GraphStore):
     """A graph in FalkorDB. Every query is atomic; writes are idempotent MERGE batches."""
 
@@ -141,6 +165,7 @@ class FalkorDBStore(GraphStore):
                         "appendfsync": fsync,
                         "appendfilename": aof_name(path),
                     },
+                    **connection_options(),
                 )
             except Exception as e:
                 use.close()
@@ -183,7 +208,7 @@ class FalkorDBStore(GraphStore):
         except ImportError as e:
             raise DependencyMissingError("falkordb", "all") from e
         try:
-            db = FalkorDB(host=host, port=port)
+            db = FalkorDB(host=host, port=port, **connection_options())
             graph = db.select_graph(graph_name)
             db.connection.ping()
         except Exception as e:

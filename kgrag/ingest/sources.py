@@ -91,21 +91,22 @@ def supported_extensions() -> str:
     return ", ".join(sorted({*FILE_TYPES, *CONTAINER_TYPES, *extra}))
 
 
+_LIBREOFFICE = "install LibreOffice (soffice) to read it"
+
 #: What to do with a file type kgrag does not read but that another format of it would be.
 CONVERT_HINTS: dict[str, str] = {
-    ".doc": "a legacy Word document: save it as .docx",
-    ".xls": "a legacy Excel workbook: save it as .xlsx",
-    ".ppt": "a legacy PowerPoint deck: save it as .pptx",
-    ".ods": "an OpenDocument spreadsheet: save it as .xlsx",
-    ".odp": "an OpenDocument presentation: save it as .pptx",
+    # read through LibreOffice when it is installed (kgrag.ingest.formats.libreoffice)
+    ".doc": f"a legacy Word document: {_LIBREOFFICE}, or save it as .docx",
+    ".xls": f"a legacy Excel workbook: {_LIBREOFFICE}, or save it as .xlsx",
+    ".ppt": f"a legacy PowerPoint deck: {_LIBREOFFICE}, or save it as .pptx",
+    ".ods": f"an OpenDocument spreadsheet: {_LIBREOFFICE}, or save it as .xlsx",
+    ".odp": f"an OpenDocument presentation: {_LIBREOFFICE}, or save it as .pptx",
     ".pages": "an Apple Pages document: export it as .docx or PDF",
     ".key": "an Apple Keynote deck: export it as .pptx or PDF",
     ".numbers": "an Apple Numbers spreadsheet: export it as .xlsx",
     ".heic": "a HEIC photo: convert it to JPEG",
     ".7z": "a 7-Zip archive: extract it, or repack it as .zip",
     ".rar": "a RAR archive: extract it, or repack it as .zip",
-    ".bz2": "a bzip2-compressed file: decompress it (or repack as .gz)",
-    ".xz": "an xz-compressed file: decompress it (or repack as .gz)",
 }
 
 

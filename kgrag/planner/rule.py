@@ -10,8 +10,9 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
    and the question does not name lead to the next hop's passages, found by searching again with
    the question plus each bridge's name); with entity seeds only (no vector hit), personalised
    PageRank;
-5. image ``vector_search`` through the CLIP text encoder and the images of the named entities,
-   when the question wants pictures;
+5. image ``vector_search`` through the CLIP text encoder, the pictures whose file names have
+   every content word of the question (``graph_query`` named_images: a lexical match only) and
+   the images of the named entities, when the question wants pictures;
 6. when the question asks about recordings ("what is said in the recording?"), a ``filter`` of a
    wider text ``vector_search`` to its transcript segments, and the recordings' first segments
    (``graph_query`` recording_segments): a recording's words rarely match the words of a
@@ -36,11 +37,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from kgrag.executor.fusion import RRF_K
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
+from kgrag.text.file_names import picture_query_terms
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
 
 #: The lexical ranking's weight in the reciprocal-rank fusion with the dense one (the dense
@@ -66,6 +69,11 @@ RECORDING_WEIGHT = 2.0
 #: say about installing?"), and of those files' first passages (half of it): the question says
 #: where to look. Set a priori, as :data:`RECORDING_WEIGHT`.
 NAMED_FILE_WEIGHT = 2.0
+#: The weight of the pictures whose file names have every content word of the question
+#: ("flower.jpg" for "a photo of a flower") in the fusion of the image evidence, where the other
+#: sources weigh 1: the name says what the question asks for, so such a picture leads the images
+#: near the evidence passages. Set a priori, as :data:`NAMED_FILE_WEIGHT`.
+NAMED_PICTURE_WEIGHT = 2.0
 #: How many nearest chunks the wider search reads before keeping the segments, or the named
 #: files' passages, among them.
 WIDE_CANDIDATES = 100
@@ -293,6 +301,19 @@ def rule_plan(
                 "calibrated DEPICTS threshold)",
             )
         )
+        image_weights = [1.0] * len(image_lists)
+        name_terms = picture_query_terms(question)
+        if name_terms:
+            image_lists.append(
+                add(
+                    "graph_query",
+                    {"template": "named_images", "params": {"terms": list(name_terms)}, "k": 3},
+                    modality="image",
+                    why="the pictures whose file names have every content word of the question "
+                    "(flower.jpg for 'a photo of a flower'): a lexical match, never a similarity",
+                )
+            )
+            image_weights.append(NAMED_PICTURE_WEIGHT)
         if file_names:
             image_lists.append(
                 add(
@@ -315,9 +336,13 @@ def rule_plan(
                     why="images depicting or near the named entities",
                 )
             )
+        image_weights += [1.0] * (len(image_lists) - len(image_weights))
+        fusion: dict[str, Any] = {"sources": image_lists, "k": 3, "method": "rrf"}
+        if name_terms:  # the plans of other picture questions stay as they were
+            fusion["weights"] = image_weights
         add(
             "aggregate",
-            {"sources": image_lists, "k": 3, "method": "rrf", "min_share": 0.5},
+            {**fusion, "min_share": 0.5},
             image_lists,
             modality="image",
             condition=" or ".join(f"step_{s}.status == 'ok'" for s in image_lists),

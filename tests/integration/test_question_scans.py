@@ -45,6 +45,9 @@ EXEMPT: dict[str, str] = {
     "documents_by_metadata": "a listing filters every readable document by modality, tags and "
     "date and sorts them by date: O(documents) by nature (it returns at most $k)",
     "templates/file_images": "as templates/file_chunks, for the pictures of a named file",
+    "templates/named_images": "a picture question compares its words with every readable "
+    "picture document's title (its own property, no traversal): O(picture documents), as "
+    "templates/file_images, and planned only for picture questions that name something",
     "templates/recording_segments": "a question about the recording reads which readable "
     "documents are recordings (their own property, no traversal): O(documents), and planned "
     "only for questions about recordings",

@@ -4,8 +4,11 @@ AsciiDoc's include lines, and the text sniffing of extension-less files."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
+import tarfile
 import zipfile
 from email.message import EmailMessage
 from pathlib import Path
@@ -61,6 +64,67 @@ def test_a_gzip_of_several_members_is_read_whole(tmp_path: Path) -> None:
     (doc,) = _parse(path).documents
     assert doc.pages[0].text == "first part, second part\n"
     assert str(doc.source.path) == str(path) and doc.parent is None
+
+
+COMPRESSORS = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
+
+
+@pytest.mark.parametrize("suffix", [".bz2", ".xz"])
+def test_a_bzip2_or_xz_file_of_several_streams_is_read_whole(tmp_path: Path, suffix: str) -> None:
+    squeeze = COMPRESSORS[suffix]
+    path = tmp_path / f"log.txt{suffix}"
+    path.write_bytes(squeeze(b"first part, ") + squeeze(b"second part\n"))
+    (doc,) = _parse(path).documents
+    assert doc.pages[0].text == "first part, second part\n"
+    assert str(doc.source.path) == str(path) and doc.parent is None
+
+
+@pytest.mark.parametrize("suffix", [".tar.bz2", ".tar.xz", ".tbz2", ".txz"])
+def test_a_tar_compressed_by_bzip2_or_xz_gives_its_members(tmp_path: Path, suffix: str) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        for name, text in [("guide/pump.md", "# Pump P-4\n\nRated 40 bar.\n"), ("a.txt", "A\n")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    squeeze = COMPRESSORS[".bz2" if "bz" in suffix else ".xz"]
+    path = tmp_path / f"kit{suffix}"
+    path.write_bytes(squeeze(raw.getvalue()))
+    result = _parse(path)
+    names = [str(d.source.path).removeprefix(str(tmp_path) + "/") for d in result.documents]
+    assert names == [f"kit{suffix}", f"kit{suffix}!guide/pump.md", f"kit{suffix}!a.txt"]
+    assert "Rated 40 bar." in result.documents[1].pages[0].text
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_a_compressed_bomb_is_refused_before_it_is_inflated(tmp_path: Path, suffix: str) -> None:
+    """64 MiB of zeros squeezed to a few KiB: refused at the 200:1 ratio, naming the format."""
+    path = tmp_path / f"zeros.txt{suffix}"
+    path.write_bytes(COMPRESSORS[suffix](bytes(64 << 20)))
+    assert path.stat().st_size < 200_000
+    result = _parse(path)
+    assert result.documents == ()
+    name = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}[suffix]
+    assert f"(a {name} bomb?)" in _failures(result)[path.name]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "reason"),
+    [(".bz2", "bzip2 data ends early (truncated?)"), (".xz", "xz data ends early (truncated?)")],
+)
+def test_a_truncated_bzip2_or_xz_file_fails_by_name(
+    tmp_path: Path, suffix: str, reason: str
+) -> None:
+    whole = COMPRESSORS[suffix](("Valve V-7 opens at 3 bar. " * 400).encode())
+    path = tmp_path / f"notes.txt{suffix}"
+    path.write_bytes(whole[: len(whole) // 2])
+    assert _failures(_parse(path))[path.name] == reason
+
+
+def test_a_file_named_xz_that_is_not_xz_fails_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt.xz"
+    path.write_bytes(gzip.compress(b"not xz at all\n"))
+    assert _failures(_parse(path))[path.name] == "not xz data (no xz header)"
 
 
 def test_html_only_mail_and_attachment_names_with_folders(tmp_path: Path) -> None:

@@ -433,3 +433,39 @@ def test_rtf_escapes_follow_the_declared_code_page(tmp_path: Path) -> None:
 def test_a_file_named_rtf_that_is_not_rtf_is_refused(tmp_path: Path) -> None:
     path = _write(tmp_path, "fake.rtf", "Just words, no RTF header.")
     assert _refused(path) == "not an RTF document: it does not start with {\\rtf"
+
+
+# ------------------------------------------------------------------- read through LibreOffice
+
+
+def test_an_rtf_saved_under_a_doc_name_is_read_as_rtf(tmp_path: Path) -> None:
+    """Word's "Save as RTF" keeps a .doc name; LibreOffice is not needed for it."""
+    doc = tmp_path / "survey.doc"
+    shutil.copy(FORMATS / "orchard_lo.rtf", doc)
+    content = _content(doc)
+    assert content.title == "Orchard Survey of Pellworth Farm"
+    assert "The Pellworth orchard grows heritage apples" in content.pages[0].text
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        (
+            "notes.doc",
+            b"Minutes of the May meeting\n",
+            "not a Word 97-2003 document: it is not an OLE",
+        ),
+        ("sheet.xls", b"<html><table><tr><td>1</td></tr></table></html>", "not an Excel 97-2003"),
+        (
+            "deck.odp",
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600),
+            "not an OpenDocument presentation: it is not a zip",
+        ),
+    ],
+)
+def test_a_file_that_is_not_the_format_its_name_says_is_refused_by_name(
+    tmp_path: Path, name: str, data: bytes, reason: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert _refused(path).startswith(reason)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.errors import InvalidAclError
+from kgrag.ingest.formats import libreoffice
 from kgrag.ingest.models import ExpandedInputs, UnsupportedInput
 from kgrag.ingest.sources import FILE_TYPES, expand_inputs
 
@@ -307,8 +308,21 @@ def test_svg_and_unnamed_jsonl_are_not_read_as_text(tmp_path: Path) -> None:
     assert sorted(r.kind for r in result.rejected) == ["manifest_not_named", "unsupported_type"]
 
 
-def test_a_legacy_office_file_is_skipped_saying_how_to_convert_it(tmp_path: Path) -> None:
+def test_a_legacy_office_file_is_read_when_libreoffice_is_installed(tmp_path: Path) -> None:
     """orchard_lo.doc: tests/data/formats/orchard.odt saved as Word 97 by LibreOffice 7."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(Path(__file__).parents[1] / "data" / "formats" / "orchard_lo.doc", folder)
+    expanded = expand_inputs([str(folder)])
+    assert not expanded.rejected
+    (item,) = expanded.items
+    assert (item.modality, item.mime) == ("text", "application/msword")
+
+
+def test_without_libreoffice_a_legacy_office_file_is_skipped_saying_how_to_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(libreoffice, "soffice", lambda: None)  # a machine without LibreOffice
     folder = tmp_path / "folder"
     folder.mkdir()
     shutil.copy(Path(__file__).parents[1] / "data" / "formats" / "orchard_lo.doc", folder)
@@ -317,5 +331,6 @@ def test_a_legacy_office_file_is_skipped_saying_how_to_convert_it(tmp_path: Path
     (rejected,) = expanded.rejected
     assert (rejected.kind, rejected.explicit) == ("unsupported_type", False)
     assert rejected.reason == (
-        "unsupported file type '.doc': a legacy Word document: save it as .docx"
+        "unsupported file type '.doc': a legacy Word document: install LibreOffice (soffice) "
+        "to read it, or save it as .docx"
     )

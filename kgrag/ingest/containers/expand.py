@@ -13,14 +13,18 @@ from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats
 from kgrag.ingest.containers._outlook import msg_to_rfc822
 from kgrag.ingest.containers.archives import (
+    BZIP2,
+    GZIP,
+    XZ,
+    Compression,
     Entry,
     Member,
     Refused,
-    gunzip,
+    decompress,
     tar_members,
     zip_members,
 )
-from kgrag.ingest.containers.kinds import container_kind
+from kgrag.ingest.containers.kinds import ContainerKind, container_kind
 from kgrag.ingest.containers.limits import Budget, ContainerLimits, ContainerRefused
 from kgrag.ingest.containers.mail import MailMessage, html_to_text, read_message, split_mbox
 from kgrag.ingest.models import (
@@ -38,6 +42,10 @@ from kgrag.ingest.parsers import parse, parse_bytes, read_file
 from kgrag.ingest.sniff import SNIFF_BYTES, looks_like_text, may_be_text
 from kgrag.ingest.sources import PLAIN_TEXT, file_type, unsupported_reason
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
+
+#: one compressed file, and compressed tar archives: their compression
+_SINGLE: dict[ContainerKind, Compression] = {"gzip": GZIP, "bzip2": BZIP2, "xz": XZ}
+_TARRED: dict[ContainerKind, Compression] = {"tgz": GZIP, "tbz2": BZIP2, "txz": XZ}
 
 __all__ = ["ContainerLimits", "parse_all"]
 
@@ -142,8 +150,8 @@ class _Expansion:
                 "(an archive bomb?)",
             )
         try:
-            if kind == "gzip":
-                self._gzip(item, data, name, depth, parent)
+            if kind in _SINGLE:
+                self._compressed(item, data, name, depth, parent, _SINGLE[kind])
             elif kind == "eml":
                 self._message(item, read_message(data), data, depth, parent)
             elif kind == "msg":  # Outlook: rewritten as RFC 822, then read as an .eml
@@ -154,33 +162,36 @@ class _Expansion:
                 entries = (
                     zip_members(data, self.budget)
                     if kind == "zip"
-                    else tar_members(data, self.budget, gzipped=kind == "tgz")
+                    else tar_members(data, self.budget, _TARRED.get(kind))
                 )
                 self._archive(item, data, name.name, entries, depth, parent)
         except ContainerRefused as e:
             raise IngestError(str(item.path), e.reason) from e
 
     # -- kinds ----------------------------------------------------------------------------------
-    def _gzip(
+    def _compressed(
         self,
         item: SourceItem,
         data: bytes,
         name: PurePosixPath,
         depth: int,
         parent: ParentLink | None,
+        compression: Compression,
     ) -> None:
-        """A .gz of one file is that file: read as the type of the name inside."""
-        inner = gunzip(data, self.budget)
+        """A .gz (.bz2, .xz) of one file is that file: read as the type of the name inside."""
+        inner = decompress(data, self.budget, compression)
         inner_name = PurePosixPath(name.stem)
         found = _member_type(inner_name, inner)
         if found is None:
             raise _Unsupported(
                 str(item.path),
-                f"a gzip-compressed {unsupported_reason(inner_name.suffix)}",
+                f"a {compression.name}-compressed {unsupported_reason(inner_name.suffix)}",
             )
         modality, mime = found
         if modality == "audio":
-            raise _Unsupported(str(item.path), "gzip-compressed recordings are not read")
+            raise _Unsupported(
+                str(item.path), f"{compression.name}-compressed recordings are not read"
+            )
         inner_item = item.model_copy(update={"modality": modality, "mime": mime})
         self.one(inner_item, inner, inner_name, depth=depth + 1, parent=parent)
 

@@ -13,6 +13,7 @@ from kgrag.ingest.formats import asciidoc as asciidoc
 from kgrag.ingest.formats import docx as docx
 from kgrag.ingest.formats import epub as epub
 from kgrag.ingest.formats import html as html
+from kgrag.ingest.formats import libreoffice as libreoffice
 from kgrag.ingest.formats import notebook as notebook
 from kgrag.ingest.formats import odt as odt
 from kgrag.ingest.formats import pptx as pptx

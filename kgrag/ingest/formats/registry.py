@@ -33,6 +33,9 @@ class DocumentFormat:
     mime: str
     parse: Parser
     modality: Modality = "text"
+    #: whether this machine can read the format now (a program it needs is installed); a format
+    #: that cannot is not looked up, so its files are skipped as unsupported, with a hint
+    available: Callable[[], bool] = lambda: True
 
 
 _BY_SUFFIX: dict[str, DocumentFormat] = {}
@@ -51,10 +54,11 @@ def register(fmt: DocumentFormat) -> DocumentFormat:
 
 
 def for_suffix(suffix: str) -> DocumentFormat | None:
-    """The format registered for ``suffix`` (any case), if any."""
-    return _BY_SUFFIX.get(suffix.lower())
+    """The format registered for ``suffix`` (any case), if any and available on this machine."""
+    fmt = _BY_SUFFIX.get(suffix.lower())
+    return fmt if fmt is not None and fmt.available() else None
 
 
 def registered() -> tuple[DocumentFormat, ...]:
-    """Every registered format once, in registration order."""
-    return tuple(dict.fromkeys(_BY_SUFFIX.values()))
+    """Every registered format available on this machine once, in registration order."""
+    return tuple(fmt for fmt in dict.fromkeys(_BY_SUFFIX.values()) if fmt.available())
