@@ -1,5 +1,6 @@
 """Ordered, named migrations, recorded as ``Migration`` nodes: schema operations (constraints,
-indexes) and data rewrites (:class:`~kgrag.graph.schema.DataMigration`, a named write statement).
+indexes, relationship types) and data rewrites (:class:`~kgrag.graph.schema.DataMigration`, a
+named write statement).
 Run at open and by ``kgrag db migrate``; never from the write path."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from datetime import UTC, datetime
 
 from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.schema import MIGRATIONS, DataMigration
+from kgrag.graph.schema import MIGRATIONS, DataMigration, RelationshipTypes
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,8 @@ def migrate(
                     if isinstance(op, DataMigration):
                         rows = store.write(op.statement)
                         log.info("migration %s: %s %s", migration.name, op.statement, rows)
+                    elif isinstance(op, RelationshipTypes):
+                        store.declare_relationship_types(op.types)
                     else:
                         store.apply_schema_op(op)
             # FalkorDB builds unique constraints in the background and Neo4j populates indexes

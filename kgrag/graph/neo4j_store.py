@@ -326,6 +326,11 @@ class Neo4jStore(GraphStore):
                 raise constraint_failed(op, self.uri, detail) from e
             raise
 
+    def declare_relationship_types(self, types: Sequence[str]) -> None:
+        """Nothing to do: Neo4j's relationship MERGE locks both end nodes, so concurrent writers
+        never create a relationship twice, whether its type exists yet or not
+        (test_write_path's two-writer race runs on Neo4j too)."""
+
     def _execute_ddl(self, statement: str, text: str, params: dict[str, Any]) -> None:
         """Run ``CREATE ... IF NOT EXISTS`` (``text``, rendered from ``statement``). Two processes
         migrating one database at once (N shards starting together) race: the loser's statement

@@ -177,14 +177,17 @@ def _rebuild_falkordb(store: FalkorDBStore) -> tuple[int, int]:
 
 
 def _create_schema(old: GraphStore, new: GraphStore) -> None:
-    """The indexes and constraints of the applied migrations, and the vector indexes of the
-    registered embedding spaces, made by the schema code (the migration markers themselves are
-    nodes, copied with the rest)."""
+    """The indexes, constraints and relationship types of the applied migrations, and the vector
+    indexes of the registered embedding spaces, made by the schema code (the migration markers
+    themselves are nodes, copied with the rest)."""
     applied = {str(r["name"]) for r in old.read("migration_list") if r["applied_at"] is not None}
     ops = [op for m in MIGRATIONS if m.name in applied for op in m.schema_ops]
     for op in ops:
         new.apply_schema_op(op)
     new.await_schema([op for op in ops if isinstance(op, UniqueProperty)])
+    new.declare_relationship_types(
+        [t for m in MIGRATIONS if m.name in applied for t in m.relationship_types]
+    )
     for space in registered(old).values():
         for index in VECTOR_INDEXES.values():
             if index.space == space.name:

@@ -105,7 +105,18 @@ class DataMigration(Frozen):
     statement: str
 
 
-MigrationOp = SchemaOp | DataMigration
+class RelationshipTypes(Frozen):
+    """Declares relationship types in the store's schema before any write uses them
+    (:meth:`GraphStore.declare_relationship_types`). FalkorDB creates a type with the first
+    relationship of it, and two writers that MERGE a relationship of a type that neither has
+    created yet may both create it: two relationships between the same two nodes, where one is
+    wanted. Once the type exists, concurrent MERGEs find each other's relationship."""
+
+    kind: Literal["relationship_types"] = "relationship_types"
+    types: tuple[str, ...]
+
+
+MigrationOp = SchemaOp | DataMigration | RelationshipTypes
 
 
 class VectorIndex(Frozen):
@@ -152,8 +163,16 @@ class Migration(Frozen):
 
     @property
     def schema_ops(self) -> tuple[SchemaOp, ...]:
-        """The constraints and indexes it creates (not its data rewrites)."""
-        return tuple(op for op in self.ops if not isinstance(op, DataMigration))
+        """The constraints and indexes it creates (not its data rewrites or the relationship
+        types it declares)."""
+        return tuple(
+            op for op in self.ops if isinstance(op, UniqueProperty | PropertyIndex | FulltextIndex)
+        )
+
+    @property
+    def relationship_types(self) -> tuple[str, ...]:
+        """The relationship types it declares."""
+        return tuple(t for op in self.ops if isinstance(op, RelationshipTypes) for t in op.types)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -200,6 +219,13 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Erasure (kgrag.retention) selects a user's questions. Query.created_at gets no index:
     # FalkorDB 4's range index answers `created_at < $before` on a string with every node.
     Migration(name="0008_query_user", ops=(PropertyIndex(label="Query", property="user"),)),
+    # Two writers on a new FalkorDB store (`kgrag ingest --shard`) MERGEd RELATED between the
+    # same entities while the type did not exist yet, and both created one (RelationshipTypes).
+    # A relationship type added to RELATIONSHIP_TYPES later needs a migration declaring it.
+    Migration(
+        name="0009_relationship_types",
+        ops=(RelationshipTypes(types=tuple(sorted(RELATIONSHIP_TYPES))),),
+    ),
 )
 
 

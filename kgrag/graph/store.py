@@ -221,6 +221,11 @@ class GraphStore(ABC):
     def apply_schema_op(self, op: SchemaOp) -> None:
         """Create a constraint or index if it does not exist."""
 
+    @abstractmethod
+    def declare_relationship_types(self, types: Sequence[str]) -> None:
+        """Make relationship ``types`` exist in the schema before any write uses them (migration
+        op :class:`~kgrag.graph.schema.RelationshipTypes`), where concurrent writers need it."""
+
     def await_schema(
         self,
         ops: Sequence[SchemaOp],

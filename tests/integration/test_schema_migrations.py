@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +15,9 @@ import pytest
 import kgrag.graph.falkordb_store as backend
 from kgrag.errors import MigrationError, StoreError
 from kgrag.graph.migrations import migrate, status
-from kgrag.graph.schema import MIGRATIONS, VECTOR_INDEXES, UniqueProperty
+from kgrag.graph.schema import MIGRATIONS, RELATIONSHIP_TYPES, VECTOR_INDEXES, UniqueProperty
 from kgrag.graph.store import GraphStore
-from tests.support.engines import Engine
+from tests.support.engines import FALKORDB, Engine, engine_for
 
 
 def _raw(store: GraphStore, text: str) -> Any:
@@ -179,3 +180,18 @@ def test_vector_index_options_are_parameters(
     store.drop_vector_index(chunk)
     store.drop_vector_index(chunk)  # already gone: no error, as before
     assert "Chunk" not in _indexes(store)
+
+
+def test_an_embedded_store_has_every_relationship_type_before_any_write(tmp_path: Path) -> None:
+    """Migration 0009 declares them (FalkorDB creates a type with its first relationship, and
+    two writers MERGEing one of a new type both created it: test_write_path's race); they
+    stay after the server restarts, and nothing else is left of the declaration."""
+    engine = engine_for(FALKORDB, tmp_path)
+    for _ in range(2):  # migrated, then reopened: loaded from the file by a new server
+        with engine.open() as store:
+            types = store.read_freeform(
+                "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t"
+            )
+            left = store.read_freeform("MATCH (n) WHERE NOT n:Migration RETURN count(n) AS n")
+        assert sorted(r["t"] for r in types) == sorted(RELATIONSHIP_TYPES)
+        assert left == [{"n": 0}]

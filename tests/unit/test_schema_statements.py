@@ -27,6 +27,7 @@ from kgrag.graph.schema import (
     VECTOR_INDEXES,
     FulltextIndex,
     PropertyIndex,
+    RelationshipTypes,
     SchemaOp,
     UniqueProperty,
     check_identifier,
@@ -340,3 +341,18 @@ def test_schema_statements_pass_neo4j_linter(tmp_path: Path) -> None:
     bad.write_text((SCHEMA / "unique_constraint.cypher").read_text().replace("REQUIRE", "REQIRE"))
     out = lint(bad)
     assert out.returncode == 1 and "error: Invalid input 'REQIRE'" in out.stdout, out.stdout
+
+
+def test_every_relationship_type_is_declared_by_a_migration() -> None:
+    # a type added to the allow-list needs a migration declaring it (RelationshipTypes)
+    declared = [t for m in MIGRATIONS for t in m.relationship_types]
+    assert sorted(declared) == sorted(RELATIONSHIP_TYPES)
+    assert all(not isinstance(op, RelationshipTypes) for op in OPS)  # not an index op
+
+
+def test_relationship_type_ddl_creates_and_deletes_one_relationship() -> None:
+    text = cypher.render("schema/relationship_type", FALKORDB, type="RELATED")
+    assert _flat(text) == "CREATE (a)-[:RELATED]->(b) DETACH DELETE a, b"
+    assert cypher.idempotent("schema/relationship_type", FALKORDB)
+    with pytest.raises(QueryRefusedError):
+        cypher.render("schema/relationship_type", FALKORDB, type="RELATED]->() DELETE (x")
