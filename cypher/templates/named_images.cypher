@@ -6,8 +6,8 @@
 // rule planner adds it only when the question wants pictures and names something.
 // idempotent: yes
 MATCH (d:Document)
-WHERE d.status = 'complete' AND d.modality = 'image'
-  AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+  AND d.modality = 'image'
   AND size($terms) > 0 AND all(t IN $terms WHERE toLower(d.title) CONTAINS t)
 WITH d
 MATCH (i:Image)-[:PART_OF]->(d)

@@ -181,6 +181,9 @@ def test_idempotence_check_recognises_creates_and_increments() -> None:
         "CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (n:Chunk) ON n.e"
     )
     assert looks_idempotent("MATCH (a), (b) MERGE (a)-[r:RELATED]-(b) SET r.weight = $w")
+    assert looks_idempotent("CREATE (a)-[:RELATED]->(b)\nDETACH DELETE a, b")  # leaves nothing
+    assert not looks_idempotent("CREATE (a)-[:RELATED]->(b)\nDETACH DELETE a")
+    assert not looks_idempotent("MATCH (x {id: $x}) CREATE (a)-[:R]->(x) DETACH DELETE a")
 
 
 def test_jittered_delays_stay_within_the_policy() -> None:

@@ -31,9 +31,26 @@ def _guarded(cypher: str) -> bool:
     )
 
 
+# CREATE (a)-[...]->(b) ... DETACH DELETE a, b: what it creates it deletes in the same statement
+# (declaring a relationship type: cypher/schema/relationship_type.cypher).
+_CREATED_NODES = re.compile(r"\bCREATE\s+(.*?)(?=\bDETACH\s+DELETE\b)", re.IGNORECASE | re.DOTALL)
+_DETACH_DELETE = re.compile(r"\bDETACH\s+DELETE\s+([\w\s,]+)", re.IGNORECASE)
+
+
+def _creates_only_what_it_deletes(cypher: str) -> bool:
+    created = _CREATED_NODES.search(cypher)
+    deleted = _DETACH_DELETE.search(cypher)
+    if created is None or deleted is None or len(_CREATE_CLAUSE.findall(cypher)) != 1:
+        return False
+    made = set(re.findall(r"\((\w+)\)", created.group(1)))
+    gone = {v.strip() for v in deleted.group(1).split(",") if v.strip()}
+    return bool(made) and made <= gone
+
+
 def looks_idempotent(cypher: str) -> bool:
     """Whether running ``cypher`` twice leaves the same graph as running it once, as far as its
-    text shows: no unconditional CREATE, no increment but one guarded by a marker."""
-    if _CREATE_CLAUSE.search(cypher):
+    text shows: no unconditional CREATE (but of nodes the statement deletes again), no increment
+    but one guarded by a marker."""
+    if _CREATE_CLAUSE.search(cypher) and not _creates_only_what_it_deletes(cypher):
         return False
     return not _INCREMENT.search(cypher) or _guarded(cypher)
