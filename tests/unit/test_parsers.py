@@ -109,6 +109,15 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
         ("valgrind", "AUTHORS", "Julian Seward <jseward@acm.org> was the original author.", None),
         ("pumps", "notes.txt", "Upstream-Name: pumpctl", "notes"),  # a header field, not generic
         ("valgrind", "README", "Release notes for Valgrind", "Release notes for Valgrind"),
+        # release logs, newest first: the first line heads one release, not the file
+        ("valgrind", "NEWS", "Release 3.19.0 (11 Apr 2022)", None),
+        (
+            "valgrind",
+            "changelog.Debian",
+            "valgrind (1:3.19.0-1) unstable; urgency=medium",
+            "changelog (valgrind)",
+        ),
+        ("pumpctl", "CHANGES.md", "# Version 2.1 (2024-05-02)", "CHANGES (pumpctl)"),
     ],
 )
 def test_a_first_line_that_is_no_title_gives_the_file_name_and_a_generic_one_its_folder(
