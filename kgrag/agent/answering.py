@@ -20,7 +20,7 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
-from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found
+from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found, leads
 from kgrag.agent.synthesis import (
     answer_body,
     citation_for,
@@ -315,9 +315,9 @@ def pointed_at(
     modalities: frozenset[str], file_names: Sequence[str], identifiers: Sequence[str] = ()
 ) -> Callable[[Hit], bool]:
     """Whether a hit is what the question points at: a transcript segment when it asks about
-    recordings (audio among ``modalities``), a passage of a file it names, a passage holding
-    (in its text or its document's title) a code identifier or version it names
-    (:func:`kgrag.planner.rule.identifiers`: ``asn1_der_decoding``, ``3.19`` in ``3.19.0``)."""
+    recordings (audio among ``modalities``), a passage of a file it names, a passage headed by
+    a code identifier or version it names (:func:`kgrag.planner.rule.identifiers`:
+    ``asn1_der_decoding``, ``3.19`` in ``3.19.0``)."""
     audio, names, wanted = "audio" in modalities, frozenset(file_names), frozenset(identifiers)
 
     def pointed(hit: Hit) -> bool:
@@ -330,8 +330,19 @@ def pointed_at(
     return pointed
 
 
+#: An identifier heads a passage when it is among the first words of one of its leads.
+HEADING_WORDS = 12
+
+
 def _holds_any(hit: Hit, identifiers: frozenset[str]) -> bool:
-    return not identifiers.isdisjoint(lexical_tokens(f"{hit.title or ''} {hit.text or ''}"))
+    """Among the first :data:`HEADING_WORDS` words of its title, folder or a paragraph's first
+    sentence (:func:`~kgrag.agent.support.leads`): the section the identifier heads ("Release
+    3.19.0 (11 Apr 2022)", "int asn1_der_decoding (...)"), not a passage that names it in
+    passing (a bug list's "execveat support (linux 3.19)"). Set a priori."""
+    return any(
+        not identifiers.isdisjoint(lexical_tokens(" ".join(lead.split()[:HEADING_WORDS])))
+        for lead in leads(hit)
+    )
 
 
 def without_found_files(question: str, file_names: Sequence[str], evidence: Sequence[Hit]) -> str:

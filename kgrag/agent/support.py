@@ -160,30 +160,30 @@ def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:
     return len(wanted & titles) / len(wanted) if wanted else 0.0
 
 
-def _leads(hit: Hit) -> list[str]:
+def leads(hit: Hit) -> list[str]:
     """``hit``'s title, its folder's name and the first sentence of each of its paragraphs:
     where a text says what it is about (a heading, a topic sentence, a table row), or where its
     owner did (a release notes file in ``valgrind/``)."""
-    leads = [hit.title or "", hit.folder]
+    out = [hit.title or "", hit.folder]
     for paragraph in _PARAGRAPH.split(hit.text or ""):
         sentences = sentence_texts(paragraph, min_chars=1)
         if sentences:
-            leads.append(sentences[0])
-    return leads
+            out.append(sentences[0])
+    return out
 
 
 def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
     """The share of ``question``'s name phrases whose parts (:func:`name_parts`) some hit holds
     whole in its title or in a paragraph's first sentence (of its names, when it has no phrase)."""
-    leads = [_leads(h) for h in hits]
+    heads = [leads(h) for h in hits]
     phrases = name_parts(question)
     if phrases:
-        held = [[w for lead in hit for w in (*words(lead), "\0")] for hit in leads]
+        held = [[w for lead in hit for w in (*words(lead), "\0")] for hit in heads]
         return sum(
             any(all(holds(w, part) for part in parts) for w in held) for parts in phrases
         ) / len(phrases)
     names = question_names(question)
-    found = {t for hit in leads for lead in hit for t in terms(fold(lead))}
+    found = {t for hit in heads for lead in hit for t in terms(fold(lead))}
     return len(names & found) / len(names) if names else 0.0
 
 

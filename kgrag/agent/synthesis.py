@@ -194,6 +194,24 @@ def select_sentences(
     chosen = [max(preferred or supported, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
+        last = candidates[chosen[-1]]
+        introduced = next(
+            (
+                i
+                for i, c in enumerate(candidates)
+                if i not in chosen
+                and c.hit.id == last.hit.id
+                and c.position == last.position + 1
+                and not is_heading(c.sentence)
+            ),
+            None,
+        )
+        if is_heading(last.sentence) and introduced is not None:
+            # a heading alone answers nothing ("CORE CHANGES", "Installation"): what it
+            # introduces comes next
+            chosen.append(introduced)
+            covered |= candidates[introduced].terms & wanted
+            continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
         follows = {(candidates[j].hit.id, candidates[j].position + 1): j for j in chosen}
         semantic.need(_followers(candidates, chosen))
@@ -231,9 +249,9 @@ HEADING_WORDS = 4
 
 
 def is_heading(sentence: str) -> bool:
-    """A heading or a label ("Installation", "Usage:"): a few words and no full stop, so the
-    sentence after it is what it introduces."""
-    text = sentence.strip()
+    """A heading or a label ("Installation", "Usage:", "* ==== CORE CHANGES ===="): a few words
+    and no full stop, so the sentence after it is what it introduces."""
+    text = sentence.strip().strip("*=#~ ")  # "* ===== CORE CHANGES =====", "## Usage"
     return (
         bool(_HEADING.fullmatch(text))
         and len(text.split()) <= HEADING_WORDS

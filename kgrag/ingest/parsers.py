@@ -173,7 +173,7 @@ def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     if not text.strip():
         markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
-    if path.stem.lower() in RELEASE_LOG_NAMES:
+    if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
         # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
         # what the file is: every release of it would be cited under the newest one's name
         title = _file_title(path)
@@ -198,7 +198,7 @@ RELEASE_LOG_NAMES = word_set("changelog changes news history")
 def _file_title(path: Path) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
     "copyright (espeak-ng)", so that two packages' licence files are told apart."""
-    if path.stem.lower() in GENERIC_FILE_NAMES and path.parent.name:
+    if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
         return f"{path.stem} ({path.parent.name})"
     return path.stem
 

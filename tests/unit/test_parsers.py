@@ -118,6 +118,12 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
             "changelog (valgrind)",
         ),
         ("pumpctl", "CHANGES.md", "# Version 2.1 (2024-05-02)", "CHANGES (pumpctl)"),
+        (
+            "espeak-ng",
+            "changelog.Debian.gz.txt",
+            "espeak-ng (1.51+dfsg-10) unstable; urgency=medium",
+            "changelog.Debian.gz (espeak-ng)",
+        ),
     ],
 )
 def test_a_first_line_that_is_no_title_gives_the_file_name_and_a_generic_one_its_folder(
