@@ -113,6 +113,13 @@ class Settings(BaseSettings):
         "lecture); longer ones are refused after probing, before decoding",
     )
 
+    libreoffice: Literal["auto", "off"] = Field(
+        "auto",
+        description="read .doc, .xls, .ppt, .ods, .odp and their templates through LibreOffice's "
+        "headless soffice when it is installed (auto), or never (off: they are skipped, saying "
+        "so), for a service that should not hand untrusted files to LibreOffice; process-wide",
+    )
+
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
     entity_extractor: Literal["rule", "llm"] = Field(

@@ -168,6 +168,51 @@ def filter_plan(question: str, document_ids: Sequence[str], k: int = 20) -> Plan
     )
 
 
+class _FusedQuery(Frozen):
+    """A ``graph_query`` step to add to a plan and fuse with one of its evidence steps."""
+
+    modality: str
+    template: str
+    params: dict[str, Any]
+    k: int
+    weight: float
+    search_explanation: str
+    fusion_explanation: str
+
+
+def _with_fused_query(raw: dict[str, Any], evidence_step: int, query: _FusedQuery) -> Plan:
+    """The plan ``raw`` with ``query``'s ``graph_query`` step and an ``aggregate`` step fusing it
+    with ``evidence_step`` by weighted reciprocal rank (weights 1 and ``query.weight``)."""
+    steps: list[dict[str, Any]] = raw["plan"]
+    step = max(s["step_id"] for s in steps) + 1
+    sources = [evidence_step, step]
+    steps += [
+        {
+            "step_id": step,
+            "type": "graph_query",
+            "modality": query.modality,
+            "parameters": {"template": query.template, "params": query.params, "k": query.k},
+            "trace": {"source": "rule-based", "explanation": query.search_explanation},
+        },
+        {
+            "step_id": step + 1,
+            "type": "aggregate",
+            "modality": query.modality,
+            "parameters": {
+                "sources": sources,
+                "k": query.k,
+                "method": "rrf",
+                "rrf_k": RRF_K,
+                "weights": [1.0, query.weight],
+            },
+            "dependencies": sources,
+            "condition": " or ".join(f"step_{s}.status == 'ok'" for s in sources),
+            "trace": {"source": "rule-based", "explanation": query.fusion_explanation},
+        },
+    ]
+    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
+
+
 def with_lexical(plan: Plan, question: str, k: int = 10) -> Plan:
     """``plan`` (an LLM's) with the lexical stage the rule plan has: when it searches the text
     chunks by vector and has no full-text step, a ``chunks_fulltext`` step for ``question`` is
@@ -187,44 +232,18 @@ def with_lexical(plan: Plan, question: str, k: int = 10) -> Plan:
     text = [s["step_id"] for s in steps if s["type"] in _TEXT_STEPS and s["modality"] != "image"]
     if not searches_text or has_lexical or not text or len(steps) + 2 > MAX_PLAN_STEPS:
         return plan
-    lexical = max(s["step_id"] for s in steps) + 1
-    sources = [text[-1], lexical]
-    steps += [
-        {
-            "step_id": lexical,
-            "type": "graph_query",
-            "modality": "text",
-            "parameters": {
-                "template": LEXICAL_TEMPLATE,
-                "params": {"query": fulltext_query(question)},
-                "k": k,
-            },
-            "trace": {
-                "source": "rule-based",
-                "explanation": "lexical search: the full-text index's candidates ranked by BM25",
-            },
-        },
-        {
-            "step_id": lexical + 1,
-            "type": "aggregate",
-            "modality": "text",
-            "parameters": {
-                "sources": sources,
-                "k": k,
-                "method": "rrf",
-                "rrf_k": RRF_K,
-                "weights": [1.0, lexical_weight(question)],
-            },
-            "dependencies": sources,
-            "condition": " or ".join(f"step_{s}.status == 'ok'" for s in sources),
-            "trace": {
-                "source": "rule-based",
-                "explanation": "reciprocal-rank fusion of the plan's evidence and the lexical "
-                f"ranking (lexical weight {lexical_weight(question)}, as in the rule plan)",
-            },
-        },
-    ]
-    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
+    weight = lexical_weight(question)
+    lexical = _FusedQuery(
+        modality="text",
+        template=LEXICAL_TEMPLATE,
+        params={"query": fulltext_query(question)},
+        k=k,
+        weight=weight,
+        search_explanation="lexical search: the full-text index's candidates ranked by BM25",
+        fusion_explanation="reciprocal-rank fusion of the plan's evidence and the lexical "
+        f"ranking (lexical weight {weight}, as in the rule plan)",
+    )
+    return _with_fused_query(raw, text[-1], lexical)
 
 
 def with_picture_names(plan: Plan, question: str, k: int = 3) -> Plan:
@@ -244,45 +263,18 @@ def with_picture_names(plan: Plan, question: str, k: int = 3) -> Plan:
     wanted = list(picture_query_terms(question))
     if not images or named or not wanted or len(steps) + 2 > MAX_PLAN_STEPS:
         return plan
-    step = max(s["step_id"] for s in steps) + 1
-    sources = [images[-1], step]
-    steps += [
-        {
-            "step_id": step,
-            "type": "graph_query",
-            "modality": "image",
-            "parameters": {
-                "template": NAMED_IMAGES_TEMPLATE,
-                "params": {"terms": wanted},
-                "k": k,
-            },
-            "trace": {
-                "source": "rule-based",
-                "explanation": "the pictures whose file names have every content word of the "
-                "question: a lexical match, never a similarity",
-            },
-        },
-        {
-            "step_id": step + 1,
-            "type": "aggregate",
-            "modality": "image",
-            "parameters": {
-                "sources": sources,
-                "k": k,
-                "method": "rrf",
-                "rrf_k": RRF_K,
-                "weights": [1.0, NAMED_PICTURE_WEIGHT],
-            },
-            "dependencies": sources,
-            "condition": " or ".join(f"step_{s}.status == 'ok'" for s in sources),
-            "trace": {
-                "source": "rule-based",
-                "explanation": "the plan's image evidence fused with the pictures found by "
-                f"name (weight {NAMED_PICTURE_WEIGHT}, as in the rule plan)",
-            },
-        },
-    ]
-    return Plan.parse({"plan": steps, "traceability": raw["traceability"]})
+    by_name = _FusedQuery(
+        modality="image",
+        template=NAMED_IMAGES_TEMPLATE,
+        params={"terms": wanted},
+        k=k,
+        weight=NAMED_PICTURE_WEIGHT,
+        search_explanation="the pictures whose file names have every content word of the "
+        "question: a lexical match, never a similarity",
+        fusion_explanation="the plan's image evidence fused with the pictures found by "
+        f"name (weight {NAMED_PICTURE_WEIGHT}, as in the rule plan)",
+    )
+    return _with_fused_query(raw, images[-1], by_name)
 
 
 def with_rerank(plan: Plan, rules: str, question: str, k: int = 10) -> Plan:

@@ -17,6 +17,7 @@ from kgrag.config import Settings
 from kgrag.errors import ConfigError
 from kgrag.executor.metadata_rerank import RuleBook, load_rule_book
 from kgrag.ingest.entities import EntityExtractor
+from kgrag.ingest.formats import libreoffice
 from kgrag.ingest.pipeline import IngestOptions
 from kgrag.llm import LLM, CostMeter, LLMClient, price_table
 from kgrag.modalities import factory
@@ -52,6 +53,7 @@ def agent_parts(s: Settings) -> AgentParts:
     """The models, the LLM (when ``llm_model`` is set) and the limits ``s`` names."""
     text_embedder = factory.text_embedder(s)
     llm = llm_client(s)
+    libreoffice.allow(s.libreoffice != "off")
     return AgentParts(
         text_embedder=text_embedder,
         image_embedder=cache(lambda: factory.image_embedder(s)),

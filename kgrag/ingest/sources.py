@@ -20,6 +20,7 @@ from kgrag.core import Frozen, UnicodeText, unicode_problem
 from kgrag.core.text import shown_text
 from kgrag.ingest import formats
 from kgrag.ingest.containers.kinds import CONTAINER_TYPES
+from kgrag.ingest.formats import libreoffice
 from kgrag.ingest.models import (
     ExpandedInputs,
     Modality,
@@ -91,7 +92,7 @@ def supported_extensions() -> str:
     return ", ".join(sorted({*FILE_TYPES, *CONTAINER_TYPES, *extra}))
 
 
-_LIBREOFFICE = "install LibreOffice (soffice) to read it"
+_LIBREOFFICE = "{libreoffice}"  # how to read it through LibreOffice: _through_libreoffice()
 
 #: What to do with a file type kgrag does not read but that another format of it would be.
 CONVERT_HINTS: dict[str, str] = {
@@ -112,6 +113,12 @@ CONVERT_HINTS: dict[str, str] = {
 }
 
 
+def _through_libreoffice() -> str:
+    if libreoffice.soffice() is not None and not libreoffice.allowed():
+        return "reading it through LibreOffice is turned off here (KGRAG_LIBREOFFICE=off)"
+    return "install LibreOffice (soffice) to read it"
+
+
 def unsupported_reason(suffix: str) -> str:
     not_text = (
         f"not text (binary, minified: a line over {MAX_LINE_CHARS:,} characters, or "
@@ -119,6 +126,7 @@ def unsupported_reason(suffix: str) -> str:
     )
     hint = CONVERT_HINTS.get(suffix.lower())
     if hint is not None:
+        hint = hint.replace(_LIBREOFFICE, _through_libreoffice())
         return f"unsupported file type '{suffix}': {hint}"
     if suffix.lower() in NOT_SNIFFED:
         shown = f"'{suffix}'"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,8 @@ pytest.importorskip("open_clip", reason="the image extra (open_clip_torch) is no
 pytest.importorskip("selectolax", reason="the docs extra (selectolax, lxml) is not installed")
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
-from kgrag.ingest.pipeline import IngestOptions
-from kgrag.modalities import factory
-from kgrag.modalities.clip import tiny_clip_embedder
+from tests.support.demo_agent import offline_agent
 from tests.support.documents_bad import (
     FORMATS,
     huge_html,
@@ -52,12 +48,7 @@ def store(module_store: GraphStore) -> GraphStore:
 def agent(
     store: GraphStore, folder: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> KnowledgeAgent:
-    a = KnowledgeAgent(
-        store,
-        factory.text_embedder(Settings()),
-        image_embedder=cache(tiny_clip_embedder),
-        ingest_options=IngestOptions(image_dir=tmp_path_factory.mktemp("images")),
-    )
+    a = offline_agent(store, tmp_path_factory.mktemp("images"))
     report = a.ingest([str(folder)])
     assert (report.ingested, report.failed, report.skipped) == (5, 0, 0), report
     return a

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 pytest.importorskip("open_clip", reason="the image extra (open_clip_torch) is not installed")
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.formats.libreoffice import soffice
-from kgrag.ingest.pipeline import IngestOptions
-from kgrag.modalities import factory
-from kgrag.modalities.clip import tiny_clip_embedder
+from tests.support.demo_agent import offline_agent
 from tests.support.documents_bad import FORMATS, truncated
 
 if soffice() is None:  # scripts/setup.sh installs it; say so rather than pass without testing
@@ -66,12 +62,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def agent(
     module_store: GraphStore, folder: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> KnowledgeAgent:
-    a = KnowledgeAgent(
-        module_store,
-        factory.text_embedder(Settings()),
-        image_embedder=cache(tiny_clip_embedder),
-        ingest_options=IngestOptions(image_dir=tmp_path_factory.mktemp("images")),
-    )
+    a = offline_agent(module_store, tmp_path_factory.mktemp("images"))
     report = a.ingest([str(folder)])
     reasons = {Path(f.path).name: f.reason for f in report.failures}
     assert (report.ingested, report.skipped) == (5, 0), report

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,12 @@ pytest.importorskip("open_clip", reason="the image extra (open_clip_torch) is no
 from PIL import Image, ImageDraw, ImageFont
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.demo.shapes import draw_shape
 from kgrag.graph.store import GraphStore
 from kgrag.ingest import ocr
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import expand_inputs
-from kgrag.modalities import factory
-from kgrag.modalities.clip import tiny_clip_embedder
+from tests.support.demo_agent import offline_agent
 from tests.support.pdfgen import write_scanned_pdf
 
 SCAN_PAGES = [
@@ -68,14 +65,7 @@ def store(module_store: GraphStore) -> GraphStore:
 
 @pytest.fixture(scope="module")
 def agent(store: GraphStore, corpus: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
-    from kgrag.ingest.pipeline import IngestOptions
-
-    a = KnowledgeAgent(
-        store,
-        factory.text_embedder(Settings()),
-        image_embedder=cache(tiny_clip_embedder),
-        ingest_options=IngestOptions(image_dir=tmp_path_factory.mktemp("images")),
-    )
+    a = offline_agent(store, tmp_path_factory.mktemp("images"))
     report = a.ingest([str(p) for p in corpus.values()])
     assert (report.ingested, report.failed) == (3, 0), report.failures
     return a

@@ -12,7 +12,6 @@ Pillow, real store, real models.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,10 @@ from PIL import Image, ImageDraw
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.answer import Answer
-from kgrag.config import Settings
 from kgrag.core import OPERATOR
 from kgrag.executor.trace import read_trace
-from kgrag.modalities import factory
-from kgrag.modalities.clip import tiny_clip_embedder
 from kgrag.planner.rule import rule_plan
+from tests.support.demo_agent import offline_agent
 from tests.support.engines import Engine
 
 FLOWER = "Show me a photo of a flower."
@@ -81,11 +78,7 @@ def agent(
     (folder / "notes.md").write_text(NOTES, encoding="utf-8")
     secret = tmp_path_factory.mktemp("botany")
     _flower(secret / "orchid_flower.png", (150, 80, 200))
-    agent = KnowledgeAgent(
-        module_engine.open(),
-        factory.text_embedder(Settings()),
-        image_embedder=cache(tiny_clip_embedder),
-    )
+    agent = offline_agent(module_engine.open())
     report = agent.ingest([str(folder)])
     assert report.failed == 0 and report.ingested == 7, report
     report = agent.ingest([str(secret)], acl=["group:botany"])

@@ -40,14 +40,18 @@ def _text_embedder() -> TextEmbedder:
 _image_embedder = cache(tiny_clip_embedder)
 
 
+def offline_agent(store: GraphStore, image_dir: Path | None = None) -> KnowledgeAgent:
+    """An agent on ``store`` with the offline models (MiniLM, the tiny CLIP) loaded once per
+    test process; extracted pictures go to ``image_dir`` when given."""
+    options = IngestOptions(image_dir=image_dir) if image_dir is not None else IngestOptions()
+    return KnowledgeAgent(
+        store, _text_embedder(), image_embedder=_image_embedder, ingest_options=options
+    )
+
+
 def demo_agent(store: GraphStore, folder: Path) -> DemoCorpus:
     paths = [p for p in make_corpus(folder / "corpus") if p.suffix != ".wav"]
-    agent = KnowledgeAgent(
-        store,
-        _text_embedder(),
-        image_embedder=_image_embedder,
-        ingest_options=IngestOptions(image_dir=folder / "images"),
-    )
+    agent = offline_agent(store, folder / "images")
     roster = [p for p in paths if p.name == "maintenance.md"]
     public = agent.ingest([str(p) for p in paths if p not in roster])
     private = agent.ingest([str(p) for p in roster], acl=[f"group:{ROSTER_GROUP}"])

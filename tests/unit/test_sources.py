@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.errors import InvalidAclError
+from kgrag.errors import IngestError, InvalidAclError
 from kgrag.ingest.formats import libreoffice
 from kgrag.ingest.models import ExpandedInputs, UnsupportedInput
 from kgrag.ingest.sources import FILE_TYPES, expand_inputs
@@ -334,3 +334,53 @@ def test_without_libreoffice_a_legacy_office_file_is_skipped_saying_how_to_read_
         "unsupported file type '.doc': a legacy Word document: install LibreOffice (soffice) "
         "to read it, or save it as .docx"
     )
+
+
+@pytest.fixture
+def libreoffice_switch():
+    """Restores the process-wide LibreOffice switch a test turns."""
+    before = libreoffice.allowed()
+    yield
+    libreoffice.allow(before)
+
+
+@pytest.mark.skipif(libreoffice.soffice() is None, reason="LibreOffice is not installed")
+@pytest.mark.usefixtures("libreoffice_switch")
+def test_libreoffice_turned_off_by_the_operator_skips_office_files_saying_so(
+    tmp_path: Path,
+) -> None:
+    from kgrag.agent.providers import agent_parts
+    from kgrag.config import Settings
+    from kgrag.ingest.formats.registry import DocumentFormat
+    from kgrag.ingest.models import SourceItem
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(Path(__file__).parents[1] / "data" / "formats" / "orchard_lo.doc", folder)
+    agent_parts(Settings(libreoffice="off", data_dir=tmp_path / "data"))
+    expanded = expand_inputs([str(folder)])
+    assert not expanded.items
+    (rejected,) = expanded.rejected
+    assert rejected.kind == "unsupported_type"
+    assert rejected.reason == (
+        "unsupported file type '.doc': a legacy Word document: reading it through LibreOffice "
+        "is turned off here (KGRAG_LIBREOFFICE=off), or save it as .docx"
+    )
+    # a caller holding the format from before is refused too: no soffice process is started
+    fmt = libreoffice.DOC
+    assert isinstance(fmt, DocumentFormat)
+    item = SourceItem(path=folder / "orchard_lo.doc", modality="text", mime="application/msword")
+    with pytest.raises(IngestError, match="turned off here"):
+        fmt.parse(item, item.path.read_bytes())
+    agent_parts(Settings(data_dir=tmp_path / "data"))  # auto: read again
+    (item,) = expand_inputs([str(folder)]).items
+    assert item.mime == "application/msword"
+
+
+def test_an_unknown_libreoffice_setting_is_refused() -> None:
+    from pydantic import ValidationError
+
+    from kgrag.config import Settings
+
+    with pytest.raises(ValidationError, match="libreoffice"):
+        Settings(libreoffice="sometimes")

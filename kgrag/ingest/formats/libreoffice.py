@@ -12,6 +12,10 @@ not share one, and nothing a document does persists), macros disabled outright, 
 untrusted places blocked and Calc's external links never updated, under a time limit after which
 the process group is killed. A ``.doc`` that is really RTF (Word saves RTF under that name) is
 read as RTF without LibreOffice.
+
+An operator who does not want LibreOffice to parse what users send (a service taking untrusted
+uploads) turns it off: ``KGRAG_LIBREOFFICE=off`` (:attr:`kgrag.config.Settings.libreoffice`),
+process-wide; these formats are then skipped as if it were not installed, saying so.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, Parser,
 from kgrag.ingest.formats.rtf import parse_rtf
 from kgrag.ingest.models import SourceItem
 
-__all__ = ["CONVERT_TIMEOUT_S", "convert", "soffice"]
+__all__ = ["CONVERT_TIMEOUT_S", "allow", "allowed", "convert", "soffice"]
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +79,26 @@ def soffice() -> str | None:
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 
+class _Switch:
+    """Whether LibreOffice may be used in this process. Off from the start when the environment
+    says ``KGRAG_LIBREOFFICE=off`` (so a process that never reads its settings, a Ray worker or
+    a library user's agent, fails closed); set from the settings by :func:`allow`."""
+
+    on = os.environ.get("KGRAG_LIBREOFFICE", "auto").strip().lower() != "off"
+
+
+def allow(on: bool) -> None:
+    """Let kgrag convert files with LibreOffice (when it is installed), or not: process-wide."""
+    _Switch.on = on
+
+
+def allowed() -> bool:
+    """LibreOffice has not been turned off (:func:`allow`, ``KGRAG_LIBREOFFICE=off``)."""
+    return _Switch.on
+
+
 def _available() -> bool:
-    return soffice() is not None
+    return allowed() and soffice() is not None
 
 
 def convert(item: SourceItem, data: bytes, what: str, infilter: str, target: str) -> bytes:
@@ -93,6 +115,8 @@ def convert(item: SourceItem, data: bytes, what: str, infilter: str, target: str
     program = soffice()
     if program is None:
         raise IngestError(str(path), f"{what}: reading it needs LibreOffice (soffice)")
+    if not allowed():
+        raise IngestError(str(path), f"{what}: reading it through LibreOffice is turned off here")
     with tempfile.TemporaryDirectory(prefix="kgrag-soffice-") as tmp:
         work = Path(tmp)
         user = work / "profile" / "user"
