@@ -385,3 +385,14 @@ def test_other_names_of_known_types(tmp_path: Path) -> None:
     scan = tmp_path / "scan.tif"
     Image.new("RGB", (64, 48), "white").save(scan, format="TIFF")
     assert [(i.width, i.height) for i in parse(item(scan), LIMIT).images] == [(64, 48)]
+
+
+def test_an_xpm_icon_is_a_picture_not_c_text() -> None:
+    """Debian's /usr/share/pixmaps/python3.11.xpm (an X PixMap: a C array of pixels) was a text
+    document titled "/* XPM */" whose passages were rows of pixel characters."""
+    (found,) = expand_inputs([str(DATA / "formats" / "python3.11.xpm")]).items
+    assert (found.modality, found.mime) == ("image", "image/x-xpixmap")
+    doc = parse(found, LIMIT)
+    assert doc.title == "python3.11" and doc.pages == ()
+    (image,) = doc.images
+    assert (image.width, image.height) == (32, 32)
