@@ -34,10 +34,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-#: A line that starts a list item ("- fix ...", "* ...", "• ...", "2) ..."): the item is a
+#: A line that starts a bulleted list item ("- fix ...", "* ...", "• ..."): the item is a
 #: sentence of its own even without a full stop before it (changelogs, release notes, README
-#: lists: one item ran into the next, a whole changelog release as one "sentence").
-_LIST_ITEM = re.compile(r"\n[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+(?=\S)")
+#: lists: one item ran into the next, a whole changelog release as one "sentence"). Numbered
+#: steps ("1) open", "2) click") are a sequence and stay together up to a full stop.
+_LIST_ITEM = re.compile(r"\n[ \t]*[-*+•][ \t]+(?=\S)")
 
 
 def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:

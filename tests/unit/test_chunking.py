@@ -93,7 +93,11 @@ def test_a_list_item_line_starts_a_sentence() -> None:
     assert sentences("Version\n1.962 2013/11/27\nself-\nsigned -x flag\n-- end") == [
         "Version\n1.962 2013/11/27\nself-\nsigned -x flag\n-- end"
     ]
-    assert sentences("Steps\n1. Open it\n2) Close it") == ["Steps", "1. Open it", "2) Close it"]
+    # a step's number at the start of a line ends no sentence
+    assert sentences("Steps:\n1. Open the valve.\n2. Close it.") == [
+        "Steps:\n1. Open the valve.",
+        "2. Close it.",
+    ]
 
 
 def test_cjk_full_stops_split_without_spaces() -> None:
