@@ -33,8 +33,10 @@ from kgrag.core import Hit
 from kgrag.executor.document_handlers import answer_text
 from kgrag.llm import LLM, BudgetExceededError, LLMError
 from kgrag.modalities.base import TextEmbedder
+from kgrag.planner.rule import identifiers
 from kgrag.text import terms
 from kgrag.text.file_names import picture_query_terms
+from kgrag.text.tokens import lexical_tokens
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +109,7 @@ class Composer:
         comes first in it, in its order, and the extractive answer starts from it."""
         if result.documents is not None:
             return _document_synthesis(result.documents, self.embedder)
-        pointed = pointed_at(modalities, file_names)
+        pointed = pointed_at(modalities, file_names, identifiers(resolution.question))
         evidence = sorted(result.text, key=lambda h: not pointed(h))  # stable
         images = result.images
         if file_names and not any(map(pointed, evidence)) and any(map(pointed, images)):
@@ -309,15 +311,27 @@ def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = Non
     )
 
 
-def pointed_at(modalities: frozenset[str], file_names: Sequence[str]) -> Callable[[Hit], bool]:
+def pointed_at(
+    modalities: frozenset[str], file_names: Sequence[str], identifiers: Sequence[str] = ()
+) -> Callable[[Hit], bool]:
     """Whether a hit is what the question points at: a transcript segment when it asks about
-    recordings (audio among ``modalities``), a passage of a file it names."""
-    audio, names = "audio" in modalities, frozenset(file_names)
+    recordings (audio among ``modalities``), a passage of a file it names, a passage holding
+    (in its text or its document's title) a code identifier or version it names
+    (:func:`kgrag.planner.rule.identifiers`: ``asn1_der_decoding``, ``3.19`` in ``3.19.0``)."""
+    audio, names, wanted = "audio" in modalities, frozenset(file_names), frozenset(identifiers)
 
     def pointed(hit: Hit) -> bool:
-        return (audio and hit.kind == "segment") or (bool(names) and hit.file_name in names)
+        return (
+            (audio and hit.kind == "segment")
+            or (bool(names) and hit.file_name in names)
+            or (bool(wanted) and _holds_any(hit, wanted))
+        )
 
     return pointed
+
+
+def _holds_any(hit: Hit, identifiers: frozenset[str]) -> bool:
+    return not identifiers.isdisjoint(lexical_tokens(f"{hit.title or ''} {hit.text or ''}"))
 
 
 def without_found_files(question: str, file_names: Sequence[str], evidence: Sequence[Hit]) -> str:

@@ -6,6 +6,7 @@ stemmed, accent-free words they are matched against (:func:`words`). Shared by t
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -86,18 +87,29 @@ def phrase_in(phrase: tuple[str, ...], hit: Hit) -> bool:
 def name_parts(question: str) -> list[tuple[tuple[str, ...], ...]]:
     """Each name phrase of ``question`` (:func:`name_phrases`) as its parts: the runs of words
     between its joining words ("Salary 2023 of Zebulon Quartermaine" -> "Salary 2023",
-    "Zebulon Quartermaine"), stemmed; a table row or a heading may hold them apart."""
+    "Zebulon Quartermaine"), stemmed; a table row or a heading may hold them apart. Numbers
+    are parts of their own ("Valgrind 3.19" -> "Valgrind", "3 19"; "Salary", "2023"): a version
+    or a year is written apart from its name as often as beside it ("Release 3.19.0" under a
+    Valgrind heading, "2023" as a column of a salary table), and "3.19" is held in "3.19.0"."""
     out: list[tuple[tuple[str, ...], ...]] = []
     for match in PHRASE.finditer(fold(question)):
         parts: list[tuple[str, ...]] = []
         current: list[str] = []
         for word in [*raw_words(match.group(0)), "of"]:
             if word.lower() in JOINING:
-                if current:
-                    parts.append(tuple(stem(w) for w in current))
+                parts.extend(_number_runs(current))
                 current = []
             elif current or content_word(word):
                 current.append(word)
         if parts:
             out.append(tuple(parts))
     return list(dict.fromkeys(out))
+
+
+def _number_runs(words: Sequence[str]) -> list[tuple[str, ...]]:
+    """``words`` (one part of a name phrase) cut into its runs of numbers and of other words,
+    stemmed."""
+    runs: list[tuple[str, ...]] = []
+    for _, run in itertools.groupby(words, key=str.isdigit):
+        runs.append(tuple(stem(w) for w in run))
+    return runs

@@ -161,9 +161,10 @@ def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:
 
 
 def _leads(hit: Hit) -> list[str]:
-    """``hit``'s title and the first sentence of each of its paragraphs: where a text says what
-    it is about (a heading, a topic sentence, a table row)."""
-    leads = [hit.title or ""]
+    """``hit``'s title, its folder's name and the first sentence of each of its paragraphs:
+    where a text says what it is about (a heading, a topic sentence, a table row), or where its
+    owner did (a release notes file in ``valgrind/``)."""
+    leads = [hit.title or "", hit.folder]
     for paragraph in _PARAGRAPH.split(hit.text or ""):
         sentences = sentence_texts(paragraph, min_chars=1)
         if sentences:

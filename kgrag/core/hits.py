@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from kgrag.core.frozen import Frozen
 
-__all__ = ["Hit", "HitKind"]
+__all__ = ["Hit", "HitKind", "folder_words"]
 
 HitKind = Literal["chunk", "segment", "image", "entity", "document"]
+
+
+_SEPARATORS = re.compile(r"[\s_.+]+")
+
+
+def folder_words(uri: str | None) -> str:
+    """The words of the name of the folder holding the file at ``uri`` (``_``, ``.`` and ``+``
+    as spaces; a hyphenated name such as ``espeak-ng`` kept); empty when it has none."""
+    parts = (uri or "").replace("\\", "/").rstrip("/").split("/")
+    if len(parts) < 3:  # "a.txt", "/a.txt": no folder named
+        return ""
+    return _SEPARATORS.sub(" ", parts[-2]).strip()
 
 
 class Hit(Frozen):
@@ -59,6 +72,13 @@ class Hit(Frozen):
         """The last part of its document's URI, lower case (``/data/Report.PDF`` ->
         ``report.pdf``; a Windows path's too)."""
         return (self.uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+
+    @property
+    def folder(self) -> str:
+        """The name of the folder holding its document's file, as words (``/docs/valgrind_news/
+        a.txt`` -> ``valgrind news``): what a folder of files is about, where their own text may
+        not say it. Empty when the URI has no folder."""
+        return folder_words(self.uri)
 
     def rescored(self, score: float, step_id: int) -> Hit:
         return self.model_copy(update={"score": score, "provenance": (*self.provenance, step_id)})

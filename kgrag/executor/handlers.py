@@ -13,6 +13,7 @@ import numpy as np
 
 from kgrag.cancel import CancelToken, check
 from kgrag.core import Hit
+from kgrag.core.hits import folder_words
 from kgrag.errors import ExecutionError, QueryRefusedError
 from kgrag.executor._attachment_handlers import ATTACHMENT_HANDLERS
 from kgrag.executor._session_handlers import SESSION_HANDLERS
@@ -140,10 +141,12 @@ def _lexical(
         for r in found
         if wanted.intersection(lexical_tokens(f"{r.get('text') or ''} {r.get('title') or ''}"))
     ]
+    # the title field holds the document's title and its folder's name (what the files of
+    # ``valgrind/`` are about, where their text may not say it)
     ranked = bm25(
         terms,
         [str(r.get("text") or "") for r in rows],
-        [r.get("title") for r in rows],
+        [f"{r.get('title') or ''} {folder_words(r.get('uri'))}" for r in rows],
     )
     return [
         Hit.from_row({**rows[s.index], "score": s.score}, None, step_id)

@@ -175,7 +175,12 @@ def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     if not text.strip():
         markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
-    title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
+    if path.stem.lower() in RELEASE_LOG_NAMES:
+        # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
+        # what the file is: every release of it would be cited under the newest one's name
+        title = _file_title(path)
+    else:
+        title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
     return title, [ParsedPage(number=None, text=text)], []
 
 
@@ -184,6 +189,12 @@ GENERIC_FILE_NAMES = word_set(
     """readme copyright copying license licence changelog changes news authors contributors
     todo install notice history index"""
 )
+
+
+#: The names of release logs (``NEWS``, ``ChangeLog``, ``CHANGES.md``, ``changelog.Debian``):
+#: entries newest first, so the first line heads one release and the file is titled by its name
+#: and folder instead ("changelog (valgrind)").
+RELEASE_LOG_NAMES = word_set("changelog changes news history")
 
 
 def _file_title(path: PurePath) -> str:

@@ -82,15 +82,25 @@ _IDENTIFIER = re.compile(
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
     r"|\w+\(\)"  # a call
     r"|\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"  # codes
+    r"|\b\d+(?:\.\d+)+\b"  # a version or a dotted number: 3.19, 2.6.32
 )
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
 
 
+def identifiers(question: str) -> tuple[str, ...]:
+    """The code identifiers and versions ``question`` names (:func:`names_identifier`), lower
+    case, as :func:`~kgrag.text.tokens.lexical_tokens` writes them (``asn1_der_decoding``,
+    ``zt-9``, ``3.19``)."""
+    found = (m.group(0) for m in _IDENTIFIER.finditer(question))
+    return tuple(dict.fromkeys(w.removesuffix("()").lower() for w in found if _is_identifier(w)))
+
+
 def names_identifier(question: str) -> bool:
     """Whether ``question`` names a code identifier: a word joined by underscores, a camelCase
-    word, a call ``name()``, or a code mixing letters and digits (``ZT-9``, ``asn1``; not an
-    ordinal or a decade such as ``19th`` or ``1990s``)."""
-    return any(_is_identifier(m.group(0)) for m in _IDENTIFIER.finditer(question))
+    word, a call ``name()``, a code mixing letters and digits (``ZT-9``, ``asn1``; not an
+    ordinal or a decade such as ``19th`` or ``1990s``), or a version (``3.19``: an embedding
+    scores ``3.18`` alike)."""
+    return bool(identifiers(question))
 
 
 def _is_identifier(word: str) -> bool:
@@ -108,6 +118,7 @@ def lexical_weight(question: str) -> float:
 
 
 _IDENT = re.compile(r"[a-z0-9]+(?:[_.'-][a-z0-9]+)*")
+_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 _PART = re.compile(r"[a-z0-9]+")
 
 
@@ -118,12 +129,19 @@ FULLTEXT_MAX_TERMS = 12
 def fulltext_query(question: str) -> str:
     """A safe full-text query: the key terms joined by OR, no operators from the user. An
     identifier joined by underscores (``asn1_der_decoding``) is one term of both indexes'
-    tokenisers, so it is kept whole, and its parts are added after it; a word joined by other
-    punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise alike."""
+    tokenisers, so it is kept whole, and its parts are added after it; a version is kept as a
+    prefix (``3.19*``: it finds ``3.19.0``, one token to Lucene, and BM25 scores it there,
+    :func:`~kgrag.text.tokens.lexical_tokens`), then its parts; a word joined by other
+    punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise
+    alike. The only operators are these ``|`` and ``*``, never the user's."""
     terms: list[str] = []
     for word in _IDENT.findall(question.lower()):
         parts = _PART.findall(word)
-        wanted = ([word] if "_" in word else []) + parts
+        if _DOTTED_NUMBER.fullmatch(word):
+            # a version: Lucene keeps "3.19.0" one token, so "3.19" finds it only as a prefix
+            wanted = [f"{word}*", *parts]
+        else:
+            wanted = ([word] if "_" in word else []) + parts
         terms.extend(
             t for t in wanted if t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit())
         )

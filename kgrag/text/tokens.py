@@ -58,10 +58,14 @@ _LEXICAL_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.'-][A-Za-z0-9]+)*")
 _PART = re.compile(r"[A-Za-z0-9]+")
 
 
+_VERSION = re.compile(r"\d+(?:\.\d+){2,}")
+
+
 def lexical_tokens(text: str) -> list[str]:
     """Lower-cased word tokens of ``text`` for BM25 (:mod:`kgrag.executor.lexical`); a compound
     identifier (``asn1_der_decoding``, ``x-200``, ``libfoo.so``) is one token followed by its
-    parts."""
+    parts, and a version of three or more numbers also by its shorter versions (``3.19.0``:
+    ``3.19``), so a question about "3.19" finds the release written "3.19.0" and not "3.18.0"."""
     out: list[str] = []
     for match in _LEXICAL_TOKEN.finditer(text.lower()):
         word = match.group(0)
@@ -69,6 +73,8 @@ def lexical_tokens(text: str) -> list[str]:
         parts = _PART.findall(word)
         if len(parts) > 1:
             out.extend(parts)
+        if _VERSION.fullmatch(word):
+            out.extend(".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1))
     return out
 
 

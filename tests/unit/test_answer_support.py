@@ -95,9 +95,27 @@ def test_a_name_mentioned_only_in_passing_is_no_subject() -> None:
     assert not found.supported  # every name is there, but nothing is about Big Eye
 
 
+def test_a_version_is_held_apart_from_its_name_and_by_a_longer_version() -> None:
+    """ "Valgrind 3.19": a changelog entry's heading names the program and "3.19.0" (a version
+    with one more component); a release of another version is no subject."""
+    question = "What changed in Valgrind 3.19?"
+    assert name_parts(question) == [(("valgrind",), ("3", "19"))]
+    entry = _hit(
+        "New upstream release. Remove x32 from architectures list.",
+        title="valgrind (1:3.19.0-1) unstable; urgency=medium",
+    )
+    assert assess(question, [entry], [entry]).subject_phrases == 1.0
+    notes = _hit("Release 3.19.0 (11 Apr 2022)\n\nValgrind now supports more distros.")
+    assert assess(question, [notes], [notes]).subject_phrases == 1.0  # two first sentences
+    other = _hit("Release 3.18.0 (15 Oct 2021)\n\nValgrind now supports more distros.")
+    assert assess(question, [other], [other]).subject_phrases == 0.0
+    later = _hit("Release 13.19 of Valgrind (2031)\n\nValgrind now supports more distros.")
+    assert assess(question, [later], [later]).subject_phrases == 0.0  # 13.19 is not 3.19
+
+
 def test_a_table_row_is_its_own_first_sentence_and_holds_a_phrase_in_parts() -> None:
     question = "What is the Salary 2023 of Zebulon Quartermaine?"
-    assert name_parts(question) == [(("salary", "2023"), ("zebulon", "quartermain"))]
+    assert name_parts(question) == [(("salary",), ("2023",), ("zebulon", "quartermain"))]
     row = _hit("Payroll Employee: Zebulon Quartermaine; Salary 2023: 98765", title="payroll")
     found = assess(question, [row], [row])
     assert found.subject_phrases == 1.0 and found.supported

@@ -118,6 +118,19 @@ def test_names_identifier() -> None:
     assert names_identifier("Who maintains the Zephyr Turbine ZT-9?")
     assert not names_identifier("Who painted The Quiet Harbour in 1887?")
     assert not names_identifier("Which 19th-century painter worked in the 1890s?")
+    assert names_identifier("What changed in Valgrind 3.19?")  # a version
+
+
+def test_bm25_finds_a_version_written_with_more_numbers_and_not_its_neighbour() -> None:
+    assert lexical_tokens("Release 3.19.0") == ["release", "3.19.0", "3", "19", "0", "3.19"]
+    texts = [
+        "Release 3.18.0 (15 Oct 2021): 19 fixes for 3 platforms",
+        "Release 3.19.0 (11 Apr 2022): the highlights",
+        "Release 3.1.19 (2 Jan 2006): what was fixed",
+    ]
+    ranked = bm25(lexical_tokens(fulltext_query("What changed in 3.19?")), texts)
+    assert ranked[0].index == 1
+    assert ranked[0].score > ranked[1].score
 
 
 def test_the_rule_plan_always_has_a_lexical_first_stage_fused_by_weighted_rrf() -> None:

@@ -128,6 +128,15 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
         ),
         ("gmp", "pi.py", "# (c) 2009 The Go Authors.", "pi"),
         ("git", "README.source", "Git sources for Debian", "Git sources for Debian"),
+        # release logs, newest first: the first line heads one release, not the file
+        ("valgrind", "NEWS", "Release 3.19.0 (11 Apr 2022)", None),
+        (
+            "valgrind",
+            "changelog.Debian",
+            "valgrind (1:3.19.0-1) unstable; urgency=medium",
+            "changelog (valgrind)",
+        ),
+        ("pumpctl", "CHANGES.md", "# Version 2.1 (2024-05-02)", "CHANGES (pumpctl)"),
     ],
 )
 def test_a_first_line_that_is_no_title_gives_the_file_name_and_a_generic_one_its_folder(

@@ -2,12 +2,16 @@
 // RediSearch does not split words at a line break ("Kestrin\nKestrin is" is one token), so each
 // term of three letters or more is also searched as a prefix ("kestrin*" finds that token); the
 // caller re-scores the candidates on its own tokens (kgrag/executor/lexical.py), so a prefix-only
-// match adds no score.
+// match adds no score. A version is given as a prefix for Lucene ("3.19*"); RediSearch splits
+// words at a dot and cannot parse one before "*", so it gets the version's numbers ("3 19", both
+// required), and the version's parts, which the query also holds, find the rest.
 // idempotent: yes
 WITH [t IN split(replace(replace(replace(toLower($query), '|', ' '), '"', ' '), '*', ' '), ' ')
       WHERE t <> ''] AS terms
-CALL db.idx.fulltext.queryNodes('Chunk', reduce(q = '', t IN split($query, ' | ') |
-       q + CASE q WHEN '' THEN '' ELSE ' | ' END + t + CASE WHEN size(t) >= 3 THEN '*' ELSE '' END))
+CALL db.idx.fulltext.queryNodes('Chunk', reduce(q = '', t IN
+       [x IN split($query, ' | ') | trim(replace(replace(x, '*', ''), '.', ' '))] |
+       q + CASE q WHEN '' THEN '' ELSE ' | ' END + t
+         + CASE WHEN size(t) >= 3 AND NOT t CONTAINS ' ' THEN '*' ELSE '' END))
 YIELD node
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
