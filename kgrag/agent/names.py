@@ -24,6 +24,9 @@ _WORD = re.compile(r"\w+")
 #: The words :data:`PHRASE` joins a name's parts with ("Journal of Psychotherapy Integration").
 JOINING = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "del", "and"})
 _POSSESSIVE = re.compile(r"'s\b")
+#: The "v" of a version ("v2.39", "V1.0.2"): release notes, tags and module versions write it, a
+#: question asks for "Git 2.39"; the words of both are "2", "39".
+_VERSION_V = re.compile(r"\b[vV](?=\d+\.\d)")
 
 
 def fold(text: str) -> str:
@@ -45,7 +48,7 @@ def question_names(question: str) -> set[str]:
 
 
 def raw_words(text: str) -> list[str]:
-    return _WORD.findall(_POSSESSIVE.sub("", fold(text)))
+    return _WORD.findall(_VERSION_V.sub("", _POSSESSIVE.sub("", fold(text))))
 
 
 def words(text: str) -> list[str]:

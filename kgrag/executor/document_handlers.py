@@ -168,8 +168,10 @@ def _metadata_search(
         },
     )
     if p.about:
+        # best matches of the topic first ("which Git release notes": the documents titled so
+        # before those whose summary says "release"), newest first among equals
         relevant = {r["id"]: s for s, r in _about(rec, p.about, (), p.k * OVERFETCH)}
-        rows = [r for r in rows if r["id"] in relevant]
+        rows = sorted((r for r in rows if r["id"] in relevant), key=lambda r: -relevant[r["id"]])
     rec.outcome.details["filters"] = p.model_dump(mode="json", exclude={"k"})
     return [_document_hit(r, 1.0, step.step_id) for r in rows[: p.k]]
 

@@ -78,7 +78,9 @@ def parse_bytes(
     fmt = formats.for_suffix(suffix)
     if fmt is not None:
         content = fmt.parse(item, data)
-        title = content.title or (name or path).stem
+        # a format's title (an HTML <title> or first heading, a DOCX core title) is judged as a
+        # text file's heading is: "Introduction" titles no document
+        title = _naming(content.title) or _file_title(name or path)
         pages, images, tables = list(content.pages), list(content.images), list(content.tables)
     elif suffix in spreadsheet.SUFFIXES:
         title, pages, images, tables = _parse_spreadsheet(item, data, suffix)
@@ -195,7 +197,7 @@ GENERIC_FILE_NAMES = word_set(
 RELEASE_LOG_NAMES = word_set("changelog changes news history")
 
 
-def _file_title(path: Path) -> str:
+def _file_title(path: PurePath) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
     "copyright (espeak-ng)", so that two packages' licence files are told apart."""
     if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
@@ -208,16 +210,24 @@ GENERIC_HEADINGS = word_set(
     """introduction overview readme abstract contents preface summary about description notes
     index home untitled document title changelog changes news todo"""
 ) | {"table of contents", "read me", "getting started"}
-#: A first line that is boilerplate, not a title: a copyright or licence line, a shebang, an
-#: editor's mode line.
+#: A first line that is boilerplate, not a title: a copyright or licence line (in a source file's
+#: comment too: "// Copyright 2009 The Go Authors."), a shebang, an editor's mode line.
 _BOILERPLATE = re.compile(
-    r"^(?:copyright\b|\(c\)|©|spdx-license-identifier|#!|.*-\*-.*-\*-)", re.IGNORECASE
+    r"^(?:(?://+|#+|/\*+|\*+|;+|--|%+|rem\s)\s*)?"  # in a comment of source code
+    r"(?:copyright\b|\(c\)|©|spdx-license-identifier)|^#!|-\*-.*-\*-",
+    re.IGNORECASE,
 )
 
 
 #: A first line of prose that is not a title: a ``Field: value`` header line ("Format: ...",
-#: "Upstream-Name: ..."), or a line holding a web or e-mail address.
-_NOT_A_TITLE = re.compile(r"^[A-Za-z][\w-]*:\s|https?://|www\.|<[^<>\s]+@[^<>\s]+>")
+#: "Upstream-Name: ..."), a line holding a web or e-mail address, a list item, a sentence or a
+#: label.
+_NOT_A_TITLE = re.compile(
+    r"^[A-Za-z][\w-]*:\s|https?://|www\.|<[^<>\s]+@[^<>\s]+>"
+    # a list item ("- check that ... is installed"), a sentence ("Please read x.txt for
+    # documentation.") or a label of what follows ("To install:")
+    r"|^(?:[-*+•]|\d+[.)])\s|[^.][.:]$"
+)
 #: Words a title does not end with: the first line is a sentence cut at the line's end
 #: ("This package was debianized by Luke Yelavich on").
 _CONTINUES = word_set("a an and as at by for from in into of on or the to with")
@@ -236,7 +246,7 @@ def _naming(line: str | None, *, prose: bool = False) -> str | None:
     ):
         return None
     bare = line.strip(" #*:=-").lower()
-    if bare in GENERIC_HEADINGS or _BOILERPLATE.match(line.strip()):
+    if bare in GENERIC_HEADINGS or _BOILERPLATE.search(line.strip()):
         return None
     if line.lstrip().startswith(("{", "[", "<")) or not _WORD.search(line):
         return None  # data or markup: "{", "<?xml ...>", "---"
@@ -264,16 +274,42 @@ _CODE = re.compile(r"(`+)(.+?)\1")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
+#: A heading's attribute block ("## Introduction {#intro}", "# Setup {.tabs #setup}": Pandoc,
+#: kramdown, Hugo, MkDocs' attr_list), not words of the heading.
+_HEADING_ATTRIBUTES = re.compile(r"[ \t]*\{[ \t]*[#.:][^{}]*\}[ \t]*$")
+#: A front matter block (Jekyll, Hugo, MkDocs, Pandoc): YAML between "---" lines, or TOML
+#: between "+++" lines, at the very start of the file.
+_FRONT_MATTER = re.compile(
+    r"\A(?:---[ \t]*\n(.*?)\n(?:---|\.\.\.)|\+\+\+[ \t]*\n(.*?)\n\+\+\+)[ \t]*(?:\n|\Z)", re.DOTALL
+)
+_FRONT_MATTER_TITLE = re.compile(
+    r"^title[ \t]*[:=][ \t]*(.+?)[ \t]*$", re.MULTILINE | re.IGNORECASE
+)
+
+
+def front_matter_title(markdown: str) -> tuple[str, str | None]:
+    """``markdown`` without its front matter block, and the block's ``title`` (quotes removed),
+    if any: the document's own name for itself, before its first heading ("Introduction")."""
+    block = _FRONT_MATTER.match(markdown)
+    if block is None:
+        return markdown, None
+    found = _FRONT_MATTER_TITLE.search(block.group(1) or block.group(2) or "")
+    title = found.group(1).strip().strip("'\"").strip() if found else None
+    return markdown[block.end() :], title or None
+
+
 def strip_markdown(markdown: str) -> tuple[str, str | None]:
     """Remove the Markdown syntax that would pollute embeddings; keep all the words.
 
-    Heading markers, emphasis/strike/code markers, link and image URLs (their text or alt text
-    stays), link definitions, block quote markers, fence lines and thematic breaks go; list
-    markers, tables and code content stay. Returns the text and the first heading's text.
+    Heading markers and attribute blocks ("{#intro}"), emphasis/strike/code markers, link and
+    image URLs (their text or alt text stays), link definitions, block quote markers, fence
+    lines and thematic breaks go; list markers, tables and code content stay. A front matter
+    block goes, its title staying as the text's first line. Returns the text and the title:
+    the front matter's, else the first heading's text.
     """
-    markdown = _HTML_COMMENT.sub("", markdown)
-    lines_out: list[str] = []
-    heading: str | None = None
+    markdown, title = front_matter_title(_HTML_COMMENT.sub("", markdown))
+    lines_out: list[str] = [title, ""] if title else []
+    heading: str | None = title
     in_fence = False
     for line in markdown.split("\n"):
         if _FENCE.match(line):
@@ -285,7 +321,7 @@ def strip_markdown(markdown: str) -> tuple[str, str | None]:
         line = _BLOCKQUOTE.sub("", line)
         m = _ATX_HEADING.match(line)
         if m:
-            line = _inline(m.group(2) or "")
+            line = _inline(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
             if heading is None and line.strip():
                 heading = line.strip()
             lines_out.append(line)

@@ -53,6 +53,7 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".webp": ("image", "image/webp"),
     ".gif": ("image", "image/gif"),
     ".bmp": ("image", "image/bmp"),
+    ".xpm": ("image", "image/x-xpixmap"),  # X PixMap: icons in /usr/share/pixmaps, C syntax
     ".tiff": ("image", "image/tiff"),
     ".tif": ("image", "image/tiff"),
     ".wav": ("audio", "audio/wav"),

@@ -6,7 +6,9 @@ read from a file (empty ones count: a sheet formatted down to row 1,048,576 is r
 seconds, not read for minutes); at most :data:`MAX_CELL_CHARS` characters are kept per cell (the
 rest is cut with an ellipsis, logged). Trailing empty rows and columns are dropped; empty rows
 inside a table are kept as empty tuples so that row numbers stay those of the sheet (the header
-is row 1 of a table that starts at the sheet's first row).
+is row 1 of a table that starts at the sheet's first row). A first row that is data, not a header
+(:func:`is_header`: a CSV of hashes or numbers written without one), leaves the table without a
+header: its cells are named by their column numbers and its rows numbered from 1.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from kgrag.errors import IngestError
@@ -33,7 +36,7 @@ MAX_CELL_CHARS = 1_000
 #: Columns kept per row (a wider row is refused: it is not a table a person reads).
 MAX_COLUMNS = 512
 
-__all__ = ["SUFFIXES", "parse_csv", "parse_xlsx"]
+__all__ = ["SUFFIXES", "is_header", "parse_csv", "parse_xlsx"]
 
 
 def _fail(path: Path, reason: str) -> IngestError:
@@ -91,15 +94,66 @@ def _trim(rows: Iterable[list[str]]) -> list[tuple[str, ...]]:
 
 
 def _table(index: int, rows: list[tuple[str, ...]], sheet: str | None) -> ParsedTable | None:
-    # the header is the first non-empty row; a leading empty row becomes an empty row 1
+    # the header is the first non-empty row, unless that row is data (:func:`is_header`): then
+    # the table has no header and its rows are numbered from 1
     start = 0
     while start < len(rows) and not rows[start]:
         start += 1
     if start == len(rows):
         return None
+    if not is_header(rows[start], rows[start + 1 :]):
+        return ParsedTable(index=index, sheet=sheet, header=(), rows=tuple(rows[start:]))
     header = rows[start]
     body = tuple(rows[start + 1 :])
     return ParsedTable(index=index, sheet=sheet, header=header, rows=body)
+
+
+#: Body rows :func:`is_header` compares the first row with.
+HEADER_SAMPLE_ROWS = 200
+#: A column whose cells all have this many characters or more, and the same number, holds codes
+#: (hashes, identifiers, dates): a label of exactly that length and make-up is data.
+MIN_CODE_CHARS = 8
+_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+_PLAIN_INT = re.compile(r"^\d+$")
+
+
+def _classes(cell: str) -> frozenset[str]:
+    """The kinds of characters of ``cell``: digits, lower and upper case letters, the others."""
+    return frozenset(
+        "9" if c.isdigit() else "a" if c.islower() else "A" if c.isupper() else c for c in cell
+    )
+
+
+def is_header(first: tuple[str, ...], body: Sequence[tuple[str, ...]]) -> bool:
+    """Is ``first``, a table's first non-empty row, its header, or already data (a file written
+    without one: a list of hashes, a matrix of numbers)? Each column whose body cells are alike
+    votes: all numbers, or all codes of one length (:data:`MIN_CODE_CHARS` or more, no space).
+    A label where the body has numbers, or of another length than its codes, votes header; a
+    number with a fraction, sign or exponent where the body has numbers, or a code of the same
+    length and make-up, votes data (a plain integer votes nothing: a year heads a column of
+    figures). Data only when some column votes data and none votes header: a table of words
+    alone keeps its first row as header, as before."""
+    sample = [row for row in body[:HEADER_SAMPLE_ROWS] if row]
+    header_votes = data_votes = 0
+    for col, label in enumerate(first):
+        cells = [row[col] for row in sample if col < len(row) and row[col]]
+        if not label or len(cells) < 2:
+            continue
+        if all(_NUMBER.match(c) for c in cells):
+            if not _NUMBER.match(label):
+                header_votes += 1
+            elif not _PLAIN_INT.match(label):
+                data_votes += 1
+            continue
+        length = len(cells[0])
+        if length < MIN_CODE_CHARS or any(len(c) != length or " " in c for c in cells):
+            continue
+        made_of = frozenset().union(*(_classes(c) for c in cells))
+        if len(label) == length and " " not in label and _classes(label) <= made_of:
+            data_votes += 1
+        else:
+            header_votes += 1
+    return not (data_votes and not header_votes)
 
 
 # ----------------------------------------------------------------------------------------- csv

@@ -79,7 +79,7 @@ def table_chunks(
         # a header-only table is searchable by its header (row 1)
         texts_of = [
             (n, row_cells(table.header, row))
-            for n, row in enumerate(table.rows, start=2)
+            for n, row in enumerate(table.rows, start=2 if table.header else 1)
             if any(row)
         ]
         if not texts_of:

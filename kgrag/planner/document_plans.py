@@ -62,7 +62,8 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
     entity_ids = [e.id for e in analysis.entity_mentions]
     if analysis.query_class is QueryClass.LISTING:
         if named_document_types(question) or _TAGGED.search(question):
-            return _metadata_step(question, analysis)  # "which images ...", "... tagged X"
+            # "which images ...", "... tagged X"; "which Git release notes ...": about Git
+            return _metadata_step(question, analysis, topic_words=True)
         terms = [t for t in document_terms(question) if t not in _LISTING_NOISE]
         if not terms and not entity_ids:
             return {  # "list what is stored": every readable document
@@ -99,7 +100,12 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
     return None
 
 
-def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
+def _metadata_step(
+    question: str, analysis: QueryAnalysis, *, topic_words: bool = False
+) -> dict[str, object] | None:
+    """A ``metadata_search`` step: the types, years and tags the question names, and its topic
+    (the words after "about", "regarding", "photos of"...; with ``topic_words``, a listing's, also
+    the content words beside its type noun: "which Git release notes": ``git``, ``release``)."""
     params: dict[str, object] = {}
     types = analysis.document_types or named_document_types(question)
     if types:
@@ -110,11 +116,15 @@ def _metadata_step(question: str, analysis: QueryAnalysis) -> dict[str, object] 
     tags = [a or b for a, b in _TAGGED.findall(question)]
     if tags:
         params["tags"] = [t.lower() for t in tags]
-    if match := _ABOUT.search(question):
+    match = _ABOUT.search(question)
+    if match or topic_words:
         about = [
             t
-            for t in document_terms(match.group(1))
-            if not t.isdigit() and t not in _TYPE_NOUNS and t not in _LISTING_NOISE
+            for t in document_terms(match.group(1) if match else question)
+            if not t.isdigit()
+            and t not in _TYPE_NOUNS
+            and t.removesuffix("s") not in _TYPE_NOUNS
+            and t not in _LISTING_NOISE
         ]
         if about:
             params["about"] = about

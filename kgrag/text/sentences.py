@@ -1,10 +1,11 @@
 """Sentence splitting.
 
 :func:`sentence_spans` is the careful splitter (abbreviations such as "e.g." or "Dr.", initials
-and decimals do not end a sentence; a blank line always does) that chunking and the answer checks
-use; :func:`sentence_texts` gives its sentences as tidy strings. :func:`simple_sentences` is the
-plain one that summaries are built from (a full stop, ! or ? followed by a space and a capital or
-digit): it is kept apart because stored summaries depend on it.
+and decimals do not end a sentence; a blank line and a list item's line always do) that chunking
+and the answer checks use; :func:`sentence_texts` gives its sentences as tidy strings.
+:func:`simple_sentences` is the plain one that summaries are built from (a full stop, ! or ?
+followed by a space and a capital or digit): it is kept apart because stored summaries depend
+on it.
 """
 
 from __future__ import annotations
@@ -33,12 +34,25 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: A line that starts a bulleted list item ("- fix ...", "* ...", "• ..."): the item is a
+#: sentence of its own even without a full stop before it (changelogs, release notes, README
+#: lists: one item ran into the next, a whole changelog release as one "sentence"). Numbered
+#: steps ("1) open", "2) click") are a sequence and stay together up to a full stop.
+_LIST_ITEM = re.compile(r"\n[ \t]*[-*+•][ \t]+(?=\S)")
+
+
 def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     sentence_start = start
-    for m in _CANDIDATE.finditer(text, start, end):
-        if _is_boundary(text, m.start(), m.end(), end, m.group()):
-            _emit(text, sentence_start, m.end(), out)
-            sentence_start = m.end()
+    ends = [
+        m.end()
+        for m in _CANDIDATE.finditer(text, start, end)
+        if _is_boundary(text, m.start(), m.end(), end, m.group())
+    ]
+    ends += [m.start() for m in _LIST_ITEM.finditer(text, start, end)]
+    for boundary in sorted(set(ends)):
+        if boundary > sentence_start:
+            _emit(text, sentence_start, boundary, out)
+            sentence_start = boundary
     _emit(text, sentence_start, end, out)
 
 
@@ -68,11 +82,20 @@ def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int, punct:
         return False
     if len(word) == 1 and word.isalpha() and word.isupper():  # an initial: "J. R. Tolkien"
         return False
+    if word.isdigit() and len(word) <= 3 and _starts_line(text, w):  # "2. Open the valve"
+        return False
     if "." in word:  # "e.g", "i.e", "U.S", "Ph.D"
         parts = word.split(".")
         if all(p.isalpha() and len(p) <= 3 for p in parts if p):
             return False
     return True
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Is ``text[i]`` the first character of its line but for indentation?"""
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i == 0 or text[i - 1] == "\n"
 
 
 def _emit(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:

@@ -307,6 +307,9 @@ def test_summary_of_a_private_document_is_refused_to_an_outsider(
         ("Do you have any photographs of circles?", {"Red circle drawing"}),
         ("Which drawings of circles are stored?", {"Red circle drawing"}),
         ("Do you have any photographs of a giraffe?", set()),
+        # "notes" names a type, the words beside it the topic (it listed every text document)
+        ("Which boiler notes do you have?", {"Maintenance roster"}),
+        ("Which Riverside notes do you have?", {"Riverside flood report"}),
     ],
 )
 def test_metadata_search_by_type_tag_and_date(

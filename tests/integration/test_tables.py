@@ -241,3 +241,23 @@ def test_a_changed_spreadsheet_replaces_its_table_and_rows(
     assert orphans[0]["n"] == 0
     answer = agent.ask("How many trucks does depot DP-9 Brixham have?")
     assert "31" not in answer.answer
+
+
+def test_a_csv_without_a_header_is_answered_from_its_first_row(
+    agent: KnowledgeAgent, store: GraphStore, tmp_path: Path
+) -> None:
+    """The head of Go's zip_sums.csv (tests/data/tables; module, version, h1 hash, SHA-256, no
+    header line): the first module's hash is row 1, stored with an empty header."""
+    path = tmp_path / "zip_sums.csv"
+    path.write_bytes((Path(__file__).parents[1] / "data/tables/zip_sums_head.csv").read_bytes())
+    assert agent.ingest([str(path)]).ingested == 1
+    answer = agent.ask("What is the h1 hash of 9fans.net/go v0.0.2?")
+    assert "h1:RYM6lWITV8oADrwLfdzxmt8ucfW6UtP9v1jg4qAbqts=" in answer.answer, answer.answer
+    first = answer.citations[0]
+    assert first.uri == str(path) and (first.table, first.row) == (1, 1), first
+    (table,) = store.read_freeform(
+        "MATCH (t:Table)-[:PART_OF]->(d:Document {uri: $uri}) "
+        "RETURN t.header AS header, t.row_count AS rows",
+        {"uri": str(path)},
+    )
+    assert (list(table["header"] or []), table["rows"]) == ([], 30)

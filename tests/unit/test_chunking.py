@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -74,6 +75,29 @@ def test_sentence_boundaries_keep_abbreviations_decimals_and_initials() -> None:
 def test_sentences_never_cross_paragraphs() -> None:
     text = "First paragraph ends here\n\nSecond one starts here.\n  \n\tThird."
     assert sentences(text) == ["First paragraph ends here", "Second one starts here.", "Third."]
+
+
+def test_a_list_item_line_starts_a_sentence() -> None:
+    """An excerpt of IO::Socket::SSL's real changelog (tests/data/text): its items end with no
+    full stop, so a whole release ran into one 900-character "sentence" that an extractive
+    answer quoted before the sentence that answered."""
+    path = Path(__file__).parents[1] / "data" / "text" / "io-socket-ssl-changelog-excerpt.txt"
+    found = [" ".join(s.split()) for s in sentences(path.read_text(encoding="utf-8"))]
+    assert (
+        "- don't call blocking if start_SSL failed and downgraded socket has no blocking "
+        "method, thanks to tokuhirom"
+    ) in found
+    assert "- special section for differences to IO::Socket" in found
+    assert max(len(s) for s in found) < 300
+    # a line of prose, a version or a hyphenated word is no list item
+    assert sentences("Version\n1.962 2013/11/27\nself-\nsigned -x flag\n-- end") == [
+        "Version\n1.962 2013/11/27\nself-\nsigned -x flag\n-- end"
+    ]
+    # a step's number at the start of a line ends no sentence
+    assert sentences("Steps:\n1. Open the valve.\n2. Close it.") == [
+        "Steps:\n1. Open the valve.",
+        "2. Close it.",
+    ]
 
 
 def test_cjk_full_stops_split_without_spaces() -> None:

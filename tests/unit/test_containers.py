@@ -183,12 +183,13 @@ def test_members_route_through_the_format_registry(tmp_path: Path) -> None:
     archive = tmp_path / "docs.zip"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr("guide.rst", "Title\n=====\n\nThe valve V-9 is *closed*.\n")
+        # (a heading "Title" alone is generic: it titles no document)
+        z.writestr("guide.rst", "Valve guide\n===========\n\nThe valve V-9 is *closed*.\n")
         z.writestr("book.adoc", "= Book\n\nChapter text.\n")
     archive.write_bytes(buffer.getvalue())
     docs = {Path(d.source.path).name: d for d in _parse(archive).documents}
     assert docs["docs.zip!guide.rst"].source.mime == "text/x-rst"
-    assert docs["docs.zip!guide.rst"].title == "Title"
+    assert docs["docs.zip!guide.rst"].title == "Valve guide"
     assert "The valve V-9 is closed." in docs["docs.zip!guide.rst"].pages[0].text
     assert docs["docs.zip!book.adoc"].title == "Book"
 

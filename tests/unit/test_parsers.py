@@ -91,6 +91,7 @@ def test_markdown_is_stripped_minimally_and_titled_by_first_heading(tmp_path: Pa
         ("setup.md", "# Overview\n\nSteps.\n", "setup"),
         ("run.txt", "#!/bin/sh\necho hi\n", "run"),
         ("pumps.md", "# Feed pump service manual\n\nSteps.\n", "Feed pump service manual"),
+        ("tools.md", "## Tools {#tools}\n\n### Go command {#go-command}\n", "Tools"),
     ],
 )
 def test_a_generic_heading_or_boilerplate_line_is_no_title(
@@ -109,6 +110,24 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
         ("valgrind", "AUTHORS", "Julian Seward <jseward@acm.org> was the original author.", None),
         ("pumps", "notes.txt", "Upstream-Name: pumpctl", "notes"),  # a header field, not generic
         ("valgrind", "README", "Release notes for Valgrind", "Release notes for Valgrind"),
+        # git's contrib/subtree/README, Go's gophertool README.txt, IO::Socket::SSL's debugging
+        ("subtree", "README", "Please read git-subtree.txt for documentation.", None),
+        ("gophertool", "README", "To install:", None),
+        (
+            "ssl",
+            "debugging",
+            "- check that IO::Socket::SSL and Net::SSLeay are installed,",
+            "debugging",
+        ),
+        # real first lines of Go's misc/chrome/gophertool/gopher.js and misc/cgo/gmp/pi.go
+        (
+            "gophertool",
+            "gopher.js",
+            "// Copyright 2011 The Go Authors. All rights reserved.",
+            "gopher",
+        ),
+        ("gmp", "pi.py", "# (c) 2009 The Go Authors.", "pi"),
+        ("git", "README.source", "Git sources for Debian", "Git sources for Debian"),
         # release logs, newest first: the first line heads one release, not the file
         ("valgrind", "NEWS", "Release 3.19.0 (11 Apr 2022)", None),
         (
@@ -134,6 +153,35 @@ def test_a_first_line_that_is_no_title_gives_the_file_name_and_a_generic_one_its
     path.write_text(first_line + "\nThe rest of the file.\n", encoding="utf-8")
     (found,) = expand_inputs([str(path)]).items  # plain text, with or without an extension
     assert parse(found, LIMIT).title == (title or f"{name} ({folder})")
+
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+def test_markdown_front_matter_titles_the_document_and_heading_attributes_go() -> None:
+    """The head of Go's doc/godebug.md: a YAML front matter title, then "## Introduction {#intro}"
+    (it was titled "Introduction {#intro}")."""
+    (found,) = expand_inputs([str(DATA / "text" / "godebug-head.md")]).items
+    doc = parse(found, LIMIT)
+    assert doc.title == "Go, Backwards Compatibility, and GODEBUG"
+    text = doc.pages[0].text
+    assert text.startswith("Go, Backwards Compatibility, and GODEBUG\n")
+    assert "\nIntroduction\n" in text
+    for gone in ("{#", "layout: article", "title:", "---"):
+        assert gone not in text, gone
+    _, toml = strip_markdown('+++\ntitle = "Pump notes"\ndate = 2024-01-01\n+++\n# Intro\n')
+    assert toml == "Pump notes"
+    body, heading = strip_markdown("---\nlayout: page\n---\n# Feed pumps\n")
+    assert heading == "Feed pumps" and "layout" not in body
+
+
+def test_a_generic_first_heading_of_an_html_page_is_no_title() -> None:
+    """The head of Go's doc/go_mem.html: no <title>, its first heading "Introduction" (both Go
+    manuals were titled "Introduction"); the file name titles it."""
+    (found,) = expand_inputs([str(DATA / "formats" / "go_mem_head.html")]).items
+    doc = parse(found, LIMIT)
+    assert doc.title == "go_mem_head"
+    assert doc.pages[0].text.startswith("Introduction\n")
 
 
 def test_manifest_title_wins(tmp_path: Path) -> None:
@@ -352,3 +400,14 @@ def test_other_names_of_known_types(tmp_path: Path) -> None:
     scan = tmp_path / "scan.tif"
     Image.new("RGB", (64, 48), "white").save(scan, format="TIFF")
     assert [(i.width, i.height) for i in parse(item(scan), LIMIT).images] == [(64, 48)]
+
+
+def test_an_xpm_icon_is_a_picture_not_c_text() -> None:
+    """Debian's /usr/share/pixmaps/python3.11.xpm (an X PixMap: a C array of pixels) was a text
+    document titled "/* XPM */" whose passages were rows of pixel characters."""
+    (found,) = expand_inputs([str(DATA / "formats" / "python3.11.xpm")]).items
+    assert (found.modality, found.mime) == ("image", "image/x-xpixmap")
+    doc = parse(found, LIMIT)
+    assert doc.title == "python3.11" and doc.pages == ()
+    (image,) = doc.images
+    assert (image.width, image.height) == (32, 32)

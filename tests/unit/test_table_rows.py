@@ -3,6 +3,7 @@ files written by the csv module and openpyxl."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import openpyxl
@@ -110,3 +111,36 @@ def test_an_xlsx_that_unpacks_past_the_limit_is_refused_before_it_is_opened(
     with pytest.raises(IngestError) as e:
         parse_xlsx(path, path.read_bytes())
     assert "zip bomb" in e.value.reason and f"{MAX_XLSX_UNPACKED_BYTES:,}" in e.value.reason
+
+
+DATA = Path(__file__).parents[1] / "data" / "tables"
+
+
+def test_a_csv_written_without_a_header_keeps_its_first_row_as_data() -> None:
+    """The head of Go's zip_sums.csv (module, version, h1 hash, SHA-256; no header line): its
+    first row was the header, so every row named its cells by the first module's values
+    ("9fans.net/go: github.com/..."), and the first module's hash was in no row."""
+    path = DATA / "zip_sums_head.csv"
+    (table,) = parse_csv(path, path.read_text(encoding="utf-8"))
+    assert table.header == () and len(table.rows) == 30
+    first = table_chunks("doc_1", (table,), 0, _words, 200)[0]
+    assert first["id"] == "doc_1:t0r1" and first["table_row"] == 1
+    assert first["text"].startswith("column 1: 9fans.net/go; column 2: v0.0.2; column 3: h1:RYM6")
+
+
+def test_a_header_is_kept_over_numbers_codes_and_words(tmp_path: Path) -> None:
+    cases = {
+        "years.csv": [["Metric", "2022", "2023"], ["Revenue", "10.1", "12.4"], ["Costs", "8", "9"]],
+        "ids.csv": [["id", "sha256"], ["1", "a" * 64], ["2", "b" * 64], ["3", "c" * 64]],
+        "dates.csv": [["yyyymmdd", "n"], ["20240101", "3"], ["20240102", "4"]],
+        "words.csv": [["Alice", "Paris"], ["Bob", "Lyon"], ["Carol", "Nice"]],
+    }
+    for name, rows in cases.items():
+        with (tmp_path / name).open("w", newline="") as f:
+            csv.writer(f).writerows(rows)
+        (table,) = parse_csv(tmp_path / name, (tmp_path / name).read_text())
+        assert table.header == tuple(rows[0]), name
+    with (tmp_path / "matrix.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([["0.5", "-1.25"], ["1.5", "2.0"], ["2.5", "3e-2"]])
+    (matrix,) = parse_csv(tmp_path / "matrix.csv", (tmp_path / "matrix.csv").read_text())
+    assert matrix.header == () and matrix.rows[0] == ("0.5", "-1.25")
