@@ -59,13 +59,15 @@ _PART = re.compile(r"[A-Za-z0-9]+")
 
 
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
+_V_VERSION = re.compile(r"v\d+(?:\.\d+)+")
 
 
 def lexical_tokens(text: str) -> list[str]:
     """Lower-cased word tokens of ``text`` for BM25 (:mod:`kgrag.executor.lexical`); a compound
     identifier (``asn1_der_decoding``, ``x-200``, ``libfoo.so``) is one token followed by its
     parts, and a version of three or more numbers also by its shorter versions (``3.19.0``:
-    ``3.19``), so a question about "3.19" finds the release written "3.19.0" and not "3.18.0"."""
+    ``3.19``), so a question about "3.19" finds the release written "3.19.0" and not "3.18.0";
+    a version written with its "v" (``v2.39.5``) also as written without (``2.39.5``, ``2.39``)."""
     out: list[str] = []
     for match in _LEXICAL_TOKEN.finditer(text.lower()):
         word = match.group(0)
@@ -73,7 +75,10 @@ def lexical_tokens(text: str) -> list[str]:
         parts = _PART.findall(word)
         if len(parts) > 1:
             out.extend(parts)
-        if _VERSION.fullmatch(word):
+        if _V_VERSION.fullmatch(word):  # "v2.39.5": the version as it is written without v
+            parts = parts[1:] if parts[0] == "v" else [parts[0][1:], *parts[1:]]
+            out.append(".".join(parts))
+        if _V_VERSION.fullmatch(word) or _VERSION.fullmatch(word):
             out.extend(".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1))
     return out
 

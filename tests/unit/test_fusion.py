@@ -123,6 +123,7 @@ def test_names_identifier() -> None:
 
 def test_bm25_finds_a_version_written_with_more_numbers_and_not_its_neighbour() -> None:
     assert lexical_tokens("Release 3.19.0") == ["release", "3.19.0", "3", "19", "0", "3.19"]
+    assert {"2.39.5", "2.39"} <= set(lexical_tokens("Git v2.39.5 Release Notes"))  # with its v
     texts = [
         "Release 3.18.0 (15 Oct 2021): 19 fixes for 3 platforms",
         "Release 3.19.0 (11 Apr 2022): the highlights",
