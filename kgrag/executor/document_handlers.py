@@ -104,11 +104,16 @@ def _about(
     k: int,
     *,
     min_coverage: float = 0.0,
+    every_term: bool = False,
 ) -> list[tuple[float, dict[str, Any]]]:
-    """Readable documents whose metadata matches, best first (ties: by uri)."""
+    """Readable documents whose metadata matches, best first (ties: by uri). With
+    ``every_term``, when some document holds every term only those are kept ("Git release
+    notes": the notes, not each changelog whose summary says "release")."""
     terms = [t.lower() for t in terms]
     rows = documents_about(rec, terms, entity_ids, k * OVERFETCH)
     rows = [r for r in rows if metadata_coverage(r, terms) >= min_coverage]
+    if every_term and any(metadata_coverage(r, terms) == 1.0 for r in rows):
+        rows = [r for r in rows if metadata_coverage(r, terms) == 1.0]
     scored = [(metadata_score(r, len(terms)), r) for r in rows]
     scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
     return scored[:k]
@@ -134,7 +139,7 @@ def _list_documents(
     step: ListDocumentsStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
     p = step.parameters
-    found = _about(rec, p.about, p.entity_ids, p.k)
+    found = _about(rec, p.about, p.entity_ids, p.k, every_term=True)
     rec.outcome.details["matched"] = [_matched(r, s) for s, r in found]
     return [_document_hit(r, s, step.step_id) for s, r in found]
 
@@ -170,7 +175,9 @@ def _metadata_search(
     if p.about:
         # best matches of the topic first ("which Git release notes": the documents titled so
         # before those whose summary says "release"), newest first among equals
-        relevant = {r["id"]: s for s, r in _about(rec, p.about, (), p.k * OVERFETCH)}
+        relevant = {
+            r["id"]: s for s, r in _about(rec, p.about, (), p.k * OVERFETCH, every_term=True)
+        }
         rows = sorted((r for r in rows if r["id"] in relevant), key=lambda r: -relevant[r["id"]])
     rec.outcome.details["filters"] = p.model_dump(mode="json", exclude={"k"})
     return [_document_hit(r, 1.0, step.step_id) for r in rows[: p.k]]

@@ -73,3 +73,18 @@ def test_the_answer_cites_it(agent: KnowledgeAgent) -> None:
         str(c.uri) for c in answer.citations
     ]
     assert "alphabetical index" in answer.answer
+
+
+def test_a_listing_keeps_the_documents_holding_every_word_of_its_topic(
+    agent: KnowledgeAgent,
+) -> None:
+    """Five documents hold "index" in their titles, one holds "search" too: a listing of the
+    documents about the search index lists that one, not every document about an index."""
+    answer = agent.ask("Which documents are about the search index?")
+    names = [Path(str(c.uri)).name for c in answer.citations]
+    assert names == ["index.txt"] and "search" in str(answer.citations[0].uri), [
+        str(c.uri) for c in answer.citations
+    ]
+    # a topic no document holds whole still lists the best partial matches
+    answer = agent.ask("Which documents are about the index of recipes?")
+    assert len(answer.citations) >= 2, answer.answer
