@@ -21,7 +21,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import PurePath, PurePosixPath
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,6 +54,8 @@ def source_label(hit: Hit | Citation) -> str:
     node_id = hit.id if isinstance(hit, Hit) else hit.node_id
     file_name = hit.uri.rsplit("/", 1)[-1] if hit.uri else None
     title = re.sub(r"[()\[\]]", "", hit.title or "").strip()
+    if file_name and title == PurePosixPath(file_name).stem:
+        title = file_name  # titled by its file name: cited by it whole ("roster.md")
     name = (
         title if title and len(title) <= MAX_TITLE_CHARS else (file_name or title[:60] or node_id)
     )

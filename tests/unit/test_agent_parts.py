@@ -139,6 +139,8 @@ def test_source_labels_and_alt_texts() -> None:
     assert source_label(seg) == "(Source: meeting, 00:12–00:19)"
     long_title = _hit("t", "x", title="A first line that goes on " * 4, uri="/d/notes.txt")
     assert source_label(long_title) == "(Source: notes.txt)"
+    by_name = _hit("r", "x", title="roster", uri="/d/roster.md")  # titled by its file name
+    assert source_label(by_name) == "(Source: roster.md)"
     assert alt_text(Hit(id="i", kind="image", score=1.0)) == "Image"
     assert alt_text(Hit(id="i", kind="image", score=1.0, title="[x]")) == "X"
 
