@@ -135,7 +135,10 @@ def test_a_rebuild_keeps_the_graph_and_gives_back_the_space_of_pruned_traces(
 
     assert report.rebuilt and report.nodes == nodes and report.relationships > 0
     after = store.snapshot().stat().st_size
-    assert after <= before * 1.05, (before, pruned, after)
+    # at least 90% of what the pruned traces left in the snapshot is given back (a bound on the
+    # bytes the prune left, not 5% of an 11 KB snapshot: the same graph's snapshot varies by a few
+    # hundred bytes between builds; CI saw 11,355 -> 11,970 once, 5.4%)
+    assert after - before <= 0.1 * (pruned - before), (before, pruned, after)
     assert dump.differences(graph, dump.dump(store), tolerance=0.0) == []
     assert dump.dump(store).digest == graph.digest
     assert _markers(store) == markers
