@@ -405,9 +405,27 @@ def test_other_names_of_known_types(tmp_path: Path) -> None:
 def test_an_xpm_icon_is_a_picture_not_c_text() -> None:
     """Debian's /usr/share/pixmaps/python3.11.xpm (an X PixMap: a C array of pixels) was a text
     document titled "/* XPM */" whose passages were rows of pixel characters."""
-    (found,) = expand_inputs([str(DATA / "formats" / "python3.11.xpm")]).items
+    path = DATA / "formats" / "python3.11.xpm"
+    (found,) = expand_inputs([str(path)]).items
     assert (found.modality, found.mime) == ("image", "image/x-xpixmap")
+    if not _pillow_reads(path):
+        # Pillow reads XPM files of two characters per pixel from 13.0 on; an older one (the
+        # lowest pyproject.toml allows) fails the picture by name, never reads it as text
+        with pytest.raises(IngestError, match=r"python3\.11\.xpm"):
+            parse(found, LIMIT)
+        return
     doc = parse(found, LIMIT)
     assert doc.title == "python3.11" and doc.pages == ()
     (image,) = doc.images
     assert (image.width, image.height) == (32, 32)
+
+
+def _pillow_reads(path: Path) -> bool:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as img:
+            img.load()
+    except (OSError, ValueError, SyntaxError, KeyError):  # KeyError: Pillow 11.3 to 12
+        return False
+    return True
