@@ -196,24 +196,18 @@ def select_sentences(
     chosen = [max(preferred or supported, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
-        last = candidates[chosen[-1]]
-        introduced = next(
-            (
-                i
-                for i, c in enumerate(candidates)
-                if i not in chosen
-                and c.hit.id == last.hit.id
-                and c.position == last.position + 1
-                and not is_heading(c.sentence)
-            ),
-            None,
-        )
-        if is_heading(last.sentence) and introduced is not None:
+        if is_heading(candidates[chosen[-1]].sentence):
             # a heading alone answers nothing ("CORE CHANGES", "Installation"): what it
             # introduces comes next
-            chosen.append(introduced)
-            covered |= candidates[introduced].terms & wanted
-            continue
+            introduced = [
+                i
+                for i in _followers(candidates, chosen[-1:])
+                if i not in chosen and not is_heading(candidates[i].sentence)
+            ]
+            if introduced:
+                chosen.append(introduced[0])
+                covered |= candidates[introduced[0]].terms & wanted
+                continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
         follows = {(candidates[j].hit.id, candidates[j].position + 1): j for j in chosen}
         semantic.need(_followers(candidates, chosen))

@@ -110,10 +110,11 @@ def _about(
     ``every_term``, when some document holds every term only those are kept ("Git release
     notes": the notes, not each changelog whose summary says "release")."""
     terms = [t.lower() for t in terms]
-    rows = documents_about(rec, terms, entity_ids, k * OVERFETCH)
-    rows = [r for r in rows if metadata_coverage(r, terms) >= min_coverage]
-    if every_term and any(metadata_coverage(r, terms) == 1.0 for r in rows):
-        rows = [r for r in rows if metadata_coverage(r, terms) == 1.0]
+    found = documents_about(rec, terms, entity_ids, k * OVERFETCH)
+    covered = [(metadata_coverage(r, terms), r) for r in found]
+    rows = [r for c, r in covered if c >= min_coverage]
+    if every_term and any(c == 1.0 for c, _ in covered if c >= min_coverage):
+        rows = [r for c, r in covered if c == 1.0]
     scored = [(metadata_score(r, len(terms)), r) for r in rows]
     scored.sort(key=lambda x: (-x[0], str(x[1].get("uri") or "")))
     return scored[:k]
