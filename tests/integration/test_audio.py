@@ -363,6 +363,45 @@ def test_transcribes_synthesised_speech(
     assert {"library", "morning", "evening"} <= words, tr.text
 
 
+@pytest.mark.parametrize(
+    ("kind", "source"),
+    [
+        ("pink noise", "anoisesrc=d=4:c=pink:a=0.3"),
+        ("a 440 Hz tone", "sine=frequency=440:duration=3"),
+    ],
+)
+def test_a_recording_without_speech_gives_no_text(
+    kind: str, source: str, tmp_path: Path, transcriber: FasterWhisperTranscriber
+) -> None:
+    """Noise or a tone is no speech, every time: Whisper alone turned this pink noise into "You"
+    (no-speech probability 0.95, log-probability -0.94, just inside its own silence rule), and a
+    tone's temperature fallback samples at random."""
+    sound = tmp_path / "sound.wav"
+    ffmpeg("-f", "lavfi", "-i", source, "-ar", "16000", str(sound))
+    for _ in range(2):
+        tr = transcriber.transcribe(sound)
+        assert tr.segments == () and tr.text == "", f"{kind}: {tr.text!r}"
+        assert tr.duration_s > 2.5
+
+
+def test_speech_after_noise_keeps_the_files_timestamps(
+    jfk: Path, tmp_path: Path, transcriber: FasterWhisperTranscriber
+) -> None:
+    """Only the speech is decoded, and its segments are timed on the file, not on the speech."""
+    padded = tmp_path / "padded.wav"
+    ffmpeg(
+        "-f", "lavfi", "-i", "anoisesrc=d=6:c=pink:a=0.05", "-i", str(jfk),
+        "-filter_complex", "[0]aresample=16000[n];[1]aresample=16000[s];[n][s]concat=n=2:v=0:a=1",
+        "-ac", "1", str(padded),
+    )  # fmt: skip
+    tr = transcriber.transcribe(padded)
+    check_times(tr)
+    assert tr.duration_s == pytest.approx(6 + JFK_SECONDS, abs=0.1)
+    assert "ask not what your country can do for you" in normalise_text(tr.text)
+    assert word_error_rate(JFK_REFERENCE, tr.text) <= 0.15
+    assert 5.0 <= tr.segments[0].start_s <= 7.0, tr.segments
+
+
 def test_bad_file_fails_before_the_model_runs(
     jfk: Path, tmp_path: Path, transcriber: FasterWhisperTranscriber
 ) -> None:

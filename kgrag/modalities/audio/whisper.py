@@ -167,8 +167,11 @@ class FasterWhisperTranscriber:
         def window(samples: npt.NDArray[np.float32]) -> tuple[str, list[_Raw]]:
             model = self._load()
             try:
+                # Silero VAD (bundled with faster-whisper, local ONNX) first: Whisper decodes only
+                # the stretches with speech, so noise, music or a tone is no speech instead of a
+                # hallucinated line (pink noise came back as "You"); timestamps stay the file's.
                 segments, info = model.transcribe(
-                    samples, beam_size=self.beam_size, vad_filter=False
+                    samples, beam_size=self.beam_size, vad_filter=True
                 )
                 raw: list[_Raw] = []
                 for seg in segments:  # decoded lazily, one segment at a time
