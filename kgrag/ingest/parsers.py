@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
+from kgrag.ingest.roff import is_roff, roff_text
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -168,12 +169,16 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     path = item.path
     raw = decode_text(path, data).text
+    markup = ""
     if suffix in (".md", ".markdown"):
         text, heading = strip_markdown(raw)
+        markup = " and Markdown markup"
+    elif is_roff(raw):  # a man page, whatever its name ("zstd.1", "cscope.man")
+        text, heading = roff_text(raw)
+        markup = " and roff requests"
     else:
         text, heading = raw, None
     if not text.strip():
-        markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
         # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
