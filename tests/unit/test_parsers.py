@@ -336,6 +336,16 @@ def test_other_image_formats(tmp_path: Path, suffix: str) -> None:
     assert (image.width, image.height) == (40, 30)
 
 
+def test_an_icon_file_is_a_picture_of_its_largest_size(tmp_path: Path) -> None:
+    """Prometheus' favicon.ico (16, 32 and 48 pixels) was skipped as "not text"."""
+    path = tmp_path / "favicon.ico"
+    figure(64, 64).save(path, sizes=[(16, 16), (32, 32), (48, 48)])
+    (found,) = expand_inputs([str(path)]).items
+    assert found.modality == "image"
+    (image,) = parse(found, LIMIT).images
+    assert (image.width, image.height) == (48, 48)
+
+
 def test_truncated_png_is_refused(tmp_path: Path) -> None:
     buf = io.BytesIO()
     Image.effect_noise((128, 128), 64).convert("RGB").save(buf, format="PNG")
