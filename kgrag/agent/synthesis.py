@@ -53,7 +53,9 @@ def source_label(hit: Hit | Citation) -> str:
     / "(Source: file, p. 2, table 1, row 3)"."""
     node_id = hit.id if isinstance(hit, Hit) else hit.node_id
     file_name = hit.uri.rsplit("/", 1)[-1] if hit.uri else None
-    title = re.sub(r"[()\[\]]", "", hit.title or "").strip()
+    # brackets would read as the label's own or a marker: "changelog (jq)" is "changelog jq",
+    # a man page's "zstd(1)" "zstd 1" (not "zstd1")
+    title = " ".join(re.sub(r"[()\[\]]", " ", hit.title or "").split())
     if file_name and title == PurePosixPath(file_name).stem:
         title = file_name  # titled by its file name: cited by it whole ("roster.md")
     name = (
