@@ -232,6 +232,8 @@ _NOT_A_TITLE = re.compile(
     # a list item ("- check that ... is installed"), a sentence ("Please read x.txt for
     # documentation.") or a label of what follows ("To install:")
     r"|^(?:[-*+•]|\d+[.)])\s|[^.][.:]$"
+    # a sentence and the start of the next ("Cscope is a ... browsing tool.  Although it is")
+    r"|[a-z]{2}[.!?]\s+[A-Z]"
 )
 #: Words a title does not end with: the first line is a sentence cut at the line's end
 #: ("This package was debianized by Luke Yelavich on").

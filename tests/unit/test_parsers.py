@@ -113,6 +113,19 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
         # git's contrib/subtree/README, Go's gophertool README.txt, IO::Socket::SSL's debugging
         ("subtree", "README", "Please read git-subtree.txt for documentation.", None),
         ("gophertool", "README", "To install:", None),
+        # cscope's README: a hard-wrapped paragraph, its first line two sentences' words
+        (
+            "cscope",
+            "README",
+            "Cscope is a text screen based source browsing tool.  Although it is",
+            None,
+        ),
+        (
+            "dr",
+            "notes.txt",
+            "Dr. Strangelove and the U.S. Air Force",
+            "Dr. Strangelove and the U.S. Air Force",
+        ),
         (
             "ssl",
             "debugging",
