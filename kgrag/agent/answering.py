@@ -200,7 +200,9 @@ def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> Synthe
     """The answer of a document tool (listing, summary, metadata search, comparison): its own
     extractive text, citing documents (chunks, for a comparison's evidence)."""
     shown = list(found.hits[:DOCUMENT_ANSWER_LIMIT])
-    body = answer_text(found.step_type, found.hits, limit=DOCUMENT_ANSWER_LIMIT)
+    body = answer_text(
+        found.step_type, found.hits, limit=DOCUMENT_ANSWER_LIMIT, capped=found.capped
+    )
     citations = [citation_for(n, hit) for n, hit in enumerate(shown, start=1)]
     lines = [body, "", "Sources:"] if citations else [body]
     lines += [f"[{c.marker}] {source_label(c)}" for c in citations]

@@ -77,6 +77,8 @@ class DocumentAnswer:
     filters_only: bool = False
     """The step filtered the store by type, tag or date with no topic ("Which recordings do
     you have?"): no hit means there is none, and no passage can say otherwise."""
+    capped: bool = False
+    """The step returned as many hits as it asked for: there may be more than it found."""
 
 
 class RetrievalLoop:
@@ -322,6 +324,7 @@ def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAns
                 step_type=step.type,
                 hits=tuple(out.result),
                 filters_only=isinstance(step, MetadataSearchStep) and not step.parameters.about,
+                capped=len(out.result) >= getattr(step.parameters, "k", len(out.result) + 1),
             )
     return found
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from kgrag.core import Hit
 from kgrag.text import key_terms, stem
+from kgrag.text.versions import V_PREFIX
 
 _NAME = re.compile(r"\b(?:[A-Z][\w'-]*|[\w-]*\d[\w-]*|\w+_\w+)")
 
@@ -24,9 +25,6 @@ _WORD = re.compile(r"\w+")
 #: The words :data:`PHRASE` joins a name's parts with ("Journal of Psychotherapy Integration").
 JOINING = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "del", "and"})
 _POSSESSIVE = re.compile(r"'s\b")
-#: The "v" of a version ("v2.39", "V1.0.2"): release notes, tags and module versions write it, a
-#: question asks for "Git 2.39"; the words of both are "2", "39".
-_VERSION_V = re.compile(r"\b[vV](?=\d+\.\d)")
 
 
 def fold(text: str) -> str:
@@ -48,7 +46,7 @@ def question_names(question: str) -> set[str]:
 
 
 def raw_words(text: str) -> list[str]:
-    return _WORD.findall(_VERSION_V.sub("", _POSSESSIVE.sub("", fold(text))))
+    return _WORD.findall(V_PREFIX.sub("", _POSSESSIVE.sub("", fold(text))))
 
 
 def words(text: str) -> list[str]:

@@ -65,12 +65,14 @@ from collections.abc import Sequence
 
 from kgrag.agent.chains import chain
 from kgrag.agent.names import (
+    content_word,
     fold,
     holds,
     name_parts,
     name_phrases,
     phrase_in,
     question_names,
+    raw_words,
     words,
 )
 from kgrag.core import Frozen, Hit
@@ -140,15 +142,41 @@ class Support(Frozen):
 
 
 def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
-    """(names, terms): shares of the question's names and content terms in ``hits``."""
+    """(names, terms): shares of the question's names and content terms in ``hits`` (written
+    out or as an initialism: :func:`initialised`)."""
     wanted = set(terms(fold(question)))
     found: set[str] = set()
+    written: set[str] = set()
     for hit in hits:
-        found.update(terms(fold(f"{hit.title or ''} {hit.text or ''}")))
+        text = f"{hit.title or ''} {hit.text or ''}"
+        found.update(terms(fold(text)))
+        written.update(w.lower() for w in raw_words(text))
+    found |= initialised(question, written)
     names = question_names(question)
     term_cov = len(wanted & found) / len(wanted) if wanted else 0.0
     name_cov = len(names & found) / len(names) if names else term_cov
     return name_cov, term_cov
+
+
+#: Initialisms of this many letters count ("eol" for "end of life", "faq"); two letters are
+#: words too often ("of", "in", "it").
+INITIALISM_LETTERS = range(3, 6)
+
+
+def initialised(question: str, written: set[str]) -> set[str]:
+    """The question's content terms that ``written`` (lower-case words of the evidence) holds as
+    an initialism of consecutive question words starting and ending with a content word: "When
+    does Ubuntu 23.10 reach end of life?" and a table row "eol: 2024-07-11"."""
+    said = [w.lower() for w in raw_words(question)]
+    out: set[str] = set()
+    for n in INITIALISM_LETTERS:
+        for i in range(len(said) - n + 1):
+            run = said[i : i + n]
+            if not (content_word(run[0]) and content_word(run[-1])) or run[0].isdigit():
+                continue
+            if "".join(w[0] for w in run) in written:
+                out.update(terms(" ".join(run)))
+    return out
 
 
 def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:

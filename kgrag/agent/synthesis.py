@@ -53,7 +53,9 @@ def source_label(hit: Hit | Citation) -> str:
     / "(Source: file, p. 2, table 1, row 3)"."""
     node_id = hit.id if isinstance(hit, Hit) else hit.node_id
     file_name = hit.uri.rsplit("/", 1)[-1] if hit.uri else None
-    title = re.sub(r"[()\[\]]", "", hit.title or "").strip()
+    # brackets would read as the label's own or a marker: "changelog (jq)" is "changelog jq",
+    # a man page's "zstd(1)" "zstd 1" (not "zstd1")
+    title = " ".join(re.sub(r"[()\[\]]", " ", hit.title or "").split())
     if file_name and title == PurePosixPath(file_name).stem:
         title = file_name  # titled by its file name: cited by it whole ("roster.md")
     name = (
@@ -159,27 +161,33 @@ def select_sentences(
     ``prefer``: the hits the question points at (a recording's segments, a named file's
     passages), whose sentences start the chain when one can."""
     preferred_hit = prefer or (lambda _hit: False)
+    subject = defined_subject(question)
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     # a passage's copies in other files (the same text as HTML and PDF) come right after it:
     # one format may cut its sentences better (a PDF joins lines a web page keeps apart), and a
     # sentence quoted from a copy cites that copy's file; each is read as one more hit
-    hits = [h for found in evidence for h in found.and_copies()][:SENTENCE_HITS]
-    for rank, hit in enumerate(hits):
+    hits = [h for found in evidence for h in found.and_copies()]
+    for rank, hit in enumerate(hits if subject is not None else hits[:SENTENCE_HITS]):
         for position, sentence in enumerate(sentence_texts(hit.text or "")):
-            if sentence not in seen:
+            # the first hits' sentences, and a definition of what the question asks about in
+            # any hit ("jq is a lightweight ... JSON processor." below the top passages)
+            if sentence not in seen and (
+                rank < SENTENCE_HITS or (subject is not None and defines(sentence, subject))
+            ):
                 seen.add(sentence)
                 candidates.append(
                     _Candidate(sentence, hit, rank, position, frozenset(terms(sentence)))
                 )
     if not candidates:
         return []
+    defining = [i for i, c in enumerate(candidates) if subject and defines(c.sentence, subject)]
     wanted = set(terms(question))
     for name in entity_names:
         wanted.update(terms(name))
     favoured = [preferred_hit(c.hit) for c in candidates]
     bonus = [0.15 if f else 0.0 for f in favoured]
-    supported = [i for i, c in enumerate(candidates) if c.terms & wanted]
+    supported = [i for i, c in enumerate(candidates) if c.terms & wanted or i in defining]
     semantic = _Similarity(question, candidates, embedder)
     if not supported:  # nothing shares a key term: the single closest sentence, no chain
         # (of the preferred kind when there is one: "what is said in the recording?")
@@ -197,21 +205,21 @@ def select_sentences(
         lexical = len(c.terms & wanted) / (1 + len(wanted))
         return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
 
-    preferred = [i for i in supported if favoured[i]]
-    chosen = [max(preferred or supported, key=first_score)]
+    # "What is jq?": a sentence saying what it is ("jq is a lightweight ... JSON processor.")
+    # answers it before any sentence that merely names it
+    first_pool = defining or supported
+    preferred = [i for i in first_pool if favoured[i]]
+    chosen = [max(preferred or first_pool, key=first_score)]
     covered = set(candidates[chosen[0]].terms & wanted)
     while len(chosen) < max_sentences:
-        if is_heading(candidates[chosen[-1]].sentence):
-            # a heading alone answers nothing ("CORE CHANGES", "Installation"): what it
-            # introduces comes next
-            introduced = [
-                i
-                for i in _followers(candidates, chosen[-1:])
-                if i not in chosen and not is_heading(candidates[i].sentence)
-            ]
-            if introduced:
-                chosen.append(introduced[0])
-                covered |= candidates[introduced[0]].terms & wanted
+        if introduces(candidates[chosen[-1]].sentence):
+            # a heading alone answers nothing ("CORE CHANGES", "Installation"), nor a sentence
+            # announcing a list ("Cscope is designed to answer questions like:"): what it
+            # introduces comes next, past the headings under it ("Installation", "Quick Install")
+            introduced = _introduced(candidates, chosen[-1])
+            if introduced is not None and introduced not in chosen:
+                chosen.append(introduced)
+                covered |= candidates[introduced].terms & wanted
                 continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
         follows = {(candidates[j].hit.id, candidates[j].position + 1): j for j in chosen}
@@ -225,7 +233,7 @@ def select_sentences(
             before = follows.get((c.hit.id, c.position))
             continues = before is not None and (
                 # "Installation": what follows says it (unless it is a heading too)
-                (is_heading(candidates[before].sentence) and not is_heading(c.sentence))
+                (introduces(candidates[before].sentence) and not is_heading(c.sentence))
                 or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
             )
             if not new and not continues:
@@ -263,6 +271,58 @@ def is_heading(sentence: str) -> bool:
 #: What a heading looks like: a capital letter or a section number first, then words (not a
 #: command line such as ``$ pip install x``, nor code).
 _HEADING = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][\w'’ ,&-]*:?")
+
+
+def introduces(sentence: str) -> bool:
+    """A heading, or a sentence ending in a colon: what it announces comes after it."""
+    return is_heading(sentence) or sentence.rstrip().endswith(":")
+
+
+def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
+    """The first sentence after ``index`` (same hit) that is not a heading: what it introduces."""
+    at = index
+    for _ in range(MAX_NESTED_HEADINGS + 1):
+        following = _followers(candidates, [at])
+        if not following:
+            return None
+        at = following[0]
+        if not is_heading(candidates[at].sentence):
+            return at
+    return None
+
+
+#: Headings passed over to reach what a heading introduces ("Installation", "Quick Install").
+MAX_NESTED_HEADINGS = 2
+
+#: "What is jq?", "Who was Ada Lovelace?", "What are the tides": the thing a definition names.
+_DEFINITION_QUESTION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?(?P<subject>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+#: A subject of at most this many words: longer, the question asks about more than a thing.
+MAX_DEFINED_WORDS = 4
+
+
+def defined_subject(question: str) -> str | None:
+    """The thing a "What is X?" question asks to define, lower case, if it asks that alone."""
+    m = _DEFINITION_QUESTION.match(question)
+    if m is None:
+        return None
+    subject = m.group("subject").strip().lower()
+    return subject if 0 < len(subject.split()) <= MAX_DEFINED_WORDS else None
+
+
+def defines(sentence: str, subject: str) -> bool:
+    """Whether ``sentence`` says what ``subject`` is: it starts with it (after an article), then
+    a verb "to be" ("jq is a ...", "The Feed Pump FP-2 is ...", "Cscope, a ..., is") or a dash
+    (a man page's name line: "jq - Command-line JSON processor")."""
+    return bool(
+        re.match(
+            rf"(?:(?:a|an|the)\s+)?{re.escape(subject)}(?:\s*\([^)]*\))?(?:,[^,]{{1,80}},)?"
+            r"\s+(?:(?:is|are|was|were)\s|[-–—]\s)",
+            sentence.strip().lower(),
+        )
+    )
 
 
 def _followers(candidates: Sequence[_Candidate], indices: Sequence[int]) -> list[int]:

@@ -277,8 +277,11 @@ DOCUMENT_HANDLERS = (
 """The handlers of these steps, for the executor's dispatch table."""
 
 
-def answer_text(step_type: str, hits: Sequence[Hit], limit: int = 10) -> str:
+def answer_text(
+    step_type: str, hits: Sequence[Hit], limit: int = 10, *, capped: bool = False
+) -> str:
     """An extractive answer from a document tool's hits; marker ``[n]`` cites ``hits[n - 1]``.
+    ``capped``: the step found as many as it asked for, so there may be more ("at least 50").
 
     For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH / COMPARISON questions
     straight from the tool's result (no chunk evidence to synthesise from)."""
@@ -291,10 +294,9 @@ def answer_text(step_type: str, hits: Sequence[Hit], limit: int = 10) -> str:
     if step_type == "compare":
         lines = [f"{h.text} [{n}]" for n, h in enumerate(shown, start=1) if h.kind != "chunk"]
         return "\n".join(lines) if lines else "No readable document matches."
+    count = f"at least {len(hits)}" if capped else str(len(hits))
     lines = [
-        f"{len(hits)} document(s):"
-        if len(hits) <= limit
-        else f"{len(hits)} documents, first {limit}:"
+        f"{count} document(s):" if len(hits) <= limit else f"{count} documents, first {limit}:"
     ]
     for n, hit in enumerate(shown, start=1):
         first = split_first_sentence(hit.text or "")

@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
+from kgrag.ingest.roff import is_roff, roff_text
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -168,12 +169,16 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
     path = item.path
     raw = decode_text(path, data).text
+    markup = ""
     if suffix in (".md", ".markdown"):
         text, heading = strip_markdown(raw)
+        markup = " and Markdown markup"
+    elif is_roff(raw):  # a man page, whatever its name ("zstd.1", "cscope.man")
+        text, heading = roff_text(raw)
+        markup = " and roff requests"
     else:
         text, heading = raw, None
     if not text.strip():
-        markup = " and Markdown markup" if suffix in (".md", ".markdown") else ""
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
         # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
@@ -227,6 +232,8 @@ _NOT_A_TITLE = re.compile(
     # a list item ("- check that ... is installed"), a sentence ("Please read x.txt for
     # documentation.") or a label of what follows ("To install:")
     r"|^(?:[-*+•]|\d+[.)])\s|[^.][.:]$"
+    # a sentence and the start of the next ("Cscope is a ... browsing tool.  Although it is")
+    r"|[a-z]{2}[.!?]\s+[A-Z]"
 )
 #: Words a title does not end with: the first line is a sentence cut at the line's end
 #: ("This package was debianized by Luke Yelavich on").

@@ -56,6 +56,7 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
     ".xpm": ("image", "image/x-xpixmap"),  # X PixMap: icons in /usr/share/pixmaps, C syntax
     ".tiff": ("image", "image/tiff"),
     ".tif": ("image", "image/tiff"),
+    ".ico": ("image", "image/vnd.microsoft.icon"),  # a site's or program's icon: its largest size
     ".wav": ("audio", "audio/wav"),
     ".flac": ("audio", "audio/flac"),
     ".mp3": ("audio", "audio/mpeg"),

@@ -45,6 +45,7 @@ from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
 from kgrag.text.file_names import picture_query_terms
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
+from kgrag.text.versions import DOTTED_NUMBER, is_dotted_number
 
 #: The lexical ranking's weight in the reciprocal-rank fusion with the dense one (the dense
 #: ranking weighs 1), for a question that names no code or identifier. Chosen on 3 of 5 folds of
@@ -82,7 +83,7 @@ _IDENTIFIER = re.compile(
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
     r"|\w+\(\)"  # a call
     r"|\b(?=[A-Za-z0-9-]*[A-Za-z])(?=[A-Za-z0-9-]*[0-9])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"  # codes
-    r"|\b\d+(?:\.\d+)+\b"  # a version or a dotted number: 3.19, 2.6.32
+    rf"|\b{DOTTED_NUMBER}\b"  # a version or a dotted number: 3.19, 2.6.32
 )
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
 
@@ -118,7 +119,6 @@ def lexical_weight(question: str) -> float:
 
 
 _IDENT = re.compile(r"[a-z0-9]+(?:[_.'-][a-z0-9]+)*")
-_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 _PART = re.compile(r"[a-z0-9]+")
 
 
@@ -137,7 +137,7 @@ def fulltext_query(question: str) -> str:
     terms: list[str] = []
     for word in _IDENT.findall(question.lower()):
         parts = _PART.findall(word)
-        if _DOTTED_NUMBER.fullmatch(word):
+        if is_dotted_number(word):
             # a version: Lucene keeps "3.19.0" one token, so "3.19" finds it only as a prefix
             wanted = [f"{word}*", *parts]
         else:

@@ -10,8 +10,9 @@ only on a lexical match: :func:`name_matches` holds when every content word of t
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Collection
+from collections.abc import Sequence
 
 from kgrag.text.stemming import stem
 from kgrag.text.stopwords import FUNCTION_WORDS, QUESTION_STOP_WORDS
@@ -74,6 +75,15 @@ def picture_query_terms(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def name_matches(terms: Collection[str], name: str) -> bool:
-    """Every one of ``terms`` (:func:`picture_query_terms`) is a word of ``name``."""
-    return bool(terms) and set(terms) <= name_words(name)
+def name_matches(terms: Sequence[str], name: str) -> bool:
+    """Every one of ``terms`` (:func:`picture_query_terms`, in question order) is a word of
+    ``name``, alone or written together with the term next to it: "scatter plot" names
+    ``scatterplot.png``, "pie chart" ``piechart.svg``."""
+    if not terms:
+        return False
+    words = name_words(name)
+    joined: set[int] = set()  # positions of terms found written together with a neighbour
+    for i, (a, b) in enumerate(itertools.pairwise(terms)):
+        if stem(a + b) in words or a + b in words:
+            joined.update((i, i + 1))
+    return all(t in words or i in joined for i, t in enumerate(terms))

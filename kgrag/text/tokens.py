@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from kgrag.text.abbreviations import QUESTION_ABBREVIATIONS
 from kgrag.text.stemming import stem
 from kgrag.text.stopwords import DOCUMENT_QUERY_STOP_WORDS, FUNCTION_WORDS, QUESTION_STOP_WORDS
+from kgrag.text.versions import is_version, shorter_versions, without_v
 from kgrag.text.words import word_set
 
 __all__ = [
@@ -58,10 +59,6 @@ _LEXICAL_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[_.'-][A-Za-z0-9]+)*")
 _PART = re.compile(r"[A-Za-z0-9]+")
 
 
-_VERSION = re.compile(r"\d+(?:\.\d+){2,}")
-_V_VERSION = re.compile(r"v\d+(?:\.\d+)+")
-
-
 def lexical_tokens(text: str) -> list[str]:
     """Lower-cased word tokens of ``text`` for BM25 (:mod:`kgrag.executor.lexical`); a compound
     identifier (``asn1_der_decoding``, ``x-200``, ``libfoo.so``) is one token followed by its
@@ -75,11 +72,11 @@ def lexical_tokens(text: str) -> list[str]:
         parts = _PART.findall(word)
         if len(parts) > 1:
             out.extend(parts)
-        if _V_VERSION.fullmatch(word):  # "v2.39.5": the version as it is written without v
-            parts = parts[1:] if parts[0] == "v" else [parts[0][1:], *parts[1:]]
-            out.append(".".join(parts))
-        if _V_VERSION.fullmatch(word) or _VERSION.fullmatch(word):
-            out.extend(".".join(parts[:n]) for n in range(len(parts) - 1, 1, -1))
+        if is_version(word):
+            version = without_v(word)
+            if version != word:  # "v2.39.5": the version as it is written without v
+                out.append(version)
+            out.extend(shorter_versions(version))
     return out
 
 

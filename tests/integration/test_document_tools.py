@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.agent.loop import document_answer
 from kgrag.core import OPERATOR, AccessContext, Hit
 from kgrag.demo.shapes import draw_shape
 from kgrag.errors import ConfigError
@@ -254,6 +255,29 @@ def test_listing_is_answered_from_metadata_without_a_vector_search(
     answer = answer_text("list_documents", outcomes[1].result)
     manual_marker = titles.index("Feed pump service manual") + 1
     assert f"- Feed pump service manual [{manual_marker}]: " in answer
+
+
+def test_a_listing_that_fills_its_k_says_there_may_be_more(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """A folder of 75 documents was answered "50 documents, first 10:": the listing's k (50) was
+    taken for the count. A listing that returns as many as it asked for says "at least"."""
+    plan = _plan("Which documents do you have?")
+    (step,) = plan.plan
+    small = plan.model_copy(
+        update={
+            "plan": [
+                step.model_copy(update={"parameters": step.parameters.model_copy(update={"k": 2})})
+            ]
+        }
+    )
+    found = document_answer(small, _run(store, embedder, small))
+    assert found is not None and found.capped and len(found.hits) == 2
+    answer = answer_text(found.step_type, found.hits, capped=found.capped)
+    assert answer.startswith("at least 2 document(s):"), answer
+    every = document_answer(plan, _run(store, embedder, plan))
+    assert every is not None and not every.capped
+    assert answer_text(every.step_type, every.hits).startswith(f"{len(every.hits)} document")
 
 
 def test_listing_lists_a_private_document_only_to_its_readers(

@@ -64,6 +64,16 @@ def _boxes(path: Path, xs: tuple[int, ...]) -> None:
     img.save(path)
 
 
+def _dots(path: Path) -> None:
+    """Red and orange dots along a wave (libjs-rickshaw's screenshots/scatterplot.png)."""
+    img = Image.new("RGB", (300, 100), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    for x in range(5, 295, 4):
+        y = 50 + int(30 * ((x // 4) % 7 - 3) / 3)
+        d.ellipse((x - 3, y - 3, x + 3, y + 3), fill=(240, 60, 40) if x % 8 else (250, 150, 30))
+    img.save(path)
+
+
 @pytest.fixture(scope="module")
 def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
@@ -75,12 +85,13 @@ def agent(
     _flower(folder / "cauliflower_soup.jpg", (240, 240, 235))
     _boxes(folder / "BoardLayout.png", (10, 60, 110))
     _boxes(folder / "deps.png", (10, 110))
+    _dots(folder / "scatterplot.png")
     (folder / "notes.md").write_text(NOTES, encoding="utf-8")
     secret = tmp_path_factory.mktemp("botany")
     _flower(secret / "orchid_flower.png", (150, 80, 200))
     agent = offline_agent(module_engine.open())
     report = agent.ingest([str(folder)])
-    assert report.failed == 0 and report.ingested == 7, report
+    assert report.failed == 0 and report.ingested == 8, report
     report = agent.ingest([str(secret)], acl=["group:botany"])
     assert report.failed == 0 and report.ingested == 1, report
     yield agent
@@ -118,6 +129,14 @@ def test_names_in_other_words_and_named_files(agent: KnowledgeAgent) -> None:
     assert _pictures(agent.ask("Show me a photo of red roses.")) == ["red_rose-2019.png"]
     assert _pictures(agent.ask("Show me a picture of the board layout.")) == ["BoardLayout.png"]
     assert _pictures(agent.ask("What does deps.png show?"))[:1] == ["deps.png"]
+
+
+def test_two_words_of_the_question_written_together_in_the_name(agent: KnowledgeAgent) -> None:
+    """Found on a real folder: "Show me a picture of a scatter plot." was not found, the
+    picture being named scatterplot.png."""
+    answer = agent.ask("Show me a picture of a scatter plot.")
+    assert _pictures(answer) == ["scatterplot.png"], answer.answer
+    assert answer.exit_reason != "not_found"
 
 
 def test_a_question_about_something_else_is_answered_as_before(agent: KnowledgeAgent) -> None:

@@ -141,6 +141,11 @@ def test_source_labels_and_alt_texts() -> None:
     assert source_label(long_title) == "(Source: notes.txt)"
     by_name = _hit("r", "x", title="roster", uri="/d/roster.md")  # titled by its file name
     assert source_label(by_name) == "(Source: roster.md)"
+    # a man page (zstd.1.gz) titled zstd(1) was cited as "zstd1"
+    man = Hit(id="m", kind="chunk", score=1.0, title="zstd(1)", uri="file:///m/zstd.1.gz")
+    assert source_label(man) == "(Source: zstd 1)"
+    generic = Hit(id="g", kind="chunk", score=1.0, title="changelog (jq)", uri="file:///jq/x.gz")
+    assert source_label(generic) == "(Source: changelog jq)"
     assert alt_text(Hit(id="i", kind="image", score=1.0)) == "Image"
     assert alt_text(Hit(id="i", kind="image", score=1.0, title="[x]")) == "X"
 

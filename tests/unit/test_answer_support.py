@@ -8,6 +8,7 @@ from kgrag.agent.support import (
     SUBJECT_PROBABILITY,
     SUPPORT_THRESHOLD,
     assess,
+    initialised,
     is_not_found,
     name_parts,
     probability,
@@ -15,6 +16,7 @@ from kgrag.agent.support import (
 )
 from kgrag.core import Hit
 from kgrag.eval.answers import contains_answer, normalise
+from kgrag.text import terms
 
 
 def _hit(text: str, title: str = "") -> Hit:
@@ -152,3 +154,20 @@ def test_a_passage_about_the_subject_lacking_most_of_the_question_is_no_support(
     found = assess(question, about, about)
     assert found.subject_phrases == 1.0 and found.subject_probability >= SUBJECT_PROBABILITY
     assert found.evidence_score < SUPPORT_THRESHOLD and not found.supported
+
+
+def test_words_of_the_question_written_as_an_initialism_are_found() -> None:
+    """Debian's /usr/share/distro-info/ubuntu.csv names its column "eol": "When does Ubuntu 23.10
+    reach end of life?" found the row but abstained, "end" and "life" being in no passage."""
+    row = _hit(
+        "version: 23.10; codename: Mantic Minotaur; series: mantic; created: 2023-04-20; "
+        "release: 2023-10-12; eol: 2024-07-11",
+        title="ubuntu",
+    )
+    support = assess("When does Ubuntu 23.10 reach end of life?", [row], [row])
+    assert support.supported and support.evidence_terms == 0.75, support
+    faq = initialised("Where is the list of frequently asked questions?", {"faq"})
+    assert faq == set(terms("frequently asked questions"))
+    # two letters are words too often; a run starts and ends with a content word
+    assert initialised("Which state is it in?", {"si", "sii"}) == set()
+    assert initialised("What is the end of the line?", {"eotl", "ie"}) == {"end", "lin"}

@@ -62,3 +62,16 @@ def test_a_name_matches_only_when_it_has_every_word_of_the_question_whole() -> N
     assert not name_matches(roses, "rose_garden")  # "red" is missing
     assert name_matches(picture_query_terms("a picture of the board layout"), "BoardLayout")
     assert not name_matches((), "flower")
+
+
+def test_words_written_together_in_a_name_match_the_question_s_two_words() -> None:
+    """libjs-rickshaw's screenshots/scatterplot.png: "Show me a picture of a scatter plot." was
+    not found, "scatter" and "plot" being no words of the name."""
+    terms = picture_query_terms("Show me a picture of a scatter plot.")
+    assert terms == ("scatter", "plot")
+    assert name_matches(terms, "scatterplot")
+    assert name_matches(picture_query_terms("Show me the pie charts"), "piechart-2019")
+    # both words, next to each other in the question; not one of them alone
+    assert not name_matches(("scatter", "plot"), "scatter")
+    assert not name_matches(("plot", "red", "scatter"), "scatterplot")
+    assert name_matches(("red", "scatter", "plot"), "red_scatterplot")

@@ -113,6 +113,19 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
         # git's contrib/subtree/README, Go's gophertool README.txt, IO::Socket::SSL's debugging
         ("subtree", "README", "Please read git-subtree.txt for documentation.", None),
         ("gophertool", "README", "To install:", None),
+        # cscope's README: a hard-wrapped paragraph, its first line two sentences' words
+        (
+            "cscope",
+            "README",
+            "Cscope is a text screen based source browsing tool.  Although it is",
+            None,
+        ),
+        (
+            "dr",
+            "notes.txt",
+            "Dr. Strangelove and the U.S. Air Force",
+            "Dr. Strangelove and the U.S. Air Force",
+        ),
         (
             "ssl",
             "debugging",
@@ -334,6 +347,16 @@ def test_other_image_formats(tmp_path: Path, suffix: str) -> None:
     figure(40, 30).save(path)
     (image,) = parse(item(path), LIMIT).images
     assert (image.width, image.height) == (40, 30)
+
+
+def test_an_icon_file_is_a_picture_of_its_largest_size(tmp_path: Path) -> None:
+    """Prometheus' favicon.ico (16, 32 and 48 pixels) was skipped as "not text"."""
+    path = tmp_path / "favicon.ico"
+    figure(64, 64).save(path, sizes=[(16, 16), (32, 32), (48, 48)])
+    (found,) = expand_inputs([str(path)]).items
+    assert found.modality == "image"
+    (image,) = parse(found, LIMIT).images
+    assert (image.width, image.height) == (48, 48)
 
 
 def test_truncated_png_is_refused(tmp_path: Path) -> None:

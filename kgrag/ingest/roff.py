@@ -1,0 +1,331 @@
+"""Manual pages: roff source (man(7) and mdoc(7) macros, as ``man`` reads them) as plain text.
+
+A man page is a text file (``zstd.1.gz``, ``cscope.1``), but its words sit among requests and
+escapes: ``\\fB\\-\\-ultra\\fR`` is what a reader sees as ``--ultra``, and its first line is a
+comment or ``.TH "ZSTD" "1" "February 2023"``. :func:`is_roff` tells such a text by its content,
+whatever its name; :func:`roff_text` keeps the words (filled into paragraphs, section headings
+on lines of their own, no-fill blocks line by line) and titles the page ``zstd(1)``. Requests
+that define macros, strings, registers or conditions are dropped, never executed; ``.so``
+(include another file) is not followed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kgrag.text.words import word_set
+
+__all__ = ["is_roff", "roff_text"]
+
+#: Lines read at most to decide whether a text is roff.
+_SNIFF_LINES = 300
+#: Requests before the title are roff's own (``de``, ``ds``, ``nr``, ``if``, ``de1``): short names.
+_MAX_REQUEST_NAME = 3
+_CONTROL = re.compile(r"^[.']\s*([^\s\\]*)(.*)$")
+_LINE_COMMENT = re.compile(r'\\".*$')
+_COMMENT = re.compile(r"^[.']\s*\\\"")
+_TABLE_OPTIONS = re.compile(r"[\w\s(),|]*;")
+_TABLE_FORMAT = re.compile(r"[lrcnasLRCNAS^_=|\s.biBIfFwWeEtTuUzZpPvVdDxX0-9()-]+")
+_TITLE_MACRO = re.compile(r"^\.(TH|Dt)\s", re.IGNORECASE)
+
+
+#: Requests and macros that say how to lay out the text, not what it says: a paragraph break.
+_BREAKS = word_set(
+    """PP P LP sp br in RS RE ne ad na hy nh ta ti ll HP PD Pp Lp Bl El Bd Ed It ns rs bp
+    EX EE YS"""
+)
+#: Requests whose line holds no words of the page (definitions, conditions, registers, fonts).
+_DROPPED = word_set(
+    """ds nr as rm rn am if ie el so tr cc c2 ec eo lf mso do pso ft ps vs fam ss cu ul uf
+    ev hc hw lg pc pl mk rt ch wh dt it em ls pn po tm ab ex cs bd fp fl ig Dd Os UC AT
+    DT OP als"""
+)
+#: Alternating-font macros: their arguments are joined without spaces (``.BR ls (1)``).
+_ALTERNATING = word_set("BR RB BI IB IR RI")
+#: mdoc macros that print a flag: ``.Fl v`` is ``-v``.
+_FLAG = "Fl"
+
+_NAMED = {
+    "em": "—",
+    "en": "–",
+    "hy": "-",
+    "mi": "-",
+    "bu": "•",
+    "ci": "•",
+    "sq": "▪",
+    "aq": "'",
+    "dq": '"',
+    "lq": "“",
+    "rq": "”",
+    "oq": "‘",
+    "cq": "’",
+    "ga": "`",
+    "ti": "~",
+    "ha": "^",
+    "rs": "\\",
+    "co": "©",
+    "rg": "®",
+    "tm": "™",
+    "mu": "×",
+    "di": "÷",
+    "de": "°",
+    "pl": "+",
+    "eq": "=",
+    ">=": "≥",
+    "<=": "≤",
+    "!=": "≠",
+    "->": "→",
+    "<-": "←",
+    "lh": "☜",
+    "rh": "☞",
+    "Fo": "«",
+    "Fc": "»",
+    "fo": "‹",
+    "fc": "›",
+    "ss": "ß",
+    "at": "@",
+    "sh": "#",
+    "Do": "$",
+    "ba": "|",
+    "br": "|",
+    "sl": "/",
+    "lB": "[",
+    "rB": "]",
+    "lC": "{",
+    "rC": "}",
+    "la": "⟨",
+    "ra": "⟩",
+    "ul": "_",
+    "Eu": "€",
+    "ct": "¢",
+    "ps": "¶",
+    "sc": "§",
+    "+-": "±",
+}
+_STRINGS = {"lq": "“", "rq": "”", "R": "®", "Tm": "™", "S": "", "Lq": "“", "Rq": "”"}
+
+_ESCAPE = re.compile(
+    r"""\\(?:
+        f(?:\[[^\]]*\]|\(..|.)          # font change
+      | s[-+]?(?:\d\d?|\(\d\d|\[\d+\])   # size change
+      | [*](?:\[(?P<str_long>[^\]]*)\]|\((?P<str_two>..)|(?P<str_one>.))   # string
+      | n[-+]?(?:\[[^\]]*\]|\(..|.)      # number register
+      | \((?P<two>..)                    # two-letter glyph
+      | \[(?P<long>[^\]]*)\]             # long glyph name
+      | [hvwoNlLDXbxkzZ]'[^']*'          # motions, drawings, widths: no words
+      | [mMF](?:\[[^\]]*\]|\(..|.)         # colours, font family
+      | (?P<char>[-.'`"\\e &|^:%)~0c!tpdruaE{}/,acpk])
+    )""",
+    re.VERBOSE,
+)
+
+
+def is_roff(text: str) -> bool:
+    """Whether ``text`` is roff source: a title request (``.TH``, mdoc's ``.Dt``) among its first
+    lines, with only comments, other requests and macro definitions before it (pod2man's and
+    rst2man's preambles are some 130 lines)."""
+    skip_until: str | None = None
+    for line in text.splitlines()[:_SNIFF_LINES]:
+        request = _request(line)
+        if skip_until is not None:
+            skip_until = None if request and request[0] == skip_until else skip_until
+            continue
+        if not line.strip() or _COMMENT.match(line):
+            continue
+        if _TITLE_MACRO.match(line):
+            return True
+        if request is None:
+            if line.startswith("\\"):  # "\{\" continues a request
+                continue
+            return False
+        if len(request[0]) > _MAX_REQUEST_NAME:  # ".hidden files are ...": a sentence
+            return False
+        skip_until = _definition_end(*request)
+    return False
+
+
+def _definition_end(name: str, args: list[str]) -> str | None:
+    """The line that ends the macro definition or ignored block ``name`` starts, if it does."""
+    if name == "ig":
+        return args[0] if args else "."
+    if name in ("de", "de1", "am", "am1", "dei", "ami"):
+        return args[1] if len(args) > 1 else "."
+    return None
+
+
+def _request(line: str) -> tuple[str, list[str]] | None:
+    """A control line's request name and arguments (``.  am URL``: "am", ["URL"]; ``..``:
+    "."; ``.el\\{\\``: "el"), or None for a text line."""
+    m = _CONTROL.match(line)
+    if m is None:
+        return None
+    return m.group(1), _arguments(_LINE_COMMENT.sub("", m.group(2)).strip())
+
+
+def _glyph(name: str) -> str:
+    if name.startswith("u") and re.fullmatch(r"u[0-9A-Fa-f]{4,6}", name):
+        return chr(int(name[1:], 16))
+    return _NAMED.get(name, "")
+
+
+def _replace(m: re.Match[str]) -> str:
+    char = m.group("char")
+    if char is not None:
+        return {
+            "-": "-",
+            ".": ".",
+            "'": "'",
+            "`": "`",
+            "\\": "\\",
+            "e": "\\",
+            "E": "\\",
+            " ": " ",
+            "~": " ",
+            "0": " ",
+            "t": "\t",
+        }.get(char, "")
+    for name in ("two", "long"):
+        if m.group(name) is not None:
+            return _glyph(m.group(name))
+    for name in ("str_long", "str_two", "str_one"):
+        if m.group(name) is not None:
+            return _STRINGS.get(m.group(name), "")
+    return ""
+
+
+def _inline(line: str) -> str:
+    """``line`` without its escapes: fonts and sizes go, glyphs become their characters."""
+    line = _LINE_COMMENT.sub("", line)  # a comment to the end of the line
+    return _ESCAPE.sub(_replace, line)
+
+
+def _arguments(rest: str) -> list[str]:
+    """A request's arguments: separated by spaces, a double-quoted one may hold spaces."""
+    return [
+        a if a else q.replace('""', '"') for q, a in re.findall(r'"((?:[^"]|"")*)"?|(\S+)', rest)
+    ]
+
+
+def _macro_text(name: str, args: list[str]) -> str:
+    if name in _ALTERNATING:
+        return "".join(args)
+    if name == _FLAG:
+        return " ".join("-" + a if re.match(r"\w", a) else a for a in args)
+    return " ".join(args)
+
+
+def _title(args: list[str]) -> str | None:
+    if not args:
+        return None
+    name = _inline(args[0]).strip()
+    if name.isupper():
+        name = name.lower()
+    section = _inline(args[1]).strip() if len(args) > 1 else ""
+    return f"{name}({section})" if section else name or None
+
+
+def roff_text(source: str) -> tuple[str, str | None]:
+    """The words of a man page, paragraph by paragraph, and its title (``zstd(1)``) if its
+    ``.TH`` or ``.Dt`` names one."""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    title: str | None = None
+    fill = True
+    skip_until: str | None = None  # the end of a macro definition or an ignored block
+    in_table_format = False
+    tag_next = False  # the line after ``.TP`` is the item's tag
+
+    def flush() -> None:
+        text = (" " if fill else "\n").join(s for s in current if s.strip())
+        if text.strip():
+            paragraphs.append(text.strip())
+        current.clear()
+
+    lines = source.replace("\r\n", "\n").split("\n")
+    joined: list[str] = []
+    for raw in lines:  # ``\c`` at a line's end continues it on the next line
+        if joined and joined[-1].endswith("\\c"):
+            joined[-1] = joined[-1][:-2] + raw
+        else:
+            joined.append(raw)
+    for raw in joined:
+        line = raw.rstrip()
+        request = _request(line)
+        if skip_until is not None:
+            if request and request[0] == skip_until:
+                skip_until = None
+            continue
+        if in_table_format:  # tbl's options ("allbox;") and column formats ("l l."), if any
+            if _TABLE_OPTIONS.fullmatch(line) or _TABLE_FORMAT.fullmatch(line):
+                in_table_format = not line.endswith(".")
+                continue
+            in_table_format = False
+        if _COMMENT.match(line):
+            continue
+        if request is not None:
+            name, args = request
+            skip_until = _definition_end(name, args)
+            if skip_until is not None:
+                continue
+            if name in ("TH", "Dt"):
+                title = title or _title(args)
+                continue
+            if name in ("SH", "SS", "Sh", "Ss"):
+                flush()
+                heading = _inline(" ".join(args)).strip()
+                if heading:
+                    paragraphs.append(heading)
+                continue
+            if name == "nf":
+                flush()
+                fill = False
+                continue
+            if name == "fi":
+                flush()
+                fill = True
+                continue
+            if name == "TS":
+                flush()
+                in_table_format = True
+                fill = False
+                continue
+            if name == "TE":
+                flush()
+                fill = True
+                continue
+            if name in ("TP", "TQ"):
+                flush()
+                tag_next = True
+                continue
+            if name == "IP":
+                flush()
+                tag = _inline(args[0]).strip() if args else ""
+                if tag:
+                    current.append("-" if tag in ("•", "*", "-", "o", "▪") else tag)
+                continue
+            if name in ("UR", "MT"):
+                if args:
+                    current.append(_inline(args[0]))
+                continue
+            if name in ("UE", "ME"):
+                if args:
+                    current[-1:] = ["".join([*current[-1:], _inline(" ".join(args))])]
+                continue
+            if name in _BREAKS:
+                flush()
+                continue
+            if name in _DROPPED or not re.fullmatch(r"[A-Za-z][\w]{0,2}", name):
+                continue
+            text = _inline(_macro_text(name, args))  # .B, .I, .SM, mdoc's .Nm, .Nd, .Ar, ...
+        else:
+            text = _inline(line)
+        if tag_next:
+            tag_next = False
+            current.append(text)
+            continue
+        if fill:
+            current.append(text.strip())
+        else:
+            current.append(text.replace("\t", " | ") if "\t" in text else text)
+    flush()
+    return "\n\n".join(paragraphs), title

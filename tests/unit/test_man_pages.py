@@ -1,0 +1,89 @@
+"""Manual pages (roff source) are read as their words and titled ``name(section)``.
+
+Found on a folder of real files (BENCHMARKS.md, "A sixth folder"): Debian's ``zstd.1.gz`` was a
+text document titled ``.TH "ZSTD" "1" "February 2023" ...`` whose passages read
+``\\fB\\-\\-ultra\\fR: unlocks high compression levels 20+ (maximum 22)``, so "--ultra" was in no
+passage and "What is the maximum zstd compression level with --ultra?" quoted the changelog."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from kgrag.ingest.parsers import parse
+from kgrag.ingest.roff import is_roff, roff_text
+from kgrag.ingest.sources import expand_inputs
+
+MAN = Path(__file__).parents[1] / "data" / "man"
+LIMIT = 10_000_000
+
+
+def _read(name: str, tmp_path: Path) -> tuple[str, str]:
+    """The page as a file of the folder it was installed in would be read (``zstd.1``)."""
+    path = tmp_path / name.removesuffix(".gz")
+    path.write_bytes(gzip.decompress((MAN / name).read_bytes()))
+    (found,) = expand_inputs([str(path)]).items
+    doc = parse(found, LIMIT)
+    return doc.title, "\n".join(p.text for p in doc.pages)
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "says"),
+    [
+        (
+            "zstd.1.gz",
+            "zstd(1)",
+            "--ultra: unlocks high compression levels 20+ (maximum 22), using a lot more memory.",
+        ),
+        (
+            "cscope.1.gz",
+            "cscope(1)",
+            "cscope is an interactive, screen-oriented tool that allows the user to browse "
+            "through C source files for specified elements of code.",
+        ),
+        ("lwp-dump.1p.gz", "lwp-dump(1p)", "The lwp-dump program will get the resource identified"),
+        ("choom.1.gz", "choom(1)", "choom - display and adjust OOM-killer score."),
+    ],
+)
+def test_a_man_page_is_read_as_its_words_and_titled_by_name_and_section(
+    name: str, title: str, says: str, tmp_path: Path
+) -> None:
+    got_title, text = _read(name, tmp_path)
+    assert got_title == title
+    assert says in " ".join(text.split())
+    # no roff left: requests, font changes, escaped hyphens, macro definitions
+    assert "\\f" not in text and "\\-" not in text and ".TH" not in text
+    assert not any(line.startswith((".", "'")) for line in text.splitlines())
+
+
+def test_sections_are_paragraphs_of_their_own_and_bullets_items(tmp_path: Path) -> None:
+    _, text = _read("zstd.1.gz", tmp_path)
+    paragraphs = text.split("\n\n")
+    assert paragraphs[:2] == [
+        "NAME",
+        "zstd - zstd, zstdmt, unzstd, zstdcat - Compress or decompress .zst files",
+    ]
+    assert "DESCRIPTION" in paragraphs and "OPTIONS" in paragraphs
+    # the tbl block of the synopsis keeps its words, not its format line ("allbox;")
+    assert "zstd [OPTIONS] [- | INPUT-FILE] [-o OUTPUT-FILE]" in paragraphs
+    assert "allbox;" not in text
+    assert "- Source files are preserved by default." in text
+
+
+def test_only_roff_source_is_read_as_roff() -> None:
+    assert is_roff('.\\" a comment\n.TH "JQ" "1" "July 2025" ""\n.SH "NAME"\n')
+    # a text that merely starts with a dot, a log rotated to "syslog.1", a Markdown page
+    assert not is_roff(".hidden files are not listed\n.TH is a roff request\n")
+    assert not is_roff("Nov 26 19:01:33 host kernel: eth0 up\n")
+    assert not is_roff("# zstd\n\n.TH in a code span\n")
+
+
+def test_definitions_and_conditions_are_never_text() -> None:
+    text, title = roff_text(
+        ".de XX\nnot a word of the page\n..\n.ig\nignored too\n..\n"
+        '.if n .ds Aq \'\n.TH "TOOL" "8"\n.SH NAME\ntool \\- does \\fIthings\\fP\\(em well\n'
+    )
+    assert title == "tool(8)"
+    assert text == "NAME\n\ntool - does things— well"
