@@ -227,7 +227,7 @@ def found_by_name(
 def _cited_text(
     evidence: Sequence[Hit], images: Sequence[Hit]
 ) -> Callable[[Sequence[Citation]], dict[int, str]]:
-    by_id = {h.id: h for h in [*evidence, *images]}
+    by_id = {c.id: c for h in [*evidence, *images] for c in h.and_copies()}
 
     def cited(citations: Sequence[Citation]) -> dict[int, str]:
         out: dict[int, str] = {}
@@ -260,7 +260,7 @@ def _support(
     is a question with no content term (an attachment alone). An image only near the evidence
     passages supports nothing the passages do not."""
     question = _asked(question)
-    by_id = {h.id: h for h in hits}
+    by_id = {c.id: c for h in hits for c in h.and_copies()}  # a quote may cite a copy
     cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
     text = [h for h in hits if h.kind != "image"]
     found = assess(question, [h for h in cited if h.kind != "image"], text, heard=heard)

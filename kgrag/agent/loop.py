@@ -19,6 +19,8 @@ from kgrag.agent.planning import AgentPlanner
 from kgrag.core import Hit
 from kgrag.errors import KgragError
 from kgrag.executor.base import StepOutcome
+from kgrag.executor.duplicates import collapse, copy_groups, with_copies
+from kgrag.executor.fusion import fuse as fuse_ranked
 from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
 from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
@@ -340,15 +342,13 @@ def _is_text_evidence(step: Step) -> bool:
 
 
 def fuse(lists: Sequence[Sequence[Hit]], k: int) -> list[Hit]:
-    """Reciprocal rank fusion of ranked lists; a single list is returned as it is (cut to k)."""
+    """Reciprocal rank fusion of ranked lists, each passage once (its copies from other files
+    collapsed into its best-ranked copy, kgrag.executor.duplicates); a single list is collapsed
+    and cut to k."""
     lists = [lst for lst in lists if lst]
     if len(lists) == 1:
-        return list(lists[0][:k])
-    score: dict[str, float] = {}
-    first: dict[str, Hit] = {}
-    for lst in lists:
-        for rank, hit in enumerate(lst):
-            first.setdefault(hit.id, hit)
-            score[hit.id] = score.get(hit.id, 0.0) + 1.0 / (RRF_K + rank + 1)
-    order = sorted(score, key=lambda i: score[i], reverse=True)[:k]
-    return [first[i] for i in order]
+        return collapse(lists[0], k)
+    hits = [h for lst in lists for h in lst]
+    groups = copy_groups(hits)
+    fused = fuse_ranked(lists, rrf_k=RRF_K, groups=groups)[:k]
+    return with_copies((h for h, _ in fused), hits, groups)

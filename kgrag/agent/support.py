@@ -236,7 +236,9 @@ def assess(
     ``heard``: the question was (partly) recognised from speech, whose names may be misheard
     ("Aida Lovelace"): it is judged by its terms, as a question that names nothing is."""
     named = bool(question_names(question)) and not heard
-    shown = evidence[:EVIDENCE_HITS]
+    # a passage's copies in other files hold its text under their own titles (a manual's HTML
+    # page is titled by its chapter, its PDF by the whole book)
+    shown = [h for found in evidence[:EVIDENCE_HITS] for h in found.and_copies()]
     names, term_cov = _coverage(question, cited)
     ev_names, ev_terms = _coverage(question, shown)
     phrases = name_phrases(question) if named else []

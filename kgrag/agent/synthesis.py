@@ -134,7 +134,8 @@ def sources_block(citations: Sequence[Citation]) -> str:
 #: Sentences are chosen from this many best hits. Every candidate sharing a key term with the
 #: question is embedded (the cost of the offline answer); on 50 MuSiQue questions the best 6 of
 #: 10 hits gave the same answers for 35 and cited as many gold passages within one (0.577 of
-#: 0.583), at half the embedding.
+#: 0.583), at half the embedding. A passage's copies in other files (kgrag.executor.duplicates)
+#: count as hits here: each costs its sentences' embedding.
 SENTENCE_HITS = 6
 
 
@@ -163,7 +164,11 @@ def select_sentences(
     subject = defined_subject(question)
     candidates: list[_Candidate] = []
     seen: set[str] = set()
-    for rank, hit in enumerate(evidence if subject is not None else evidence[:SENTENCE_HITS]):
+    # a passage's copies in other files (the same text as HTML and PDF) come right after it:
+    # one format may cut its sentences better (a PDF joins lines a web page keeps apart), and a
+    # sentence quoted from a copy cites that copy's file; each is read as one more hit
+    hits = [h for found in evidence for h in found.and_copies()]
+    for rank, hit in enumerate(hits if subject is not None else hits[:SENTENCE_HITS]):
         for position, sentence in enumerate(sentence_texts(hit.text or "")):
             # the first hits' sentences, and a definition of what the question asks about in
             # any hit ("jq is a lightweight ... JSON processor." below the top passages)

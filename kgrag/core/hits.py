@@ -43,6 +43,10 @@ class Hit(Frozen):
     sheet: str | None = None
     row: int | None = None
     provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
+    copies: tuple[Hit, ...] = ()
+    """The copies of this passage in other files that a fusion collapsed into it (the same
+    text as HTML and PDF, kgrag.executor.duplicates), best-ranked first: they take no slot of
+    the ranking, and an answer may quote or cite them."""
 
     @classmethod
     def from_row(cls, row: dict[str, Any], kind: str | None = None, step_id: int = 0) -> Hit:
@@ -79,6 +83,10 @@ class Hit(Frozen):
         a.txt`` -> ``valgrind news``): what a folder of files is about, where their own text may
         not say it. Empty when the URI has no folder."""
         return folder_words(self.uri)
+
+    def and_copies(self) -> tuple[Hit, ...]:
+        """This hit, then the copies of its passage collapsed into it (:attr:`copies`)."""
+        return (self, *self.copies)
 
     def rescored(self, score: float, step_id: int) -> Hit:
         return self.model_copy(update={"score": score, "provenance": (*self.provenance, step_id)})

@@ -26,6 +26,12 @@ from kgrag.executor.base import (
     StepReader,
 )
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
+from kgrag.executor.duplicates import (
+    copy_groups,
+    nearest_distinct,
+    until_distinct,
+    with_copies,
+)
 from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
@@ -103,8 +109,13 @@ def _vector_search(
             if p.index == "image_embedding"
             else ("vector_entity_clip", "entity")
         )
-    rows = read_nearest(rec, name, vector, p.k)
-    return [Hit.from_row(r, kind, step.step_id) for r in rows]
+
+    def nearest(n: int) -> list[Hit]:
+        return [Hit.from_row(r, kind, step.step_id) for r in read_nearest(rec, name, vector, n)]
+
+    # passages: down to the k-th distinct one, deeper when copies of one passage (a manual as
+    # HTML and as PDF) fill the first k
+    return nearest_distinct(nearest, p.k) if p.index == "chunk_embedding" else nearest(p.k)
 
 
 def _graph_query(
@@ -148,11 +159,12 @@ def _lexical(
         [str(r.get("text") or "") for r in rows],
         [f"{r.get('title') or ''} {folder_words(r.get('uri'))}" for r in rows],
     )
-    return [
+    hits = (
         Hit.from_row({**rows[s.index], "score": s.score}, None, step_id)
-        for s in ranked[:k]
+        for s in ranked
         if s.score > 0.0
-    ]
+    )
+    return until_distinct(hits, k)
 
 
 #: Bridge retrieval: the entities of this many best seed chunks are the first bridges ...
@@ -362,18 +374,19 @@ def _rerank(step: RerankStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 def _aggregate(
     step: AggregateStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
-    """Fuse ranked lists: weighted reciprocal-rank fusion (default), max or sum of scores."""
+    """Fuse ranked lists: weighted reciprocal-rank fusion (default), max or sum of scores. The
+    copies of one passage (kgrag.executor.duplicates) count as that passage and take one slot,
+    held by the best-ranked copy."""
     p = step.parameters
-    fused = fuse(
-        [inputs[s].result for s in p.sources],
-        method=p.method,
-        weights=p.weights,
-        rrf_k=p.rrf_k,
-    )[: p.k]
+    lists = [inputs[s].result for s in p.sources]
+    hits = [h for found in lists for h in found]
+    groups = copy_groups(hits)
+    fused = fuse(lists, method=p.method, weights=p.weights, rrf_k=p.rrf_k, groups=groups)[: p.k]
     if p.min_share is not None and fused:
         floor = fused[0][1] * p.min_share
         fused = [(h, v) for h, v in fused if v >= floor]
-    return [h.rescored(v, step.step_id) for h, v in fused]
+    shown = with_copies((h for h, _ in fused), hits, groups)
+    return [h.rescored(v, step.step_id) for h, (_, v) in zip(shown, fused, strict=True)]
 
 
 def _llm_call(step: LlmCallStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
