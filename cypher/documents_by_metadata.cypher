@@ -1,9 +1,11 @@
-// Readable documents by metadata: modality, tags (all of them), date range on the document's
-// date (a 'date:YYYY-MM-DD' tag from the manifest, else ingested_at); a null filter is no filter.
+// Readable documents by metadata: modality, MIME type (a format: 'text/troff', man pages), tags
+// (all of them), date range on the document's date (a 'date:YYYY-MM-DD' tag from the manifest,
+// else ingested_at); a null filter is no filter.
 // idempotent: yes
 MATCH (d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
   AND ($modalities IS NULL OR d.modality IN $modalities)
+  AND ($mimes IS NULL OR d.mime IN $mimes)
   AND ($tags IS NULL OR all(t IN $tags WHERE any(g IN coalesce(d.tags, []) WHERE toLower(g) = t)))
 WITH d, coalesce(head([g IN coalesce(d.tags, []) WHERE g STARTS WITH 'date:' | substring(g, 5)]),
                  d.ingested_at) AS date

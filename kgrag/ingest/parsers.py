@@ -21,7 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
-from kgrag.ingest.roff import is_roff, roff_text
+from kgrag.ingest.roff import ROFF_MIME, is_roff, roff_text
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -86,7 +86,9 @@ def parse_bytes(
     elif suffix in spreadsheet.SUFFIXES:
         title, pages, images, tables = _parse_spreadsheet(item, data, suffix)
     elif item.modality == "text":
-        title, pages, images = _parse_text(item, data, suffix)
+        title, pages, images, roff = _parse_text(item, data, suffix)
+        if roff:  # a man page: stored as what it is, whatever its name ("zstd.1.gz")
+            item = item.model_copy(update={"mime": ROFF_MIME})
     elif item.modality == "pdf":
         title, pages, images = _parse_pdf(item, data, ocr_enabled)
         found = pdf_tables(path, data)
@@ -166,16 +168,20 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 # ---------------------------------------------------------------------------------------- text
 
 
-def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
+def _parse_text(
+    item: SourceItem, data: bytes, suffix: str
+) -> tuple[str, list[ParsedPage], list[ParsedImage], bool]:
+    """The text's title, its one page and no images, and whether it was roff (a man page)."""
     path = item.path
     raw = decode_text(path, data).text
     markup = ""
+    roff = False
     if suffix in (".md", ".markdown"):
         text, heading = strip_markdown(raw)
         markup = " and Markdown markup"
     elif is_roff(raw):  # a man page, whatever its name ("zstd.1", "cscope.man")
         text, heading = roff_text(raw)
-        markup = " and roff requests"
+        markup, roff = " and roff requests", True
     else:
         text, heading = raw, None
     if not text.strip():
@@ -186,7 +192,7 @@ def _parse_text(item: SourceItem, data: bytes, suffix: str) -> _Parsed:
         title = _file_title(path)
     else:
         title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
-    return title, [ParsedPage(number=None, text=text)], []
+    return title, [ParsedPage(number=None, text=text)], [], roff
 
 
 #: File names that say what kind of file it is, not what it is about: the folder says that.

@@ -15,7 +15,11 @@ import re
 
 from kgrag.text.words import word_set
 
-__all__ = ["is_roff", "roff_text"]
+__all__ = ["ROFF_MIME", "is_roff", "roff_text"]
+
+#: The MIME type stored for a document read from roff (a man page), whatever its file's name
+#: or compression: what "Which man pages do you have?" lists (:mod:`kgrag.planner.params`).
+ROFF_MIME = "text/troff"
 
 #: Lines read at most to decide whether a text is roff.
 _SNIFF_LINES = 300

@@ -53,7 +53,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-DocumentType = Literal["pdf", "text", "image", "audio"]
+DocumentType = Literal["pdf", "text", "image", "audio", "man"]
+"""A document type a question names: a stored modality, or a text format ("man": man pages,
+:data:`~kgrag.planner.params.DocumentFormat`)."""
 MAX_CANDIDATES = 48
 """At most this many candidate spans are passed to the entity resolver."""
 
@@ -171,6 +173,7 @@ _DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
     (re.compile(r"\b(?:recordings?|audio|podcasts?|voicemails?|calls)\b"), "audio"),
     (re.compile(r"\b(?:images?|pictures?|photos?|photographs?|drawings?|diagrams?)\b"), "image"),
     (re.compile(r"\b(?:text files?|notes|markdown|txt)\b"), "text"),
+    (re.compile(r"\b(?:man(?:ual)?[ -]?pages?)\b"), "man"),
 )
 
 _IMAGE = re.compile(

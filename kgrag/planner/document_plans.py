@@ -14,7 +14,7 @@ from typing import get_args
 
 from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
 from kgrag.planner.models import Plan
-from kgrag.planner.params import DocumentModality
+from kgrag.planner.params import DocumentFormat, DocumentModality
 from kgrag.text.tokens import document_terms
 from kgrag.text.words import word_set
 
@@ -39,7 +39,7 @@ _RECENT = re.compile(
 RECENT_K = 5
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
-    text note markdown txt tagged tag"""
+    text note markdown txt tagged tag man manual manpage page"""
 )
 _LISTING_NOISE = word_set(
     """have has got stored there kept available held ingested indexed related relating
@@ -108,8 +108,12 @@ def _metadata_step(
     the content words beside its type noun: "which Git release notes": ``git``, ``release``)."""
     params: dict[str, object] = {}
     types = analysis.document_types or named_document_types(question)
-    if types:
-        params["modalities"] = list(types)
+    modalities = [t for t in types if t in get_args(DocumentModality)]
+    formats = [t for t in types if t in get_args(DocumentFormat)]
+    if modalities:
+        params["modalities"] = modalities
+    if formats:
+        params["formats"] = formats
     if analysis.years:
         params["date_from"] = str(min(analysis.years))
         params["date_to"] = str(max(analysis.years))

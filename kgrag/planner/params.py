@@ -9,13 +9,16 @@ from typing import Annotated, Literal, get_args
 from pydantic import AfterValidator, Field, JsonValue, model_validator
 
 from kgrag.core import Frozen
+from kgrag.ingest.roff import ROFF_MIME
 
 __all__ = [
+    "FORMAT_MIMES",
     "STEP_TYPES",
     "AggregateParams",
     "AudioTranscriptionParams",
     "CompareParams",
     "DemoteParams",
+    "DocumentFormat",
     "DocumentModality",
     "DocumentSummaryParams",
     "FilterParams",
@@ -70,6 +73,12 @@ Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
 ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
 DocumentModality = Literal["text", "pdf", "image", "audio"]
 """A document's type as stored on ``Document.modality``."""
+DocumentFormat = Literal["man"]
+"""A text document's format, as stored on ``Document.mime`` (:data:`FORMAT_MIMES`): a man page
+is text read from roff."""
+FORMAT_MIMES: dict[DocumentFormat, str] = {"man": ROFF_MIME}
+"""The stored MIME type of each :data:`DocumentFormat` (the parser sets it on what it recognises
+by content, whatever the file's name: :mod:`kgrag.ingest.roff`)."""
 _DATE = r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$"
 Term = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -265,6 +274,8 @@ class MetadataSearchParams(StepParams):
     narrows to documents whose metadata matches those terms."""
 
     modalities: tuple[DocumentModality, ...] | None = Field(default=None, min_length=1)
+    formats: tuple[DocumentFormat, ...] | None = Field(default=None, min_length=1)
+    """Text formats (``man``: man pages), matched on the stored MIME type."""
     tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
     date_from: str | None = Field(default=None, pattern=_DATE)
     date_to: str | None = Field(default=None, pattern=_DATE)
@@ -274,8 +285,17 @@ class MetadataSearchParams(StepParams):
 
     @model_validator(mode="after")
     def _some_filter(self) -> MetadataSearchParams:
-        if not (self.modalities or self.tags or self.date_from or self.date_to or self.about):
-            raise ValueError("give at least one of modalities, tags, date_from, date_to, about")
+        if not (
+            self.modalities
+            or self.formats
+            or self.tags
+            or self.date_from
+            or self.date_to
+            or self.about
+        ):
+            raise ValueError(
+                "give at least one of modalities, formats, tags, date_from, date_to, about"
+            )
         return self
 
 

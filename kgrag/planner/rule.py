@@ -44,6 +44,7 @@ from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
 from kgrag.text.file_names import picture_query_terms
+from kgrag.text.spelling import spellings
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
 from kgrag.text.versions import DOTTED_NUMBER, is_dotted_number
 
@@ -133,7 +134,10 @@ def fulltext_query(question: str) -> str:
     prefix (``3.19*``: it finds ``3.19.0``, one token to Lucene, and BM25 scores it there,
     :func:`~kgrag.text.tokens.lexical_tokens`), then its parts; a word joined by other
     punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise
-    alike. The only operators are these ``|`` and ``*``, never the user's."""
+    alike. A word is also asked for in its other spellings
+    (:func:`~kgrag.text.spelling.spellings`: ``licence | license``; the indexes see the text as
+    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. The only operators
+    are these ``|`` and ``*``, never the user's."""
     terms: list[str] = []
     for word in _IDENT.findall(question.lower()):
         parts = _PART.findall(word)
@@ -145,7 +149,8 @@ def fulltext_query(question: str) -> str:
         terms.extend(
             t for t in wanted if t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit())
         )
-    unique = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
+    chosen = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
+    unique = list(dict.fromkeys(s for t in chosen for s in spellings(t)))
     return " | ".join(unique) if unique else "_"
 
 

@@ -10,6 +10,8 @@ behaviour change that needs the support model refitted, not a refactoring."""
 
 from __future__ import annotations
 
+from kgrag.text.spelling import american
+
 __all__ = ["stem"]
 
 _SUFFIXES = ("ings", "ing", "edly", "ed", "es", "s", "e")
@@ -17,12 +19,14 @@ _SUFFIXES = ("ings", "ing", "edly", "ed", "es", "s", "e")
 
 def stem(word: str) -> str:
     """A crude, deterministic stem: strip one common inflectional suffix, keep 3+ letters (so
-    "maintains", "maintained" and "maintain" meet)."""
+    "maintains", "maintained" and "maintain" meet), after folding a British spelling to the
+    American one (:func:`~kgrag.text.spelling.american`: "licence" and "license" meet)."""
     w = word.lower().strip("'")
     if w.endswith("'s"):
         w = w[:-2]
     if not w.isalpha():
         return w
+    w = american(w)
     for suffix in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kgrag.text.abbreviations import QUESTION_ABBREVIATIONS
+from kgrag.text.spelling import american
 from kgrag.text.stemming import stem
 from kgrag.text.stopwords import DOCUMENT_QUERY_STOP_WORDS, FUNCTION_WORDS, QUESTION_STOP_WORDS
 from kgrag.text.versions import is_version, shorter_versions, without_v
@@ -64,14 +65,16 @@ def lexical_tokens(text: str) -> list[str]:
     identifier (``asn1_der_decoding``, ``x-200``, ``libfoo.so``) is one token followed by its
     parts, and a version of three or more numbers also by its shorter versions (``3.19.0``:
     ``3.19``), so a question about "3.19" finds the release written "3.19.0" and not "3.18.0";
-    a version written with its "v" (``v2.39.5``) also as written without (``2.39.5``, ``2.39``)."""
+    a version written with its "v" (``v2.39.5``) also as written without (``2.39.5``, ``2.39``).
+    A word in British spelling is its American one (:func:`~kgrag.text.spelling.american`:
+    ``licence`` is ``license``), on the question's side and the text's alike."""
     out: list[str] = []
     for match in _LEXICAL_TOKEN.finditer(text.lower()):
-        word = match.group(0)
+        word = american(match.group(0))
         out.append(word)
         parts = _PART.findall(word)
         if len(parts) > 1:
-            out.extend(parts)
+            out.extend(american(p) for p in parts)
         if is_version(word):
             version = without_v(word)
             if version != word:  # "v2.39.5": the version as it is written without v
