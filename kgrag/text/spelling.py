@@ -24,6 +24,7 @@ make one match the other:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -130,9 +131,11 @@ def _ise_root(root: str) -> bool:
     return not root.endswith("w") and root not in _ISE_ROOTS
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def american(word: str) -> str:
     """``word`` (lower case) in American spelling, if it is a British one this module knows
-    (see the module doc); any other word unchanged."""
+    (see the module doc); any other word unchanged. Remembered: BM25 reads every word of a
+    question's candidate passages through it."""
     if len(word) < 4 or not word.isalpha():
         return word
     found = _TABLE.get(word)
