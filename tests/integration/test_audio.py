@@ -366,7 +366,7 @@ def test_transcribes_synthesised_speech(
 @pytest.mark.parametrize(
     ("kind", "source"),
     [
-        ("pink noise", "anoisesrc=d=4:c=pink:a=0.3"),
+        ("pink noise", "anoisesrc=d=4:c=pink:a=0.3:seed=1"),
         ("a 440 Hz tone", "sine=frequency=440:duration=3"),
     ],
 )
@@ -384,21 +384,25 @@ def test_a_recording_without_speech_gives_no_text(
         assert tr.duration_s > 2.5
 
 
-def test_speech_after_noise_keeps_the_files_timestamps(
-    jfk: Path, tmp_path: Path, transcriber: FasterWhisperTranscriber
+@pytest.mark.parametrize("seed", [1, 2, 6, 7])
+def test_speech_after_noise_keeps_the_files_timestamps_and_every_word(
+    seed: int, jfk: Path, tmp_path: Path, transcriber: FasterWhisperTranscriber
 ) -> None:
-    """Only the speech is decoded, and its segments are timed on the file, not on the speech."""
+    """Only the speech is decoded, and its segments are timed on the file, not on the speech.
+
+    With faster-whisper's default 2 s of silence to end a stretch, noise seeds 1, 6 and 7 lost
+    "Americans, ask" (Silero scored it under its threshold) and were heard "my fellow is not"."""
     padded = tmp_path / "padded.wav"
     ffmpeg(
-        "-f", "lavfi", "-i", "anoisesrc=d=6:c=pink:a=0.05", "-i", str(jfk),
+        "-f", "lavfi", "-i", f"anoisesrc=d=6:c=pink:a=0.05:seed={seed}", "-i", str(jfk),
         "-filter_complex", "[0]aresample=16000[n];[1]aresample=16000[s];[n][s]concat=n=2:v=0:a=1",
         "-ac", "1", str(padded),
     )  # fmt: skip
     tr = transcriber.transcribe(padded)
     check_times(tr)
     assert tr.duration_s == pytest.approx(6 + JFK_SECONDS, abs=0.1)
-    assert "ask not what your country can do for you" in normalise_text(tr.text)
-    assert word_error_rate(JFK_REFERENCE, tr.text) <= 0.15
+    assert "my fellow americans ask not what your country" in normalise_text(tr.text)
+    assert word_error_rate(JFK_REFERENCE, tr.text) <= 0.05, tr.text
     assert 5.0 <= tr.segments[0].start_s <= 7.0, tr.segments
 
 
