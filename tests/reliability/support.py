@@ -157,6 +157,18 @@ def server_alive(pid: int) -> bool:
         return False
 
 
+def server_gone(pid: int, timeout: float = 30.0) -> bool:
+    """Whether the process ``pid`` has exited within ``timeout`` seconds. A SIGKILLed server is
+    not gone at once: the kernel first tears down its memory and sockets, and on a loaded machine
+    its client sees the reset before the process has finished exiting."""
+    deadline = time.monotonic() + timeout
+    while server_alive(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 class GraphContents(BaseModel):
     """The evidence graph itself, for runs that must build exactly the same graph (say one
     process against N shards): every evidence node by label and id with its key properties, and

@@ -23,7 +23,7 @@ from tests.reliability.support import (
     GraphSnapshot,
     finish,
     read_event,
-    server_alive,
+    server_gone,
     snapshot,
     worker,
 )
@@ -70,7 +70,7 @@ def test_server_killed_during_ingestion_then_rerun_equals_clean_run(
         ingest(store, minilm, [str(corpus)])
     assert isinstance(e.value, StoreUnavailableError)
     assert "Reopen the store" in str(e.value) and "run the job again" in str(e.value)
-    assert seen["killed"] and not server_alive(seen["pid"])
+    assert seen["killed"] and server_gone(seen["pid"])
     store.close()
 
     store = open_text_store(db, minilm)  # a new server replays the append-only file
