@@ -25,7 +25,12 @@ lacks the names the question asks about. Features (each a share in [0, 1], over 
   answer; kgrag.agent.chains), not scattered over unrelated passages. Reported only: the rule
   with it added, its threshold chosen on the same folds, did no better held out (it picked 0 on
   four of the five folds; BENCHMARKS.md "Answers and abstention");
-- ``names`` / ``terms`` / ``score``: coverage over the passages the answer cites (reported only).
+- ``names`` / ``terms`` / ``score``: coverage over the passages the answer cites (reported only,
+  but see below: a named question's ``names`` must not be 0).
+
+An extractive answer whose quoted passages hold none of the question's names is unsupported,
+whatever the evidence holds: its names are in other passages (a dependency list naming
+"postgresql"), and the quotes answer another question that shares its other words.
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -261,6 +266,10 @@ def assess(
     subject_p = probability([ev_score, subject], SUBJECT_MODEL)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY
+        # the quoted passages name none of what the question names: the evidence holds its
+        # names elsewhere (a listing line that mentions them), and the quotes answer another
+        # question that shares its other words ("port" of lsof's "-P list port numbers")
+        supported = supported and names > 0.0
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(

@@ -168,7 +168,7 @@ def _metadata_search(
         "documents_by_metadata",
         {
             "modalities": list(p.modalities) if p.modalities else None,
-            "mimes": [FORMAT_MIMES[f] for f in p.formats] if p.formats else None,
+            "mimes": [m for f in p.formats for m in FORMAT_MIMES[f]] if p.formats else None,
             "tags": [t.lower() for t in p.tags] if p.tags else None,
             "date_from": p.date_from,
             "date_to": p.date_to,

@@ -53,7 +53,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-DocumentType = Literal["pdf", "text", "image", "audio", "man"]
+DocumentType = Literal[
+    "pdf", "text", "image", "audio", "man", "csv", "spreadsheet", "html", "markdown"
+]
 """A document type a question names: a stored modality, or a text format ("man": man pages,
 :data:`~kgrag.planner.params.DocumentFormat`)."""
 MAX_CANDIDATES = 48
@@ -172,8 +174,12 @@ _DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
     (re.compile(r"\bpdfs?\b|\.pdf\b"), "pdf"),
     (re.compile(r"\b(?:recordings?|audio|podcasts?|voicemails?|calls)\b"), "audio"),
     (re.compile(r"\b(?:images?|pictures?|photos?|photographs?|drawings?|diagrams?)\b"), "image"),
-    (re.compile(r"\b(?:text files?|notes|markdown|txt)\b"), "text"),
+    (re.compile(r"\b(?:text files?|notes|txt)\b"), "text"),
     (re.compile(r"\b(?:man(?:ual)?[ -]?pages?)\b"), "man"),
+    (re.compile(r"\b(?:csvs?|tsvs?)\b"), "csv"),
+    (re.compile(r"\b(?:spreadsheets?|workbooks?)\b"), "spreadsheet"),
+    (re.compile(r"\b(?:html (?:pages?|files?|documents?)|web ?pages?)\b"), "html"),
+    (re.compile(r"\b(?:markdown|md files?)\b"), "markdown"),
 )
 
 _IMAGE = re.compile(

@@ -39,7 +39,8 @@ _RECENT = re.compile(
 RECENT_K = 5
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
-    text note markdown txt tagged tag man manual manpage page"""
+    text note markdown txt tagged tag man manual manpage page csv tsv spreadsheet workbook html web
+    webpage md"""
 )
 _LISTING_NOISE = word_set(
     """have has got stored there kept available held ingested indexed related relating

@@ -73,12 +73,26 @@ Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
 ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
 DocumentModality = Literal["text", "pdf", "image", "audio"]
 """A document's type as stored on ``Document.modality``."""
-DocumentFormat = Literal["man"]
+DocumentFormat = Literal["man", "csv", "spreadsheet", "html", "markdown"]
 """A text document's format, as stored on ``Document.mime`` (:data:`FORMAT_MIMES`): a man page
-is text read from roff."""
-FORMAT_MIMES: dict[DocumentFormat, str] = {"man": ROFF_MIME}
-"""The stored MIME type of each :data:`DocumentFormat` (the parser sets it on what it recognises
-by content, whatever the file's name: :mod:`kgrag.ingest.roff`)."""
+is text read from roff; a CSV file a table of comma- or tab-separated values; a spreadsheet one
+of those or a workbook; an HTML page; a Markdown file."""
+_CSV_MIMES = ("text/csv", "text/tab-separated-values")
+FORMAT_MIMES: dict[DocumentFormat, tuple[str, ...]] = {
+    "man": (ROFF_MIME,),
+    "csv": _CSV_MIMES,
+    "spreadsheet": (
+        *_CSV_MIMES,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "application/vnd.ms-excel",
+    ),
+    "html": ("text/html",),
+    "markdown": ("text/markdown",),
+}
+"""The stored MIME types of each :data:`DocumentFormat` (the parser sets roff's on what it
+recognises by content, whatever the file's name: :mod:`kgrag.ingest.roff`; the others follow
+the file's extension: :mod:`kgrag.ingest.sources`)."""
 _DATE = r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$"
 Term = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -275,7 +289,8 @@ class MetadataSearchParams(StepParams):
 
     modalities: tuple[DocumentModality, ...] | None = Field(default=None, min_length=1)
     formats: tuple[DocumentFormat, ...] | None = Field(default=None, min_length=1)
-    """Text formats (``man``: man pages), matched on the stored MIME type."""
+    """Text formats (``man``: man pages, ``csv``, ``spreadsheet``, ``html``, ``markdown``),
+    matched on the stored MIME type."""
     tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
     date_from: str | None = Field(default=None, pattern=_DATE)
     date_to: str | None = Field(default=None, pattern=_DATE)
