@@ -292,7 +292,7 @@ _FRAME_EXTRA_TEXT = """
     wrote written date when newest oldest recent difference differ versus vs compare contrast
     similar better overview gist recap summary summarise summarize cover covers main points key
     short brief look looks shown show anything everything available
-    man manual manuals manpage manpages page pages text plain markdown txt notes
+    man manual manuals manpage manpages page pages
 """
 _FRAME_EXTRA = frozenset(_FRAME_EXTRA_TEXT.split())
 """Words that say what kind of answer is wanted, besides the function words."""
