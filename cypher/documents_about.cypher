@@ -4,18 +4,20 @@
 // most of the terms anywhere come first ("index example" names index_example.doc, whose title
 // holds neither, before the documents titled "Index"), then by title hits. It reads each
 // readable document's own properties and traverses nothing: O(documents), like a listing.
+// Each term of $terms is a list of its spellings, lower case ("colour", "color"): it counts once
+// wherever any of them is found.
 // idempotent: yes
 MATCH (d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+WITH d, toLower(coalesce(d.title, '')) AS title, toLower(coalesce(d.summary, '')) AS summary,
+     toLower(coalesce(d.uri, '')) AS uri, [g IN coalesce(d.tags, []) | toLower(g)] AS tags
 WITH d,
-     size([t IN $terms WHERE toLower(coalesce(d.title, '')) CONTAINS t]) AS title_hits,
-     size([t IN $terms WHERE any(g IN coalesce(d.tags, []) WHERE toLower(g) CONTAINS t)]) AS tag_hits,
-     size([t IN $terms WHERE toLower(coalesce(d.summary, '')) CONTAINS t]) AS summary_hits,
-     size([t IN $terms WHERE toLower(coalesce(d.uri, '')) CONTAINS t]) AS uri_hits,
-     size([t IN $terms WHERE toLower(coalesce(d.title, '')) CONTAINS t
-            OR any(g IN coalesce(d.tags, []) WHERE toLower(g) CONTAINS t)
-            OR toLower(coalesce(d.summary, '')) CONTAINS t
-            OR toLower(coalesce(d.uri, '')) CONTAINS t]) AS covered
+     size([t IN $terms WHERE any(s IN t WHERE title CONTAINS s)]) AS title_hits,
+     size([t IN $terms WHERE any(s IN t WHERE any(g IN tags WHERE g CONTAINS s))]) AS tag_hits,
+     size([t IN $terms WHERE any(s IN t WHERE summary CONTAINS s)]) AS summary_hits,
+     size([t IN $terms WHERE any(s IN t WHERE uri CONTAINS s)]) AS uri_hits,
+     size([t IN $terms WHERE any(s IN t WHERE title CONTAINS s OR summary CONTAINS s
+            OR uri CONTAINS s OR any(g IN tags WHERE g CONTAINS s))]) AS covered
 WHERE title_hits + tag_hits + summary_hits + uri_hits > 0 OR d.id IN $documents
 RETURN d.id AS id, 'document' AS kind, d.id AS document_id, d.title AS title, d.uri AS uri,
        d.summary AS text, d.modality AS modality, d.tags AS tags, d.ingested_at AS ingested_at,

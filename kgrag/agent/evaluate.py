@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import Field
 
 from kgrag.core import Closed, Frozen, Hit
+from kgrag.executor.duplicates import collapse
 from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import ResolvedEntity
 from kgrag.text import key_terms, sentence_texts, stem, term_set, terms
@@ -28,8 +29,20 @@ Decision = Literal["SATISFIED", "REFINE", "EXPAND", "FILTER"]
 
 #: Below this share of the question's key terms found in the evidence, the offline judge refines.
 MIN_TERM_COVERAGE = 0.7
-#: How many of the best hits the judge reads.
+#: How many of the best passages the judge reads.
 JUDGED_HITS = 10
+
+
+def judged(evidence: Sequence[Hit]) -> list[Hit]:
+    """The best :data:`JUDGED_HITS` distinct passages of ``evidence``: the copies of one passage
+    (kgrag.executor.duplicates) are one passage, held by the best-ranked copy, which carries the
+    others, as in search and fusion; a copy never takes the place of the next passage."""
+    return collapse(evidence, JUDGED_HITS)
+
+
+def _documents(hit: Hit) -> list[str]:
+    """The documents holding ``hit``'s passage: its own and its copies'."""
+    return [d for d in (hit.document_id, *(c.document_id for c in hit.copies)) if d]
 
 
 class Judgement(Frozen):
@@ -62,7 +75,7 @@ def evidence_coverage(
     """(coverage in [0, 1], the question's stemmed terms missing from the evidence, the resolved
     entities whose names the evidence does not contain)."""
     wanted = terms(question)
-    found = term_set(h.text or "" for h in evidence[:JUDGED_HITS])
+    found = term_set(h.text or "" for h in judged(evidence))
     missing_terms = [t for t in wanted if t not in found]
     missing_entities = [e for e in entities if not set(terms(e.name)) <= found]
     term_cov = 1.0 - len(missing_terms) / len(wanted) if wanted else 1.0
@@ -126,14 +139,14 @@ class OfflineJudge:
                 coverage=cov,
             )
         supporting = _supporting_documents(question, evidence)
-        judged = evidence[:JUDGED_HITS]
-        noisy = [h for h in judged if h.document_id not in supporting]
-        if supporting and len(judged) >= 4 and len(noisy) > len(judged) / 2:
+        passages = judged(evidence)
+        noisy = [h for h in passages if not supporting & set(_documents(h))]
+        if supporting and len(passages) >= 4 and len(noisy) > len(passages) / 2:
             return Judgement(
                 decision="FILTER",
                 reason=(
-                    f"{len(noisy)} of the {len(judged)} best hits share no key term with the "
-                    "question; keep the documents that do"
+                    f"{len(noisy)} of the {len(passages)} best passages share no key term with "
+                    "the question; keep the documents that do"
                 ),
                 next_query=question,
                 coverage=cov,
@@ -159,7 +172,7 @@ def _bridge_terms(question: str, evidence: Sequence[Hit], limit: int = 3) -> lis
     second hop should look for (the part the meeting named, the person a record names...)."""
     wanted = set(terms(question))
     best: tuple[int, str] | None = None
-    for hit in evidence[:JUDGED_HITS]:
+    for hit in judged(evidence):
         for sentence in sentence_texts(hit.text or ""):
             overlap = len(wanted & set(terms(sentence)))
             if overlap and (best is None or overlap > best[0]):
@@ -170,12 +183,10 @@ def _bridge_terms(question: str, evidence: Sequence[Hit], limit: int = 3) -> lis
 
 
 def _supporting_documents(question: str, evidence: Sequence[Hit]) -> set[str]:
+    """The documents of the judged passages that share a key term with the question, each
+    passage's copies' documents with it (a FILTER keeps the passage in whichever file)."""
     wanted = set(terms(question))
-    return {
-        h.document_id
-        for h in evidence[:JUDGED_HITS]
-        if h.document_id and wanted & set(terms(h.text or ""))
-    }
+    return {d for h in judged(evidence) if wanted & set(terms(h.text or "")) for d in _documents(h)}
 
 
 class _LlmVerdict(Closed):
@@ -206,7 +217,7 @@ class LlmJudge:
         cov, _, missing = evidence_coverage(question, entities, evidence)
         listing = "\n".join(
             f"[{i}] {(h.text or h.title or h.id)[: self.max_evidence_chars]}"
-            for i, h in enumerate(evidence[:JUDGED_HITS], start=1)
+            for i, h in enumerate(judged(evidence), start=1)
         )
         user = (
             f"Question: {question}\n\nEarlier queries: {'; '.join(previous_queries) or 'none'}"

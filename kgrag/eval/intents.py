@@ -1,7 +1,8 @@
 """``kgrag eval intents``: accuracy of the intent classifier on phrasings it was never trained or
 tuned on: ``fresh.jsonl`` (written before the last training additions, never looked at while
 training), ``heldout.jsonl`` (other wording styles than the training set; looked at once) and
-``issue.jsonl`` (the phrasings issue 15 reported as misrouted)."""
+``issue.jsonl`` (the phrasings issue 15 reported as misrouted) and ``imperative.jsonl``
+(commands, "List the manual pages.", written before the imperative training phrasings)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from kgrag.planner.intent import (
 
 __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
 
-SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl")
+SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl", "imperative.jsonl")
 
 
 class Miss(Frozen):

@@ -24,6 +24,7 @@ from kgrag.planner.models import (
 )
 from kgrag.planner.params import FORMAT_MIMES
 from kgrag.text import document_terms
+from kgrag.text.spelling import american, term_spellings
 
 __all__ = [
     "DOCUMENT_HANDLERS",
@@ -51,11 +52,13 @@ def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
 
 
 def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
-    """The share of ``terms`` found anywhere in a document's metadata."""
+    """The share of ``terms`` found anywhere in a document's metadata, each in any of its
+    spellings (:func:`~kgrag.text.spelling.term_spellings`: "colour" is found in "Color")."""
     fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
     fields += list(row.get("entities") or ())
     haystack = " ".join(str(f).lower() for f in fields if f)
-    return sum(1 for t in terms if t in haystack) / max(1, len(terms))
+    found = sum(1 for t in terms if any(s in haystack for s in term_spellings(t.lower())))
+    return found / max(1, len(terms))
 
 
 #: A summary or comparison names one document: most of its words must match that document.
@@ -68,16 +71,18 @@ TERM_ENTITY_CANDIDATES = 20
 
 
 def term_entity_ids(reader: StatementReader, terms: Sequence[str]) -> list[str]:
-    """The entities whose names contain one of ``terms``, among the entity full-text index's
-    candidates for each term (a prefix query per word, so ``pump`` finds ``Feed Pumps``)."""
+    """The entities whose names contain one of ``terms`` (in any of its spellings), among the
+    entity full-text index's candidates for each spelling of each term (a prefix query per word,
+    so ``pump`` finds ``Feed Pumps``)."""
     ids: list[str] = []
     for term in terms:
-        words = re.findall(r"[a-z0-9]+", term.lower())
-        if not words:
-            continue
-        query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
-        rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
-        ids += [str(r["id"]) for r in rows if term.lower() in str(r.get("name") or "").lower()]
+        for spelling in term_spellings(term.lower()):
+            words = re.findall(r"[a-z0-9]+", spelling)
+            if not words:
+                continue
+            query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
+            rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
+            ids += [str(r["id"]) for r in rows if spelling in str(r.get("name") or "").lower()]
     return list(dict.fromkeys(ids))
 
 
@@ -87,6 +92,7 @@ def documents_about(
     """Readable documents whose metadata contains ``terms`` or that mention (or picture) the
     entities ``entity_ids`` and those the terms name, each with ``entities``: the names of those
     it mentions, then those it only pictures. At most ``k``, by title hits, tag hits, then path.
+    A term is matched in any of its spellings and counted once (:func:`term_spellings`).
     The reader carries the caller's principals: nothing unreadable is read."""
     terms = [t.lower() for t in terms]
     ids = list(dict.fromkeys([*entity_ids, *term_entity_ids(reader, terms)]))
@@ -94,7 +100,8 @@ def documents_about(
     if ids:
         for row in reader.read("documents_about_entities", {"entity_ids": ids}):
             named.setdefault(str(row["document_id"]), []).append(str(row["name"]))
-    rows = reader.read("documents_about", {"terms": terms, "documents": list(named), "k": k})
+    spelled = [list(term_spellings(t)) for t in terms]
+    rows = reader.read("documents_about", {"terms": spelled, "documents": list(named), "k": k})
     return [{**r, "entities": list(dict.fromkeys(named.get(str(r["id"]), ())))} for r in rows]
 
 
@@ -225,11 +232,13 @@ def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepRead
 
 def _names_title(terms: Sequence[str], title: str) -> bool:
     """Whether a comparison side (its ``terms``) names a document titled ``title``: the title
-    holds every term, and they are at least half of its terms ("the Apache License" names
+    holds every term (in either spelling: "colour" is "Color"), and they are at least half of
+    its terms ("the Apache License" names
     "Apache License"; "Ada Okafor" does not name "Ada Okafor maintains the Feed Pump FP-2 and
     reports to Brian Keller", a text whose first line titles it)."""
-    titled = set(document_terms(title))
-    return set(terms) <= titled and 2 * len(set(terms)) >= len(titled)
+    titled = {american(t) for t in document_terms(title)}
+    named = {american(t) for t in terms}
+    return named <= titled and 2 * len(named) >= len(titled)
 
 
 #: Full-text candidates looked at when resolving a comparison side's name to entity ids.

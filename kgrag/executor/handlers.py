@@ -27,6 +27,7 @@ from kgrag.executor.base import (
 )
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.duplicates import (
+    collapse,
     copy_groups,
     nearest_distinct,
     until_distinct,
@@ -354,6 +355,9 @@ def _modality(hit: Hit) -> str:
 
 
 def _rerank(step: RerankStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
+    """Rescore the sources' hits against the query (embedding or shared words), best first. The
+    copies of one passage (kgrag.executor.duplicates) take one slot, held by the best-scored
+    copy, which carries the others (as in search and fusion)."""
     p = step.parameters
     hits = _dedupe(h for s in p.sources for h in inputs[s].result)
     texts = [h for h in hits if h.text]
@@ -368,7 +372,7 @@ def _rerank(step: RerankStep, inputs: Mapping[int, StepOutcome], rec: StepReader
             [len(terms & set(_terms(h.text or ""))) / (1 + len(terms)) for h in texts]
         )
     order = np.argsort(-scores, kind="stable")
-    return [texts[i].rescored(float(scores[i]), step.step_id) for i in order[: p.k]]
+    return collapse((texts[i].rescored(float(scores[i]), step.step_id) for i in order), p.k)
 
 
 def _aggregate(

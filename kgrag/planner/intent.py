@@ -23,8 +23,9 @@ another plan family) is chosen by
 5-fold cross-validation on the training set alone; below it the question falls back to the
 content plan, the safest. ``fresh.jsonl`` (140 phrasings written before the last additions to
 the training set, never trained or tuned on), ``heldout.jsonl`` (other wording styles; looked at
-while the first training set was written) and ``issue.jsonl`` (the phrasings of issue 15) are
-not trained on: ``kgrag eval intents`` reports them.
+while the first training set was written), ``issue.jsonl`` (the phrasings of issue 15) and
+``imperative.jsonl`` (commands: "List the manual pages.", written before the imperative training
+phrasings) are not trained on: ``kgrag eval intents`` reports them.
 """
 
 from __future__ import annotations
@@ -291,10 +292,16 @@ _FRAME_EXTRA_TEXT = """
     wrote written date when newest oldest recent difference differ versus vs compare contrast
     similar better overview gist recap summary summarise summarize cover covers main points key
     short brief look looks shown show anything everything available
+    man manual manuals manpage manpages page pages
 """
 _FRAME_EXTRA = frozenset(_FRAME_EXTRA_TEXT.split())
 """Words that say what kind of answer is wanted, besides the function words."""
 _FRAME_TOKEN = re.compile(r"[\w'-]+|\?")
+_CLOSING_STOP = re.compile(r"\s*[.!]+\s*$")
+"""A statement's or command's closing full stop or exclamation mark: dropped before embedding,
+since the training phrasings are written without one ("List the manual pages." read as a content
+question while "list the manual pages" was a listing); a closing "?" is kept, it says that the
+request is a question."""
 
 
 _FRAME_WORDS = FUNCTION_WORDS | _FRAME_EXTRA
@@ -315,10 +322,18 @@ def frame(question: str) -> str:
     return " ".join(out)
 
 
+def unpunctuated(question: str) -> str:
+    """``question`` without a closing full stop or exclamation mark ("List the PDFs." ->
+    "List the PDFs"); a closing question mark stays."""
+    return _CLOSING_STOP.sub("", question) or question
+
+
 def features(
     embed: Callable[[Sequence[str]], Sequence[Sequence[float]]], questions: Sequence[str]
 ) -> np.ndarray:
-    """The unit embedding of each question beside the unit embedding of its :func:`frame`."""
+    """The unit embedding of each question (its closing full stop dropped,
+    :func:`unpunctuated`) beside the unit embedding of its :func:`frame`."""
+    questions = [unpunctuated(q) for q in questions]
     vectors = np.asarray(embed([*questions, *(frame(q) for q in questions)]), dtype=np.float64)
     n = len(questions)
     return np.hstack([_unit(vectors[:n]), _unit(vectors[n:])])

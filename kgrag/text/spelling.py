@@ -5,7 +5,9 @@
 words are compared: :func:`kgrag.text.stemming.stem` (the question's terms, the support test's
 words, file names) and :func:`kgrag.text.tokens.lexical_tokens` (BM25, on the question's and the
 passages' side alike). The full-text indexes see the text as written, so
-:func:`kgrag.planner.rule.fulltext_query` asks for every spelling (:func:`spellings`).
+:func:`kgrag.planner.rule.fulltext_query` asks for every spelling (:func:`spellings`), and so do
+the document tools' substring matches of titles, tags, summaries and entity names
+(:func:`term_spellings`, one term whatever its spelling).
 
 Two kinds of difference, kept conservative, since a fold that joins two different words would
 make one match the other:
@@ -25,12 +27,13 @@ make one match the other:
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 
 from kgrag.text.words import word_set
 
-__all__ = ["american", "spellings"]
+__all__ = ["american", "spellings", "term_spellings"]
 
 
 def _forms(
@@ -162,3 +165,20 @@ def spellings(word: str) -> tuple[str, ...]:
     if m := re.fullmatch(r"(.*(?:met|lit))er(s?)", us):
         out.append(f"{m.group(1)}re{m.group(2)}")
     return tuple(dict.fromkeys(out))
+
+
+#: At most this many spellings of a term of several words (each word's spellings multiply).
+MAX_TERM_SPELLINGS = 8
+
+
+def term_spellings(term: str) -> tuple[str, ...]:
+    """A document tool's term (a word, or words separated by spaces, lower case) and its other
+    spellings, ``term`` first: what a substring match against titles, tags, summaries, paths and
+    entity names must look for, counted as one term ("colour" finds "Color Management" once).
+    Of several words, every combination of their spellings, at most
+    :data:`MAX_TERM_SPELLINGS`."""
+    words = term.split(" ")
+    if len(words) == 1:
+        return spellings(term)
+    combos = itertools.product(*(spellings(w) if w else (w,) for w in words))
+    return tuple(" ".join(c) for c in itertools.islice(combos, MAX_TERM_SPELLINGS))

@@ -15,13 +15,16 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.agent.evaluate import OfflineJudge
 from kgrag.agent.loop import final_evidence
 from kgrag.core import AccessContext, Hit
 from kgrag.executor.base import ExecutionEnv
-from kgrag.executor.duplicates import CopyFinder
+from kgrag.executor.duplicates import CopyFinder, collapse
 from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
+from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
+from kgrag.text import key_terms, stem, term_set
 from tests.support.engines import Engine
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "espeak_ng_docs"
@@ -83,3 +86,57 @@ def test_a_copy_the_reader_may_not_read_never_stands_in(agent: KnowledgeAgent) -
     # alice may read both: one stands for the passage, the other is its copy
     both = [c for h in _evidence(agent, ALICE) for c in h.and_copies()]
     assert {"integration.md", "integration.html"} <= set(_names(both)), _names(both)
+
+
+def _run(agent: KnowledgeAgent, steps: list[dict[str, object]]) -> dict[int, list[Hit]]:
+    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=ALICE)
+    outcomes = Executor(env).run(Plan.parse({"plan": steps}))
+    assert all(o.status == "ok" for o in outcomes.values()), outcomes
+    return {i: list(o.result) for i, o in outcomes.items()}
+
+
+def _search(step_id: int, query: str, k: int) -> dict[str, object]:
+    return {
+        "step_id": step_id,
+        "type": "vector_search",
+        "parameters": {"index": "chunk_embedding", "query": query, "k": k},
+    }
+
+
+def test_rerank_gives_each_passage_one_slot(agent: KnowledgeAgent) -> None:
+    """A search's hits keep their copies in place (down to the k-th distinct passage); the
+    rerank over them gives each passage one slot, held by its best-scored copy, the other
+    carried (before: both copies of a passage took two of the four slots)."""
+    rerank = {
+        "step_id": 2,
+        "type": "rerank",
+        "dependencies": [1],
+        "parameters": {"sources": [1], "query": QUESTION, "k": K, "method": "embedding"},
+    }
+    found = _run(agent, [_search(1, QUESTION, K), rerank])
+    assert len(found[1]) > K  # the copies, in their places
+    ranked = found[2]
+    assert len(ranked) == K, _names(ranked)
+    finder = CopyFinder()
+    pairs = [
+        (a, b) for i, a in enumerate(ranked) for b in ranked[i + 1 :] if finder.are_copies(a, b)
+    ]
+    assert not pairs, [(_names([a]), _names([b])) for a, b in pairs]
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    for hit in ranked:
+        assert hit.copies and all(finder.are_copies(hit, c) for c in hit.copies), _names(ranked)
+
+
+def test_the_offline_judge_reads_passages_not_copies(agent: KnowledgeAgent) -> None:
+    """The judge reads the best 10 passages of the evidence, not its best 10 hits: given a
+    search's hits with their copies in place (6 passages, more than 10 hits), a question term
+    that only the sixth passage holds is found (before: the copies took the 10 places, and the
+    term was reported missing)."""
+    evidence = _run(agent, [_search(1, QUESTION, 6)])[1]
+    passages = collapse(evidence)
+    assert len(evidence) > 10 and len(passages) == 6, _names(evidence)
+    read_before = term_set(h.text or "" for h in evidence[:10])
+    word = next(w for w in key_terms(passages[5].text or "") if stem(w) not in read_before)
+    question = f"How do I use eSpeak NG as a library, and what about {word}?"
+    judgement = OfflineJudge().judge(question, [], evidence, [])
+    assert judgement.coverage == 1.0, (word, judgement)

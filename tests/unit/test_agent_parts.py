@@ -97,9 +97,19 @@ def test_offline_judge_decisions() -> None:
     )
     assert refine.decision == "REFINE" and refine.next_query is not None
     assert "quasar" in refine.next_query and "moored" in refine.next_query  # missing + bridge
-    noise = [_hit(f"n{i}", "Soup is served on Fridays.", doc=f"n{i}") for i in range(4)]
+    unrelated = [
+        "Soup is served on Fridays.",
+        "The car park closes at nine in the evening.",
+        "Tickets for the concert cost five pounds each.",
+        "The choir rehearses in the old hall on Tuesdays.",
+    ]
+    noise = [_hit(f"n{i}", text, doc=f"n{i}") for i, text in enumerate(unrelated)]
     filtered = judge.judge("Who maintains the Feed Pump FP-2?", [pump], [*good, *noise], [])
     assert filtered.decision == "FILTER" and filtered.document_ids == ("d1",)
+    # four files holding one passage are one passage of the two read, not four noisy hits
+    copies = [_hit(f"s{i}", unrelated[0], doc=f"s{i}") for i in range(4)]
+    one = judge.judge("Who maintains the Feed Pump FP-2?", [pump], [*good, *copies], [])
+    assert one.decision == "SATISFIED", one
 
 
 def test_merged_plan_offsets_ids_sources_and_conditions() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from kgrag.planner.rule import fulltext_query
 from kgrag.text import stem
-from kgrag.text.spelling import american, spellings
+from kgrag.text.spelling import MAX_TERM_SPELLINGS, american, spellings, term_spellings
 from kgrag.text.tokens import lexical_tokens
 from kgrag.text.words import word_set
 
@@ -72,3 +72,13 @@ def test_bm25_tokens_and_the_full_text_query_meet_across_spellings() -> None:
         "license",
     ]
     assert "centre" in fulltext_query("Where is the data center?").split(" | ")
+
+
+def test_a_document_term_is_looked_for_in_every_spelling_first_as_written() -> None:
+    assert term_spellings("colour") == ("colour", "color")
+    assert term_spellings("color") == ("color", "colour")
+    assert term_spellings("licence") == ("licence", "license")
+    assert term_spellings("pump") == ("pump",)
+    assert term_spellings("colour management") == ("colour management", "color management")
+    many = term_spellings("colour centre licence organisation")
+    assert many[0] == "colour centre licence organisation" and len(many) == MAX_TERM_SPELLINGS
