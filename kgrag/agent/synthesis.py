@@ -10,8 +10,9 @@ trace returned.
   Sentences with no support from the question's key terms or entities are never chosen.
   The first sentence holds at most one fewer of the question's own words than the sentence that
   holds most (a linked entity's other words count half; a list run together into one long
-  "sentence" pro rata); a document's title, a heading over nothing (a contents entry, a run of
-  headings), and a sentence writing the question's version as another release's ("1.07" in
+  "sentence" pro rata); a document's title gives way to a line that, read under its own
+  document's title, holds more of the question; a heading over nothing (a contents entry, a run
+  of headings) and a sentence writing the question's version as another release's ("1.07" in
   "from 1.07 to 1.07.1") do not start the chain. A heading, a title, a line announcing a list
   or a sentence that only restates the question brings what it introduces, and that section
   goes on. Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
@@ -277,9 +278,9 @@ def select_sentences(
         or supported
     )
     preferred = [i for i in first_pool if favoured[i]] or first_pool
-    # the first sentence says much of what the question asks: the rare words of it, not only
-    # the words every passage shares ("zstd", "compression" for "maximum ... level with
-    # --ultra"), however near in meaning a sentence with fewer of them is
+    # the first sentence says much of what the question asks: not only the words every
+    # passage shares ("zstd", "compression" for "maximum ... level with --ultra"), however
+    # near in meaning a sentence with fewer of them is
     holds = {i: matched(i, set(candidates[i].terms & own)) for i in preferred}
     most = max(holds.values())
     preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
