@@ -342,8 +342,8 @@ def select_sentences(
             if not new and not continues:
                 continue
             score = (
-                matched(i, new) / max(1, len(wanted))
-                + (0.4 * run_on(i) if links else 0.0)
+                sum(weight[t] for t in new) / max(1, len(wanted))
+                + (0.4 if links else 0.0)
                 + 0.3 * float(semantic[i])
                 + bonus[i]
             )
