@@ -8,6 +8,14 @@ trace returned.
   what was already chosen (the bridge of a multi-hop question: the part the meeting named, then
   who maintains that part), or be the next sentence of a chosen one sharing a term with it.
   Sentences with no support from the question's key terms or entities are never chosen.
+  The first sentence holds at most one fewer of the question's own words than the sentence that
+  holds most (a linked entity's other words count half; a list run together into one long
+  "sentence" pro rata); a document's title gives way to a line that, read under its own
+  document's title, holds more of the question; a heading over nothing (a contents entry, a run
+  of headings) and a sentence writing the question's version as another release's ("1.07" in
+  "from 1.07 to 1.07.1") do not start the chain. A heading, a title, a line announcing a list
+  or a sentence that only restates the question brings what it introduces, and that section
+  goes on. Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
 - With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
   markers that point at no evidence are dropped, the rest renumbered in order of appearance.
 
@@ -20,6 +28,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import PurePath, PurePosixPath
 from typing import TYPE_CHECKING
@@ -31,7 +40,9 @@ from kgrag.agent.markdown_guard import guard_links
 from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.planner.rule import identifiers
 from kgrag.text import sentence_texts, terms
+from kgrag.text.versions import is_version
 
 if TYPE_CHECKING:
     from kgrag.llm import LLM, ChatResult
@@ -139,6 +150,17 @@ def sources_block(citations: Sequence[Citation]) -> str:
 SENTENCE_HITS = 6
 
 
+#: A question's term that only a linked entity's name holds counts this much of one the
+#: question says: the entity may be linked by one shared word. Set a priori.
+ENTITY_TERM_WEIGHT = 0.5
+#: The first sentence holds at most this many fewer of the question's own terms than the
+#: candidate that holds most. Set a priori.
+FEWER_TERMS = 1
+#: A "sentence" longer than this many words is a list run together (a changelog release, a
+#: PDF page without full stops): its terms are matched pro rata. Set a priori.
+SENTENCE_WORDS = 40
+
+
 @dataclass(frozen=True)
 class _Candidate:
     sentence: str
@@ -146,6 +168,8 @@ class _Candidate:
     rank: int
     position: int
     terms: frozenset[str]
+    #: a heading or title line: it says what follows, not the answer
+    label: bool = False
 
 
 def select_sentences(
@@ -162,6 +186,7 @@ def select_sentences(
     passages), whose sentences start the chain when one can."""
     preferred_hit = prefer or (lambda _hit: False)
     subject = defined_subject(question)
+    versions = [v for v in identifiers(question) if is_version(v)]
     candidates: list[_Candidate] = []
     seen: set[str] = set()
     # a passage's copies in other files (the same text as HTML and PDF) come right after it:
@@ -169,20 +194,28 @@ def select_sentences(
     # sentence quoted from a copy cites that copy's file; each is read as one more hit
     hits = [h for found in evidence for h in found.and_copies()]
     for rank, hit in enumerate(hits if subject is not None else hits[:SENTENCE_HITS]):
-        for position, sentence in enumerate(sentence_texts(hit.text or "")):
+        for position, (sentence, label) in enumerate(passage_sentences(hit)):
             # the first hits' sentences, and a definition of what the question asks about in
             # any hit ("jq is a lightweight ... JSON processor." below the top passages)
             if sentence not in seen and (
                 rank < SENTENCE_HITS or (subject is not None and defines(sentence, subject))
             ):
                 seen.add(sentence)
+                named = {v for v in versions if tells_version(sentence, v)}
                 candidates.append(
-                    _Candidate(sentence, hit, rank, position, frozenset(terms(sentence)))
+                    _Candidate(
+                        sentence,
+                        hit,
+                        rank,
+                        position,
+                        frozenset(terms(sentence)) | named,
+                        label or is_title(sentence, hit),
+                    )
                 )
     if not candidates:
         return []
     defining = [i for i, c in enumerate(candidates) if subject and defines(c.sentence, subject)]
-    wanted = set(terms(question))
+    wanted = set(terms(question)) | set(versions)
     for name in entity_names:
         wanted.update(terms(name))
     favoured = [preferred_hit(c.hit) for c in candidates]
@@ -200,25 +233,87 @@ def select_sentences(
     # right after a chosen sentence when the chain looks for its continuation
     semantic.need(supported)
 
+    own = set(terms(question)) | set(versions)
+    # a linked entity's other words ("Sparc Ultra 10" for "--ultra") count less
+    weight = {t: 1.0 if t in own else ENTITY_TERM_WEIGHT for t in wanted}
+
+    def run_on(i: int) -> float:
+        """1, or less for a list run together: the share of it a sentence's length holds."""
+        return min(1.0, SENTENCE_WORDS / max(1, len(candidates[i].sentence.split())))
+
+    def matched(i: int, found: AbstractSet[str]) -> float:
+        """How much of the question the terms ``found`` in candidate ``i`` say, pro rata in a
+        list run together."""
+        return sum(weight[t] for t in found) * run_on(i)
+
     def first_score(i: int) -> float:
         c = candidates[i]
-        lexical = len(c.terms & wanted) / (1 + len(wanted))
+        lexical = matched(i, set(c.terms & wanted)) / (1 + len(wanted))
         return float(semantic[i]) + 0.5 * lexical + 0.1 / (1 + c.rank) + bonus[i]
 
+    def leads_in(i: int) -> bool:
+        """A heading, a title, a sentence announcing what follows, or one that only restates
+        the question's words ("Changes in bc from 1.06 to 1.07." for "What changed in bc
+        1.07?"): what it introduces is the answer."""
+        c = candidates[i]
+        return c.label or introduces(c.sentence) or (bool(c.terms) and c.terms <= wanted)
+
     # "What is jq?": a sentence saying what it is ("jq is a lightweight ... JSON processor.")
-    # answers it before any sentence that merely names it
-    first_pool = defining or supported
-    preferred = [i for i in first_pool if favoured[i]]
-    chosen = [max(preferred or first_pool, key=first_score)]
+    # answers it before any sentence that merely names it. A heading that introduces no
+    # sentence (a contents entry, a heading over headings, a chunk's last line) answers
+    # nothing: it starts the chain only when nothing else can
+    def answers_nothing(i: int) -> bool:
+        return leads_in(i) and _introduced(candidates, i) is None
+
+    def other_release(i: int) -> bool:
+        """A sentence that writes the version the question names only as part of another
+        ("1.07" in "1.07.1", "libpng-1.6.39.tar.gz") or as where a range of changes starts
+        ("from 1.07 to 1.07.1"): it is about another release."""
+        s = candidates[i].sentence
+        return any(v in s and not names_version(s, v) for v in versions)
+
+    first_pool = (
+        defining
+        or [i for i in supported if not answers_nothing(i) and not other_release(i)]
+        or supported
+    )
+    preferred = [i for i in first_pool if favoured[i]] or first_pool
+    # the first sentence says much of what the question asks: not only the words every
+    # passage shares ("zstd", "compression" for "maximum ... level with --ultra"), however
+    # near in meaning a sentence with fewer of them is
+    holds = {i: matched(i, set(candidates[i].terms & own)) for i in preferred}
+    most = max(holds.values())
+    preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
+    if log.isEnabledFor(logging.DEBUG):
+        for i in sorted(preferred, key=first_score, reverse=True)[:10]:
+            log.debug("first %.3f %r", first_score(i), candidates[i].sentence[:120])
+    first = max(preferred, key=first_score)
+    if is_title(candidates[first].sentence, candidates[first].hit):
+        # a document's title names what all of it is about: a sentence that, read under its
+        # own document's title, holds more of the question leads instead ("Changes from
+        # version 1.6.38 to version 1.6.39" under "libpng 1.6.39 - November 20, 2022";
+        # "Quick Install" under "WebCScope Installation")
+        def context(i: int) -> set[str]:
+            c = candidates[i]
+            return set(c.terms | set(terms(c.hit.title or ""))) & own
+
+        better = [j for j in preferred if context(j) > context(first)]
+        if better:  # of those, the ones that hold the most of the question
+            most = max(sum(weight[t] for t in context(j)) for j in better)
+            better = [j for j in better if sum(weight[t] for t in context(j)) >= most]
+            first = max(better, key=first_score)
+    chosen = [first]
     covered = set(candidates[chosen[0]].terms & wanted)
+    brought: set[int] = set()  # sentences chosen as what a heading introduces, and what follows
     while len(chosen) < max_sentences:
-        if introduces(candidates[chosen[-1]].sentence):
+        if leads_in(chosen[-1]):
             # a heading alone answers nothing ("CORE CHANGES", "Installation"), nor a sentence
             # announcing a list ("Cscope is designed to answer questions like:"): what it
             # introduces comes next, past the headings under it ("Installation", "Quick Install")
             introduced = _introduced(candidates, chosen[-1])
             if introduced is not None and introduced not in chosen:
                 chosen.append(introduced)
+                brought.add(introduced)
                 covered |= candidates[introduced].terms & wanted
                 continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
@@ -226,20 +321,28 @@ def select_sentences(
         semantic.need(_followers(candidates, chosen))
         best_i, best_score = -1, -1.0
         for i, c in enumerate(candidates):
-            if i in chosen:
+            if i in chosen or is_title(c.sentence, c.hit):  # names a document, says nothing
                 continue
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
             before = follows.get((c.hit.id, c.position))
-            continues = before is not None and (
-                # "Installation": what follows says it (unless it is a heading too)
-                (introduces(candidates[before].sentence) and not is_heading(c.sentence))
-                or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
+            continues = (
+                before is not None
+                and not c.label
+                and (
+                    # "Installation": what follows says it (unless it is a heading too), and
+                    # the section it heads goes on ("Added void functions.", "Bug fixes: ...")
+                    (
+                        (introduces(candidates[before].sentence) or before in brought)
+                        and not is_heading(c.sentence)
+                    )
+                    or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
+                )
             )
             if not new and not continues:
                 continue
             score = (
-                len(new) / max(1, len(wanted))
+                sum(weight[t] for t in new) / max(1, len(wanted))
                 + (0.4 if links else 0.0)
                 + 0.3 * float(semantic[i])
                 + bonus[i]
@@ -248,9 +351,87 @@ def select_sentences(
                 best_i, best_score = i, score
         if best_i < 0:
             break
+        before = follows.get((candidates[best_i].hit.id, candidates[best_i].position))
+        if before is not None and before in brought:
+            brought.add(best_i)
         chosen.append(best_i)
         covered |= candidates[best_i].terms & wanted
     return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
+
+
+#: A contents or index line: a dot leader to a page number ("9.2.9. Acting on Massif's
+#: Information ........ 158", "Porting . . . . . . 1").
+_DOT_LEADER = re.compile(r"(?:\.\s?){5,}")
+#: A heading underlined on the next line ("Background" over "==========", a Markdown or
+#: reStructuredText section), the text after the rule being the section's first sentence
+#: (sentence splitting joins lines with no full stop between them).
+_UNDERLINED = re.compile(
+    r"(?P<heading>.*?\w.*?)\s+(?P<rule>={3,}|-{3,}|~{3,})(?:\s+(?P<rest>\S.*))?"
+)
+
+
+_RULE = re.compile(r"={3,}|-{3,}|~{3,}")
+
+
+def passage_sentences(hit: Hit) -> list[tuple[str, bool]]:
+    """The sentences of a passage, each with whether it is a heading underlined by a rule
+    (kept apart from the sentence after it, without its rule); contents lines left out."""
+    out: list[tuple[str, bool]] = []
+    for sentence in sentence_texts(hit.text or ""):
+        if _DOT_LEADER.search(sentence):
+            continue
+        m = _UNDERLINED.fullmatch(sentence)
+        if (
+            m is not None
+            and len(m.group("rule")) >= max(3, len(m.group("heading")) // 2)
+            and not _RULE.search(m.group("heading"))  # not "* ===== CORE CHANGES ====="
+        ):
+            out.append((m.group("heading").strip(), True))
+            rest = m.group("rest")
+            if rest and len(rest) >= 12:
+                out.append((rest, False))
+            continue
+        out.append((sentence, False))
+    return out
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w.]+", " ", text.lower()).split())
+
+
+def is_title(sentence: str, hit: Hit) -> bool:
+    """Whether ``sentence`` is the title of its passage's document ("libpng 1.6.39 - November
+    20, 2022" atop the announcement): it names the document, and answers nothing."""
+    return bool(hit.title) and _plain(sentence) == _plain(hit.title or "")
+
+
+#: A line of at most this many words with no full stop is a heading or a title line.
+LINE_WORDS = 8
+
+
+def tells_version(sentence: str, version: str) -> bool:
+    """Whether ``sentence`` is evidence about ``version``: it names it (:func:`names_version`)
+    in a sentence, or as where a range of changes ends ("Changes from version 1.6.38 to
+    version 1.6.39"); a heading or title that only names the release ("Release 3.19.0 (11 Apr
+    2022)", "libpng 1.6.39 - November 20, 2022") says nothing about it."""
+    if not names_version(sentence, version):
+        return False
+    line = sentence.split()
+    if len(line) > LINE_WORDS or sentence.rstrip().endswith((".", "!", "?", ":", ";")):
+        return True
+    return bool(re.search(rf"\bto\s+(?:version\s+|v)?{re.escape(version)}\b", sentence, re.I))
+
+
+def names_version(sentence: str, version: str) -> bool:
+    """Whether ``sentence`` names ``version`` itself: as it is or as the same release ("3.19.0"
+    for "3.19"; not a later one, "1.07.1" for "1.07"), and not as where a range of changes
+    starts ("from 1.07 to 1.07.1" is about 1.07.1)."""
+    v = re.escape(version)
+    same = rf"(?<![\w.]){v}(?:\.0+)*(?!\.?\w)"  # not "1.07.1", nor "libpng-1.6.39.tar.gz"
+    for m in re.finditer(same, sentence, re.IGNORECASE):
+        if not re.search(r"\bfrom\s+(?:version\s+|v)?$", sentence[: m.start()], re.IGNORECASE):
+            return True
+    return False
 
 
 #: A sentence of at most this many words without a full stop is a heading or a label.
@@ -286,7 +467,7 @@ def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
         if not following:
             return None
         at = following[0]
-        if not is_heading(candidates[at].sentence):
+        if not (candidates[at].label or is_heading(candidates[at].sentence)):
             return at
     return None
 
