@@ -356,6 +356,13 @@ def select_sentences(
             brought.add(best_i)
         chosen.append(best_i)
         covered |= candidates[best_i].terms & wanted
+    # the answer does not stop on a sentence that announces what follows ("Lsof can list for
+    # you all the network socket files open on your machine with:"): what it announces (the
+    # command) comes too, past the cap
+    if introduces(candidates[chosen[-1]].sentence):
+        announced = _introduced(candidates, chosen[-1])
+        if announced is not None and announced not in chosen:
+            chosen.append(announced)
     return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
 
 
@@ -371,14 +378,24 @@ _UNDERLINED = re.compile(
 
 
 _RULE = re.compile(r"={3,}|-{3,}|~{3,}")
+#: Shorter pieces of a passage are fragments, not sentences (sentence_texts' own floor) ...
+MIN_SENTENCE_CHARS = 12
+#: ... but for what a colon announces, and a command after a shell prompt ("$ lsof -i").
+_COMMAND = re.compile(r"[$%] \S")
 
 
 def passage_sentences(hit: Hit) -> list[tuple[str, bool]]:
     """The sentences of a passage, each with whether it is a heading underlined by a rule
     (kept apart from the sentence after it, without its rule); contents lines left out."""
     out: list[tuple[str, bool]] = []
-    for sentence in sentence_texts(hit.text or ""):
+    announced = False  # the piece before ends in a colon: what it announces comes next
+    for sentence in sentence_texts(hit.text or "", min_chars=1):
+        after_colon, announced = announced, sentence.endswith(":")
         if _DOT_LEADER.search(sentence):
+            continue
+        if len(sentence) < MIN_SENTENCE_CHARS and not (after_colon or _COMMAND.match(sentence)):
+            # a fragment; but a short command is what a how-to announces ("start GDB:" then
+            # "gdb prog"; "$ lsof -i")
             continue
         m = _UNDERLINED.fullmatch(sentence)
         if (

@@ -164,3 +164,42 @@ def test_a_contents_line_is_no_sentence() -> None:
     assert all("....." not in s for s, _ in passage_sentences(hit))
     chosen = _ask("How do I use Massif and ms_print?", [hit])
     assert chosen and all("....." not in s for s in chosen), chosen
+
+
+def test_an_answer_does_not_stop_on_what_announces_a_command() -> None:
+    """lsof's quick start (the real file, kept in tests/data/near_miss): "How do I find listening
+    sockets with lsof?" ended on "... open on your machine with:", at the cap of three quotes,
+    and the command it announces ("$ lsof -i", a piece too short to count as a sentence) was
+    never a candidate."""
+    path = Path(__file__).resolve().parents[1] / "data" / "near_miss" / "00QUICKSTART.gz"
+    text = _read(path)
+    start = text.index("5.  Finding Listening Sockets\n=")
+    end = text.index("6.  Finding a Particular Network Connection\n=")
+    hit = Hit(id="qs:c5", kind="chunk", score=1.0, text=text[start:end], title="Quick Start")
+    chosen = _ask("How do I find listening sockets with lsof?", [hit])
+    assert "$ lsof -i" in chosen, chosen
+    at = chosen.index("$ lsof -i")
+    assert chosen[at - 1].endswith("open on your machine with:"), chosen
+
+
+def test_a_short_command_after_a_colon_is_quoted() -> None:
+    """Valgrind's manual (manual-core-adv.html, its paragraphs as ingested): "In another
+    shell, start GDB:" announces "gdb prog", a piece too short to count as a sentence, which
+    was dropped."""
+    text = "\n\n".join(
+        [
+            "If you want to debug a program with GDB when using the Memcheck tool, start "
+            "Valgrind like this:",
+            "valgrind --vgdb=yes --vgdb-error=0 prog",
+            "In another shell, start GDB:",
+            "gdb prog",
+            "Then give the following command to GDB:",
+            "target remote | vgdb",
+        ]
+    )
+    hit = Hit(id="adv:c0", kind="chunk", score=1.0, text=text, title="manual-core-adv.html")
+    sentences = [s for s, _ in passage_sentences(hit)]
+    assert sentences[sentences.index("In another shell, start GDB:") + 1] == "gdb prog"
+    assert "$ lsof -i" in [
+        s for s, _ in passage_sentences(hit.model_copy(update={"text": "$ lsof -i"}))
+    ]
