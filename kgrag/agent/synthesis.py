@@ -215,7 +215,8 @@ def select_sentences(
     if not candidates:
         return []
     defining = [i for i, c in enumerate(candidates) if subject and defines(c.sentence, subject)]
-    wanted = set(terms(question)) | set(versions)
+    own = set(terms(question)) | set(versions)
+    wanted = set(own)
     for name in entity_names:
         wanted.update(terms(name))
     favoured = [preferred_hit(c.hit) for c in candidates]
@@ -233,7 +234,6 @@ def select_sentences(
     # right after a chosen sentence when the chain looks for its continuation
     semantic.need(supported)
 
-    own = set(terms(question)) | set(versions)
     # a linked entity's other words ("Sparc Ultra 10" for "--ultra") count less
     weight = {t: 1.0 if t in own else ENTITY_TERM_WEIGHT for t in wanted}
 
@@ -405,7 +405,7 @@ def passage_sentences(hit: Hit) -> list[tuple[str, bool]]:
         ):
             out.append((m.group("heading").strip(), True))
             rest = m.group("rest")
-            if rest and len(rest) >= 12:
+            if rest and len(rest) >= MIN_SENTENCE_CHARS:
                 out.append((rest, False))
             continue
         out.append((sentence, False))
