@@ -41,7 +41,7 @@ from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
-from kgrag.text import sentence_texts, terms
+from kgrag.text import is_numbered_heading, sentence_texts, terms
 from kgrag.text.versions import is_version
 
 if TYPE_CHECKING:
@@ -408,7 +408,9 @@ def passage_sentences(hit: Hit) -> list[tuple[str, bool]]:
             if rest and len(rest) >= MIN_SENTENCE_CHARS:
                 out.append((rest, False))
             continue
-        out.append((sentence, False))
+        # a numbered section heading on its own line ("4.5. Details of Memcheck's checking
+        # machinery"): what it introduces is the sentence after it
+        out.append((sentence, is_numbered_heading(sentence)))
     return out
 
 
@@ -492,9 +494,12 @@ def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
 #: Headings passed over to reach what a heading introduces ("Installation", "Quick Install").
 MAX_NESTED_HEADINGS = 2
 
-#: "What is jq?", "Who was Ada Lovelace?", "What are the tides": the thing a definition names.
+#: "What is jq?", "Who was Ada Lovelace?", "What are the tides", "What is Callgrind used
+#: for?", "What does jq do?": the thing a definition names.
 _DEFINITION_QUESTION = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?(?P<subject>[^?]+?)\s*\??\s*$",
+    r"^\s*(?:(?:what|who)\s+(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?(?P<subject>[^?]+?)"
+    r"(?:\s+(?:(?:mainly|mostly)\s+)?(?:used\s+)?for)?"
+    r"|what\s+(?:does|do)\s+(?:(?:a|an|the)\s+)?(?P<doer>[^?]+?)\s+do)\s*[?.]?\s*$",
     re.IGNORECASE,
 )
 #: A subject of at most this many words: longer, the question asks about more than a thing.
@@ -506,8 +511,13 @@ def defined_subject(question: str) -> str | None:
     m = _DEFINITION_QUESTION.match(question)
     if m is None:
         return None
-    subject = m.group("subject").strip().lower()
+    subject = (m.group("subject") or m.group("doer")).strip().lower()
+    if subject in _PRONOUNS:  # "What is this used for?": nothing a sentence could start with
+        return None
     return subject if 0 < len(subject.split()) <= MAX_DEFINED_WORDS else None
+
+
+_PRONOUNS = frozenset({"it", "this", "that", "these", "those", "they", "he", "she", "them"})
 
 
 def defines(sentence: str, subject: str) -> bool:

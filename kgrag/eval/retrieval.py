@@ -118,7 +118,13 @@ class RetrievalReport(Frozen):
 
 #: What decides what an ingestion stores, besides the settings: the ingestion and text-model
 #: code, the write statements and the schema (the read-only query templates are left out).
-_INGESTION_CODE = ("kgrag/ingest", "kgrag/modalities", "kgrag/graph/schema.py", "cypher")
+_INGESTION_CODE = (
+    "kgrag/ingest",
+    "kgrag/modalities",
+    "kgrag/text",  # sentence splitting (chunk boundaries), stop words and words (entities)
+    "kgrag/graph/schema.py",
+    "cypher",
+)
 _READ_ONLY = ("templates", "neo4j_search")
 #: The settings an ingestion's result depends on.
 _INGESTION_SETTINGS = (
@@ -130,21 +136,29 @@ _INGESTION_SETTINGS = (
 )
 
 
-def ingestion_fingerprint(settings: Settings) -> str:
-    """A digest of the ingestion code (every file of ``_INGESTION_CODE``) and the settings that
-    change what an ingestion stores: a store kept for one fingerprint is not reused by another."""
-    root = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
+def ingestion_files(root: Path) -> list[Path]:
+    """The files of ``_INGESTION_CODE`` under ``root`` (the repository) that the fingerprint
+    reads, in a fixed order."""
+    out = []
     for entry in _INGESTION_CODE:
         path = root / entry
-        files = sorted(path.rglob("*")) if path.is_dir() else [path]
-        for f in files:
+        for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
             rel = f.relative_to(root)
             if not f.is_file() or f.suffix not in (".py", ".cypher"):
                 continue
             if any(part in _READ_ONLY for part in rel.parts):
                 continue
-            digest.update(str(rel).encode() + b"\0" + f.read_bytes() + b"\0")
+            out.append(f)
+    return out
+
+
+def ingestion_fingerprint(settings: Settings) -> str:
+    """A digest of the ingestion code (every file of ``_INGESTION_CODE``) and the settings that
+    change what an ingestion stores: a store kept for one fingerprint is not reused by another."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for f in ingestion_files(root):
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
     for name in _INGESTION_SETTINGS:
         value = getattr(settings, name)
         if name == "llm_model" and settings.entity_extractor != "llm":

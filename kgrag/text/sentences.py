@@ -14,7 +14,7 @@ import re
 
 from kgrag.text.abbreviations import NUMBERED_ABBREVIATIONS, SENTENCE_ABBREVIATIONS
 
-__all__ = ["sentence_spans", "sentence_texts", "simple_sentences"]
+__all__ = ["is_numbered_heading", "sentence_spans", "sentence_texts", "simple_sentences"]
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 # terminal punctuation and any closing quotes/brackets, followed by whitespace; CJK full stops
@@ -41,14 +41,51 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 _LIST_ITEM = re.compile(r"\n[ \t]*[-*+•][ \t]+(?=\S)")
 
 
+#: A numbered section heading on a line of its own ("4.5. Details of Memcheck's checking
+#: machinery", "3.2 Results", "2. Installation"): a section number, a capital, at most
+#: NUMBERED_HEADING_WORDS words and no closing punctuation. PDF text and plain-text manuals
+#: put it on the line before the section's first sentence, and nothing but the line break
+#: separates the two.
+_NUMBERED_HEADING = re.compile(
+    r"^[ \t]*\d{1,3}(?:\.\d{1,3})*\.?[ \t]+[A-Z][^\n]*?(?<![.!?:;,])[ \t]*$", re.MULTILINE
+)
+NUMBERED_HEADING_WORDS = 10
+
+
+def is_numbered_heading(line: str) -> bool:
+    """Whether ``line`` is a numbered section heading ("4.5.1. Valid-value (V) bits")."""
+    return (
+        _NUMBERED_HEADING.fullmatch(line) is not None
+        and len(line.split()) - 1 <= NUMBERED_HEADING_WORDS
+    )
+
+
+def _heading_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the numbered heading lines in ``text[start:end]`` that the next line does not
+    continue (it starts with a capital, a digit or a list mark, or the paragraph ends)."""
+    spans = []
+    for m in _NUMBERED_HEADING.finditer(text, start, end):
+        if not is_numbered_heading(m.group()):
+            continue
+        n = m.end()
+        while n < end and text[n].isspace():
+            n += 1
+        if n >= end or not text[n].islower():
+            spans.append((m.start(), m.end()))
+    return spans
+
+
 def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     sentence_start = start
+    headings = _heading_lines(text, start, end)
     ends = [
         m.end()
         for m in _CANDIDATE.finditer(text, start, end)
         if _is_boundary(text, m.start(), m.end(), end, m.group())
+        and not any(a < m.end() < b for a, b in headings)  # "4.5." of "4.5. Details of ..."
     ]
     ends += [m.start() for m in _LIST_ITEM.finditer(text, start, end)]
+    ends += [edge for span in headings for edge in span]
     for boundary in sorted(set(ends)):
         if boundary > sentence_start:
             _emit(text, sentence_start, boundary, out)

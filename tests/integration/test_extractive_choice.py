@@ -203,3 +203,46 @@ def test_a_short_command_after_a_colon_is_quoted() -> None:
     assert "$ lsof -i" in [
         s for s, _ in passage_sentences(hit.model_copy(update={"text": "$ lsof -i"}))
     ]
+
+
+@cache
+def _valgrind_pages() -> list[str]:
+    pdf = DOC / "valgrind/valgrind_manual.pdf.gz"
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is not installed on this machine")
+    import io
+
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(gzip.decompress(pdf.read_bytes())))
+    return [page.extract_text() for page in reader.pages]
+
+
+def _pdf_page_holding(needle: str) -> Hit:
+    for number, text in enumerate(_valgrind_pages(), start=1):
+        if needle in text:
+            return Hit(
+                id=f"manual:p{number}",
+                kind="chunk",
+                score=1.0,
+                text=text,
+                title="Valgrind Documentation",
+                page=number,
+            )
+    pytest.skip(f"another Valgrind manual: no page holds {needle!r}")
+
+
+def test_a_numbered_pdf_heading_is_not_run_into_the_sentence_after_it() -> None:
+    """Valgrind's PDF manual (a real folder, BENCHMARKS.md "A fourth folder"): the heading
+    "4.5. Details of Memcheck's checking machinery" and the sentence on the next line were one
+    quote, "Details of Memcheck's checking machinery Read this section ..."; "What is
+    Callgrind used for?" is answered by the sentence saying what Callgrind is, not by one that
+    names it, whatever page ranks first."""
+    machinery = _pdf_page_holding("Details of Memcheck's checking machinery\nRead this")
+    quoted = [s for s, _ in passage_sentences(machinery)]
+    assert "4.5. Details of Memcheck's checking machinery" in quoted
+    assert not any(s.startswith("Details of Memcheck's") for s in quoted), quoted
+    requests = _pdf_page_holding("Callgrind provides the following specific client requests")
+    overview = _pdf_page_holding("Callgrind is a profiling tool that records")
+    chosen = _ask("What is Callgrind used for?", [requests, overview])
+    assert chosen[0].startswith("Callgrind is a profiling tool that records"), chosen

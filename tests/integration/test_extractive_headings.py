@@ -154,6 +154,12 @@ def test_a_what_is_question_is_answered_by_the_sentence_saying_what_it_is() -> N
         ("What are the tides", "tides"),
         ("What is cscope designed for in large projects?", None),  # more than a thing
         ("Which Ubuntu release is codenamed Jammy Jellyfish?", None),
+        # what a thing is for, or does, is said by the sentence that says what it is
+        ("What is Callgrind used for?", "callgrind"),
+        ("What does jq do?", "jq"),
+        ("What is the Feed Pump FP-2 for?", "feed pump fp-2"),
+        ("What is this used for?", None),  # a pronoun starts many sentences
+        ("What does Memcheck detect?", None),
     ],
 )
 def test_the_thing_a_definition_question_asks_about(question: str, subject: str | None) -> None:

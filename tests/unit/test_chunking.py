@@ -100,6 +100,51 @@ def test_a_list_item_line_starts_a_sentence() -> None:
     ]
 
 
+def test_a_numbered_heading_line_is_a_sentence_of_its_own() -> None:
+    """Valgrind's PDF manual as pypdf extracts it (this machine's /usr/share/doc): the heading
+    "4.5. Details of Memcheck's checking machinery" sits on the line before the section's first
+    sentence with no full stop between them, so the splitter cut "4.5." off and ran the heading
+    into the sentence; extractive answers quoted "Details of Memcheck's checking machinery Read
+    this section if you want to know ..." as one sentence."""
+    pdf = Path("/usr/share/doc/valgrind/valgrind_manual.pdf.gz")
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is not on this machine")
+    import gzip
+    import io
+
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(gzip.decompress(pdf.read_bytes())))
+    page = next(
+        text
+        for p in reader.pages
+        if "Details of Memcheck's checking machinery\nRead this section"
+        in (text := p.extract_text())
+    )
+    found = [" ".join(s.split()) for s in sentences(page)]
+    assert "4.5. Details of Memcheck's checking machinery" in found
+    assert (
+        "Read this section if you want to know, in detail, exactly what and how Memcheck is "
+        "checking."
+    ) in found
+    assert "4.5.1. Valid-value (V) bits" in found
+    # the same shape in other documents' numbering
+    assert sentences("3.2 Results\nWe measured x. Then y.") == [
+        "3.2 Results",
+        "We measured x.",
+        "Then y.",
+    ]
+    # a numbered step that the next line continues, a number inside prose, a list of steps and
+    # a heading-like line that ends in punctuation stay as they were
+    assert sentences("1. Open the valve\nthen close it.") == ["1. Open the valve\nthen close it."]
+    assert sentences("The population was\n4.5 Million in 2010.") == [
+        "The population was\n4.5 Million in 2010."
+    ]
+    assert sentences("2. Install it:\nRun make.") == ["2. Install it:\nRun make."]
+    long_line = "1. " + " ".join(["Word"] * 12) + "\nNext sentence."
+    assert sentences(long_line) == [long_line]
+
+
 def test_cjk_full_stops_split_without_spaces() -> None:
     assert sentences("今日は晴れです。明日は雨です！") == ["今日は晴れです。", "明日は雨です！"]
 

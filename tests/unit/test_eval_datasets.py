@@ -147,6 +147,29 @@ def test_the_eval_store_is_kept_per_ingestion_fingerprint(tmp_path: Path) -> Non
     assert name.endswith(f"-{base}") and data.fingerprint in name
 
 
+def test_the_fingerprint_reads_every_kgrag_text_module_ingestion_uses() -> None:
+    """Chunk boundaries come from kgrag.text.sentences, entity words from kgrag.text.words: a
+    change there changes what an ingestion stores, and a store kept for the old code was reused
+    (the fingerprint read kgrag/ingest but not kgrag/text)."""
+    import ast
+    import importlib
+
+    import kgrag
+    from kgrag.eval.retrieval import ingestion_files
+
+    root = Path(kgrag.__file__).resolve().parents[1]
+    read = {f.resolve() for f in ingestion_files(root)}
+    used = set()
+    for source in (root / "kgrag" / "ingest").rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kgrag.text"):
+                used.add(node.module or "")
+    assert "kgrag.text.sentences" in used
+    for module in used:
+        path = Path(importlib.import_module(module).__file__ or "").resolve()
+        assert path in read, f"{module} shapes what ingestion stores but is not fingerprinted"
+
+
 def test_per_question_rows_carry_recall() -> None:
     from kgrag.eval.retrieval import QuestionResult
 
