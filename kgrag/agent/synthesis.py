@@ -372,12 +372,10 @@ _DOT_LEADER = re.compile(r"(?:\.\s?){5,}")
 #: A heading underlined on the next line ("Background" over "==========", a Markdown or
 #: reStructuredText section), the text after the rule being the section's first sentence
 #: (sentence splitting joins lines with no full stop between them).
-_UNDERLINED = re.compile(
-    r"(?P<heading>.*?\w.*?)\s+(?P<rule>={3,}|-{3,}|~{3,})(?:\s+(?P<rest>\S.*))?"
-)
-
-
 _RULE = re.compile(r"={3,}|-{3,}|~{3,}")
+_UNDERLINED = re.compile(
+    rf"(?P<heading>.*?\w.*?)\s+(?P<rule>{_RULE.pattern})(?:\s+(?P<rest>\S.*))?"
+)
 #: Shorter pieces of a passage are fragments, not sentences (sentence_texts' own floor) ...
 MIN_SENTENCE_CHARS = 12
 #: ... but for what a colon announces, and a command after a shell prompt ("$ lsof -i").

@@ -22,6 +22,7 @@ from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, roff_text
+from kgrag.ingest.running_lines import strip_running_lines
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -458,7 +459,7 @@ def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
     title = (
         _pdf_title(reader) or (_naming(_first_line(pages[0].text)) if pages else None) or path.stem
     )
-    return title, pages, images
+    return title, strip_running_lines(pages), images
 
 
 def _pdf_page_images(path: Path, page: PageObject, number: int) -> list[ParsedImage]:

@@ -296,6 +296,49 @@ def test_pdf_text_per_page_images_and_metadata_title(tmp_path: Path) -> None:
     assert doc.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_pdf_running_headers_and_page_numbers_are_left_out(tmp_path: Path) -> None:
+    """A manual's running header (its chapter's title atop every page) ran into the page's
+    first sentence, and the footer (the page number) became a word of its last sentence: both
+    are left out of the page's text."""
+    body = [
+        "The pump is primed before it starts.",
+        "Bearings are greased every month.",
+        "Seals are replaced every year.",
+        "A worn impeller is replaced, not repaired.",
+    ]
+    pages = [f"Pump maintenance guide\n\n{text}\n\nPage {n} of 4" for n, text in enumerate(body, 1)]
+    path = write_pdf(tmp_path / "guide.pdf", pages, title="Pump maintenance")
+    doc = parse(item(path), LIMIT)
+    assert [" ".join(p.text.split()) for p in doc.pages] == body
+    # fewer pages than a running line needs, or a line that differs from page to page: as is
+    two = parse(item(write_pdf(tmp_path / "two.pdf", pages[:2])), LIMIT)
+    assert "Pump maintenance guide" in two.pages[0].text and "Page 1 of 4" in two.pages[0].text
+    mixed = [f"Section {w}\n\n{text}\n\n}}" for w, text in zip("ABCD", body, strict=True)]
+    kept = parse(item(write_pdf(tmp_path / "mixed.pdf", mixed)), LIMIT)
+    assert [p.text.split()[:2] for p in kept.pages] == [["Section", w] for w in "ABCD"]
+    assert all(p.text.rstrip().endswith("}") for p in kept.pages)  # a code block's brace
+
+
+def test_valgrind_manual_running_header_is_left_out() -> None:
+    """The real manual (this machine's /usr/share/doc): page 87 began "Memcheck: a memory error
+    detector The last part of any suppression ..." and ended in its page number, "75"."""
+    pdf = Path("/usr/share/doc/valgrind/valgrind_manual.pdf.gz")
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is not on this machine")
+    import gzip
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "valgrind_manual.pdf"
+        path.write_bytes(gzip.decompress(pdf.read_bytes()))
+        doc = parse(item(path), 50_000_000)
+    page = next(p for p in doc.pages if "Details of Memcheck's checking machinery\nRead" in p.text)
+    lines = page.text.strip().split("\n")
+    assert lines[0].startswith("The last part of any suppression"), lines[:2]
+    assert lines[-1] != "75" and "Memcheck: a memory error detector" not in lines, lines[-2:]
+    assert doc.title == "Valgrind Documentation"
+
+
 def test_pdf_title_from_first_line_without_metadata(tmp_path: Path) -> None:
     path = write_pdf(tmp_path / "untitled.pdf", ["Annual Summary\n\nSome text follows here."])
     assert parse(item(path), LIMIT).title == "Annual Summary"
