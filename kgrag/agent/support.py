@@ -69,6 +69,7 @@ import re
 from collections.abc import Sequence
 
 from kgrag.agent.chains import chain
+from kgrag.agent.dense import DenseScores
 from kgrag.agent.names import (
     content_word,
     fold,
@@ -143,6 +144,14 @@ class Support(Frozen):
     """The logistic model's probability that the evidence answers the question (reported)."""
     subject_probability: float = 0.0
     """The subject model's probability (:data:`SUBJECT_MODEL`), which decides."""
+    quoted_names: bool = True
+    """Whether the cited passages name what a named question names, themselves or through a
+    bridge (:func:`bridged`): else the answer quotes another question's passages and abstains."""
+    dense_top: float = 0.0
+    """The plan's own dense search for the question: its nearest passage's similarity
+    (kgrag.agent.dense; reported)."""
+    dense_margin: float = 0.0
+    """That similarity's margin over the mean of the other passages it found (reported)."""
     supported: bool
 
 
@@ -220,6 +229,21 @@ def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
     return len(names & found) / len(names) if names else 0.0
 
 
+def bridged(question: str, cited: Sequence[Hit], evidence: Sequence[Hit]) -> bool:
+    """Is a ``cited`` passage about a thing an ``evidence`` passage holding one of the question's
+    names mentions (a name phrase of its title held whole there)? The last hop of a multi-hop
+    answer names the bridge, not the question's names: "The city averages 43.8 inches of
+    snowfall", titled "Detroit", and "Brother ... was formed in Detroit"."""
+    names = question_names(question)
+    holders = [h for h in evidence if names & set(terms(fold(f"{h.title or ''} {h.text or ''}")))]
+    for hit in cited:
+        phrases = name_phrases(hit.title or "")
+        others = [words(h.text or "") for h in holders if h.id != hit.id]
+        if any(holds(text, p) for p in phrases for text in others):
+            return True
+    return False
+
+
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
     """A logistic model's probability of "answerable" for ``features`` (in
     :data:`MODEL_FEATURES` order for :data:`SUPPORT_MODEL`; ``evidence_score``,
@@ -236,10 +260,12 @@ def assess(
     *,
     threshold: float = SUPPORT_THRESHOLD,
     heard: bool = False,
+    dense: DenseScores | None = None,
 ) -> Support:
     """Score how well ``evidence`` (and the passages ``cited`` of it) cover ``question``.
     ``heard``: the question was (partly) recognised from speech, whose names may be misheard
-    ("Aida Lovelace"): it is judged by its terms, as a question that names nothing is."""
+    ("Aida Lovelace"): it is judged by its terms, as a question that names nothing is.
+    ``dense``: the plan's own dense search scores (kgrag.agent.dense), reported."""
     named = bool(question_names(question)) and not heard
     # a passage's copies in other files hold its text under their own titles (a manual's HTML
     # page is titled by its chapter, its PDF by the whole book)
@@ -264,12 +290,13 @@ def assess(
     subject = subject_phrases(question, shown) if named else ev_terms
     ev_score = (ev_names + ev_terms) / 2
     subject_p = probability([ev_score, subject], SUBJECT_MODEL)
+    # the quoted passages name none of what the question names, nor a thing a passage naming
+    # it mentions: the evidence holds its names elsewhere (a listing line that mentions them),
+    # and the quotes answer another question that shares its other words ("port" of lsof's
+    # "-P list port numbers")
+    quoted = not named or names > 0.0 or bridged(question, cited, shown)
     if named:
-        supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY
-        # the quoted passages name none of what the question names: the evidence holds its
-        # names elsewhere (a listing line that mentions them), and the quotes answer another
-        # question that shares its other words ("port" of lsof's "-P list port numbers")
-        supported = supported and names > 0.0
+        supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(
@@ -285,6 +312,9 @@ def assess(
         chain_terms=chain(question, shown, subject=named).terms,
         probability=round(p, 4),
         subject_probability=round(subject_p, 4),
+        quoted_names=quoted,
+        dense_top=dense.top if dense else 0.0,
+        dense_margin=dense.margin if dense else 0.0,
         named=named,
         supported=bool(cited) and bool(evidence) and supported,
     )
