@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION
-from kgrag.agent.dense import DenseScores, dense_scores
+from kgrag.agent.dense import dense_scores
 from kgrag.agent.groundedness import (
     RESYNTHESIS_THRESHOLD,
     GroundednessReport,
@@ -21,7 +21,14 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
-from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found, leads
+from kgrag.agent.support import (
+    ABSTENTION,
+    DenseScores,
+    Support,
+    assess,
+    is_not_found,
+    leads,
+)
 from kgrag.agent.synthesis import (
     answer_body,
     citation_for,

@@ -8,8 +8,9 @@ flat run of near misses. The first iteration's text ``vector_search`` for the qu
 its scores are the embedder's cosine similarities, over what the asker may read only.
 
 Reported per answer beside the support test's features (kgrag.agent.support.Support
-``dense_top`` and ``dense_margin``) and measured on the abstention folds
-(bench/abstention.py, BENCHMARKS.md "Answers and abstention").
+``dense_top`` and ``dense_margin``, from :class:`kgrag.agent.support.DenseScores`) and measured
+on the abstention folds (bench/abstention.py, BENCHMARKS.md "Answers and abstention"): they did
+not help there, and do not decide.
 """
 
 from __future__ import annotations
@@ -17,27 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgrag.core import Frozen
+from kgrag.agent.support import DenseScores
 from kgrag.planner.params import VectorSearchParams
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration
-
-
-class DenseScores(Frozen):
-    """The nearest passage's similarity, and its margin over the mean of the others."""
-
-    top: float = 0.0
-    margin: float = 0.0
-
-    @classmethod
-    def of(cls, scores: Sequence[float]) -> DenseScores:
-        ranked = sorted(scores, reverse=True)
-        if not ranked:
-            return cls()
-        rest = ranked[1:]
-        margin = ranked[0] - sum(rest) / len(rest) if rest else 0.0
-        return cls(top=round(ranked[0], 4), margin=round(margin, 4))
 
 
 def dense_scores(iterations: Sequence[Iteration]) -> DenseScores:

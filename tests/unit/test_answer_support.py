@@ -176,8 +176,8 @@ def test_words_of_the_question_written_as_an_initialism_are_found() -> None:
 def test_a_last_hop_passage_naming_the_bridge_is_quoted_support() -> None:
     """A multi-hop answer quotes its last hop, which names the bridge ("Zorbatown"), not the
     question's names: it is supported when an evidence passage holding the question's names
-    mentions the quoted passage's subject (MuSiQue's "average snowfall in the city where the
-    performers of Brother were formed", quoting Detroit's passage, abstained before). A quote
+    mentions the quoted passage's subject (it abstained before: the quoted passage holds none of
+    the question's names). A quote
     from a passage no such passage mentions still abstains (the PostgreSQL question answered
     from lsof's quick start, tests/integration/test_near_miss.py)."""
     question = "What is the average snowfall in the city where the band Brother was formed?"
