@@ -38,7 +38,7 @@ thresholds chosen by the same procedure on the same folds; ``chain_model_folds``
 ``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
 kgrag ships, with each rule's held-out false abstention split by retrieval.
 
-    python bench/abstention.py
+    python bench/abstention.py [answers.json]
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,17 @@ from kgrag.agent.support import (
 
 FOLDS = 5
 MAX_FALSE_ABSTENTION = 0.05
+
+
+def budget(fixed: np.ndarray, y: np.ndarray) -> float:
+    """The false abstention a choice may make on these rows: ``MAX_FALSE_ABSTENTION``, or what
+    the decisions outside the models (``fixed``: the gates, the nameless rule) already make on
+    the answerable rows when that is more (the models can only add to it)."""
+    answerable = fixed[y == 1]
+    already = float(np.mean(answerable == 0.0)) if len(answerable) else 0.0
+    return max(MAX_FALSE_ABSTENTION, already)
+
+
 GOAL_ABSTENTION = 0.9
 #: The logistic regression's L2 penalty (on the weights, not the intercept): a round value, not
 #: tuned; the features are shares in [0, 1].
@@ -93,6 +105,29 @@ def fixed_rule(row: Row) -> float:
     return float(float((row["support"] or {}).get("evidence_terms", 0.0)) >= NAMELESS_THRESHOLD)
 
 
+def quoted(row: Row) -> bool:
+    """Does the quoted-names gate (kgrag.agent.support: the cited passages name what the
+    question names, or a thing a passage naming it mentions) let the answer through? Read from
+    ``quoted_names``; an older answers.json without it, from ``names`` (the gate before
+    bridges: the cited passages hold one of the question's names)."""
+    support = row["support"] or {}
+    if "quoted_names" in support:
+        return bool(support["quoted_names"])
+    return float(support.get("names", 0.0)) > 0.0
+
+
+def outside(row: Row) -> float:
+    """The decision made outside the fitted models, NaN where they decide: a question with no
+    support test (a document tool answered, or nothing was retrieved) as it went; a nameless
+    question by the fixed rule; a named one the quoted-names gate stops, abstained (whatever
+    the models say: the gate runs after them in kgrag.agent.support)."""
+    if not row["support"]:
+        return 0.0 if row["abstained"] else 1.0
+    if nameless(row):
+        return fixed_rule(row)
+    return np.nan if quoted(row) else 0.0
+
+
 #: The rule's features (kgrag.agent.support) and the thresholds tried for each.
 RULE_FEATURES = ("evidence_score", "subject_phrases")
 #: The chain rule's features: the rule's, and the best evidence chain's share of the question's
@@ -109,7 +144,7 @@ def rule_decisions(
     values = np.array(
         [[float((r["support"] or {}).get(n, 0.0)) for n in names[: len(thresholds)]] for r in rows]
     ).reshape(len(rows), len(thresholds))
-    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    fixed = np.array([outside(r) for r in rows])
     named = np.all(values >= np.asarray(thresholds, dtype=float), axis=1).astype(float)
     return np.where(np.isnan(fixed), named, fixed)
 
@@ -123,12 +158,13 @@ def choose_rule(
     values = np.array(
         [[float((r["support"] or {}).get(n, 0.0)) for n in names] for r in rows]
     ).reshape(len(rows), features)
-    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    fixed = np.array([outside(r) for r in rows])
+    allowed = budget(fixed, y)
     best: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     for thresholds in itertools.product(GRID, repeat=features):
         named = np.all(values >= np.asarray(thresholds), axis=1).astype(float)
         u, a = rates(np.where(np.isnan(fixed), named, fixed), y, 0.5)
-        if a > MAX_FALSE_ABSTENTION:
+        if a > allowed:
             continue
         key = (u, -a, -sum(thresholds))
         if best is None or key > best[0]:
@@ -221,14 +257,14 @@ def rates(p: np.ndarray, y: np.ndarray, t: float) -> tuple[float, float]:
     return float(np.mean(p[y == 0] < t)), float(np.mean(p[y == 1] < t))
 
 
-def threshold(p: np.ndarray, y: np.ndarray, criterion: str) -> float:
+def threshold(p: np.ndarray, y: np.ndarray, criterion: str, allowed: float) -> float:
     """The abstention threshold the criterion prefers on these probabilities (a midpoint
     between two observed probabilities, so a question exactly on it is not the one deciding)."""
     values = np.unique(p)
     cuts = [0.0, *((values[:-1] + values[1:]) / 2).tolist(), 1.0]
     scored = [(t, *rates(p, y, t)) for t in cuts]
     if criterion == "constrained":
-        feasible = [t for t, _, a in scored if a <= MAX_FALSE_ABSTENTION]
+        feasible = [t for t, _, a in scored if a <= allowed]
         return max(feasible)
     return max(scored, key=lambda s: (s[1] - s[2], -s[0]))[0]
 
@@ -242,7 +278,7 @@ def cross_validate(
         train, held = folds != k, folds == k
         w = fit(x[train & named], y[train & named])
         p_train = prob(w, x[train], fixed[train])
-        t = threshold(p_train, y[train], criterion)
+        t = threshold(p_train, y[train], criterion, budget(fixed[train], y[train]))
         tu, ta = rates(p_train, y[train], t)
         hu, ha = rates(prob(w, x[held], fixed[held]), y[held], t)
         out.append(_fold_row(k, w, t, (tu, ta), (hu, ha), int(np.sum(held & (y == 1)))))
@@ -279,25 +315,36 @@ def _fold_row(
 
 #: The subject model's features (kgrag.agent.support.SUBJECT_MODEL): the rule's two.
 SUBJECT_FEATURES = ("evidence_score", "subject_phrases")
+#: The subject model with the plan's own dense search scores (kgrag.agent.dense) added: the
+#: nearest passage's similarity, and its margin over the others; fitted and chosen the same way.
+DENSE_VARIANTS = {
+    "dense_top": (*SUBJECT_FEATURES, "dense_top"),
+    "dense_margin": (*SUBJECT_FEATURES, "dense_margin"),
+    "dense_both": (*SUBJECT_FEATURES, "dense_top", "dense_margin"),
+}
 
 
-def choose_subject(p: np.ndarray, score: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(probability threshold, ``evidence_score`` floor) of the subject model: the pair with the
-    most abstention on unanswerable questions and at most ``MAX_FALSE_ABSTENTION`` false
-    abstention (ties: less false abstention, lower floor, lower threshold); the thresholds are
-    midpoints between observed probabilities, the floors those of :data:`GRID`."""
-    values = np.unique(np.round(p, 6))
+def choose_subject(
+    w: Sequence[float], x: np.ndarray, y: np.ndarray, fixed: np.ndarray
+) -> tuple[float, float]:
+    """(probability threshold, ``evidence_score`` floor) of the subject model with weights
+    ``w``: the pair with the most abstention on unanswerable questions and at most
+    :func:`budget` false abstention, every decision as :func:`subject_decisions` makes it
+    (ties: less false abstention, lower floor, lower threshold); the thresholds are midpoints
+    between the probabilities of the rows the model decides, the floors those of :data:`GRID`."""
+    allowed = budget(fixed, y)
+    values = np.unique(np.round(prob(w, x[np.isnan(fixed)]), 6))
     cuts = [0.0, *((values[:-1] + values[1:]) / 2).tolist()]
     best: tuple[tuple[float, ...], tuple[float, float]] | None = None
     for floor in GRID:
         for t in cuts:
-            u, a = rates(np.where((p >= t) & (score >= floor), 1.0, 0.0), y, 0.5)
-            if a > MAX_FALSE_ABSTENTION:
+            u, a = rates(subject_decisions(w, t, floor, x, fixed), y, 0.5)
+            if a > allowed:
                 continue
             key = (u, -a, -floor, -t)
             if best is None or key > best[0]:
                 best = (key, (t, floor))
-    assert best is not None  # threshold and floor 0 abstain on nothing named
+    assert best is not None  # threshold and floor 0 abstain on nothing the model decides
     return best[1]
 
 
@@ -321,9 +368,7 @@ def subject_cross_validation(
     for k in range(FOLDS):
         train, held = folds != k, folds == k
         w = fit(x[train & named], y[train & named])
-        p_train = prob(w, x[train], fixed[train])
-        score = np.where(named[train], x[train, 0], 1.0)
-        t, floor = choose_subject(p_train, score, y[train])
+        t, floor = choose_subject(w, x[train], y[train], fixed[train])
         tu, ta = rates(subject_decisions(w, t, floor, x[train], fixed[train]), y[train], 0.5)
         hu, ha = rates(subject_decisions(w, t, floor, x[held], fixed[held]), y[held], 0.5)
         out.append(
@@ -404,23 +449,24 @@ def by_retrieval(
     return out
 
 
-def main() -> int:
-    report = json.loads((RESULTS / "answers.json").read_text(encoding="utf-8"))
+def main(argv: Sequence[str] = ()) -> int:
+    source = Path(argv[0]) if argv else RESULTS / "answers.json"
+    report = json.loads(source.read_text(encoding="utf-8"))
     every: list[Row] = list(report["per_question"])
     order = {r["id"]: n for n, r in enumerate(x for x in every if x["setting"] == "answerable")}
     rows = [r for r in every if r["setting"] in ("answerable", "unanswerable")]
     ood = [r for r in every if r["setting"] == "out_of_domain"]
     x = np.array([features(r) for r in rows], dtype=float)
     y = np.array([r["setting"] == "answerable" for r in rows], dtype=float)
-    fixed = np.array([fixed_rule(r) if nameless(r) else np.nan for r in rows])
+    fixed = np.array([outside(r) for r in rows])
     folds = np.array([order[r["id"]] % FOLDS for r in rows])
     cv = {c: cross_validate(x, y, fixed, folds, c) for c in CRITERIA}
     x_chain = np.array([features(r, CHAIN_MODEL_FEATURES) for r in rows], dtype=float)
     chain_model_cv = cross_validate(x_chain, y, fixed, folds, "constrained")
     w_all = fit(x[np.isnan(fixed)], y[np.isnan(fixed)])
-    t_all = threshold(prob(w_all, x, fixed), y, "constrained")
+    t_all = threshold(prob(w_all, x, fixed), y, "constrained", budget(fixed, y))
     x_ood = np.array([features(r) for r in ood], dtype=float).reshape(len(ood), len(MODEL_FEATURES))
-    fixed_ood = np.array([fixed_rule(r) if nameless(r) else np.nan for r in ood])
+    fixed_ood = np.array([outside(r) for r in ood])
     model_p = prob(SUPPORT_MODEL, x, fixed)
     model_ood = prob(SUPPORT_MODEL, x_ood, fixed_ood)
     su, sa = rates(model_p, y, SUPPORT_PROBABILITY)
@@ -431,9 +477,7 @@ def main() -> int:
     subject_cv = subject_cross_validation(x_subject, y, fixed, folds)
     named = np.isnan(fixed)
     w_subject = fit(x_subject[named], y[named])
-    t_subject, floor_subject = choose_subject(
-        prob(w_subject, x_subject, fixed), np.where(named, x_subject[:, 0], 1.0), y
-    )
+    t_subject, floor_subject = choose_subject(w_subject, x_subject, y, fixed)
     chain_cv = rule_cross_validation(rows, y, folds, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
     chain_fit = choose_rule(rows, y, len(CHAIN_RULE_FEATURES), CHAIN_RULE_FEATURES)
     chain_ood = rule_decisions(ood, chain_fit, CHAIN_RULE_FEATURES) if ood else np.array([])
@@ -446,10 +490,36 @@ def main() -> int:
     shipped = (SUBJECT_MODEL, SUBJECT_PROBABILITY, SUPPORT_THRESHOLD)
     ru, ra = rates(subject_decisions(*shipped, x_subject, fixed), y, 0.5)
     shipped_ood = subject_decisions(*shipped, x_subject_ood, fixed_ood) if ood else np.array([])
+    # the simulation is the decision: with the shipped constants it must abstain exactly where
+    # the agent did (every gate accounted for)
+    simulated = subject_decisions(*shipped, x_subject, fixed)
+    mismatches = [
+        f"{r['setting']} {r['id']}"
+        for r, d in zip(rows, simulated, strict=True)
+        if bool(d < 0.5) != bool(r["abstained"])
+    ]
+    variants = {
+        name: subject_cross_validation(
+            np.array([features(r, names) for r in rows], dtype=float), y, fixed, folds
+        )
+        for name, names in DENSE_VARIANTS.items()
+    }
     out = {
         "features": list(MODEL_FEATURES),
         "l2": L2,
-        "nameless_questions": int(np.sum(~np.isnan(fixed)) // 2),
+        "nameless_questions": sum(nameless(r) for r in rows) // 2,
+        # rows the models do not decide (no support test, a nameless question, the
+        # quoted-names gate), by setting
+        "decided_outside_the_models": {
+            s: int(
+                sum(
+                    1
+                    for r, f in zip(rows, fixed, strict=True)
+                    if r["setting"] == s and not np.isnan(f)
+                )
+            )
+            for s in ("answerable", "unanswerable")
+        },
         "criterion": "constrained",
         "folds": cv["constrained"],
         "held_out_pooled": pooled(cv["constrained"]),
@@ -513,6 +583,17 @@ def main() -> int:
             "unanswerable_abstention": round(ru, 4),
             "false_abstention": round(ra, 4),
             "out_of_domain_abstention": round(float(np.mean(shipped_ood < 0.5)) if ood else 0.0, 4),
+            "simulation_mismatches": mismatches,
+        },
+        # the subject model with the plan's own dense search scores added (kgrag.agent.dense),
+        # chosen the same way on the same folds
+        "dense_variants": {
+            name: {
+                "features": list(DENSE_VARIANTS[name]),
+                "folds": cv_rows,
+                "held_out_pooled": pooled(cv_rows),
+            }
+            for name, cv_rows in variants.items()
         },
         # the model (reported beside each answer, not deciding), over every question
         "model": {
@@ -528,7 +609,7 @@ def main() -> int:
             "unanswerable_abstention": GOAL_ABSTENTION,
             "false_abstention": MAX_FALSE_ABSTENTION,
         },
-        "source": "bench/results/answers.json",
+        "source": str(source),
         "measured_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
     (RESULTS / "abstention.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
@@ -549,10 +630,11 @@ def main() -> int:
                     "held_out_pooled",
                 )
             }
+            | {k: v["held_out_pooled"] for k, v in out["dense_variants"].items()}
         )
     )
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

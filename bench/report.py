@@ -467,6 +467,44 @@ def answers_section(doc: dict[str, Any] | None, folds: dict[str, Any] | None) ->
             f"weights {fit.get('weights')}, answer when evidence_score >= "
             f"{fit.get('evidence_score_floor')} and p >= {fit.get('threshold')}.",
         ]
+        outside = folds.get("decided_outside_the_models")
+        shipped = folds.get("shipped") or {}
+        if outside is not None and "simulation_mismatches" in shipped:
+            mismatches = shipped["simulation_mismatches"]
+            lines += [
+                "",
+                "Every table here simulates the agent's whole decision: a named question the "
+                "quoted-names gate stops (its cited passages name none of the question's names "
+                "nor a thing a passage naming them mentions), a question that names nothing (the "
+                "fixed rule) and one with no support test count as the agent decided them, "
+                f"whatever the fitted model says ({outside.get('answerable')} answerable and "
+                f"{outside.get('unanswerable')} unanswerable questions), and a choice may make at "
+                "most 5% false abstention or what those decisions already make on its training "
+                "folds. With the shipped constants the simulation abstains exactly where the "
+                "agent did: "
+                + (
+                    "no question differs."
+                    if not mismatches
+                    else f"{len(mismatches)} differ ({', '.join(mismatches)})."
+                ),
+            ]
+        dense = folds.get("dense_variants") or {}
+        if dense:
+            lines += [
+                "",
+                "The subject model with the plan's own dense search scores added "
+                "(kgrag/agent/dense.py: the nearest passage's cosine, `dense_top`, and its margin "
+                "over the mean of the others, `dense_margin`), fitted and chosen the same way on "
+                "the same folds, held out: "
+                + "; ".join(
+                    f"{' + '.join(v['features'][2:])} "
+                    f"{_share(pooled_dense['unanswerable_abstention'])} and "
+                    f"{_share(pooled_dense['false_abstention'])}"
+                    for v in dense.values()
+                    for pooled_dense in [v["held_out_pooled"]]
+                )
+                + " (not adopted).",
+            ]
         split = folds.get("subject_model_held_out_false_abstention_by_retrieval") or {}
         done, missed = split.get("all_supporting_retrieved"), split.get("a_supporting_missed")
         if done and missed:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from kgrag.agent.answer import Citation
 from kgrag.agent.attachments import DEFAULT_ATTACHMENT_QUESTION
+from kgrag.agent.dense import dense_scores
 from kgrag.agent.groundedness import (
     RESYNTHESIS_THRESHOLD,
     GroundednessReport,
@@ -20,7 +21,14 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
-from kgrag.agent.support import ABSTENTION, Support, assess, is_not_found, leads
+from kgrag.agent.support import (
+    ABSTENTION,
+    DenseScores,
+    Support,
+    assess,
+    is_not_found,
+    leads,
+)
 from kgrag.agent.synthesis import (
     answer_body,
     citation_for,
@@ -122,8 +130,11 @@ class Composer:
         cited = _cited_text(evidence, images)
         # a file the evidence comes from is found: its name is no longer what to look for
         asked = without_found_files(resolution.question, file_names, [*evidence, *images])
+        dense = dense_scores(result.iterations)
         if self.llm() is not None and (evidence or images):
-            gate = _evidence_support(asked, evidence, images, result.depicting, heard=result.heard)
+            gate = _evidence_support(
+                asked, evidence, images, result.depicting, heard=result.heard, dense=dense
+            )
             if not gate.supported:
                 # the offline support test holds with an LLM too: evidence that lacks what the
                 # question asks about is not handed to the model to answer from
@@ -153,6 +164,7 @@ class Composer:
             [*evidence, *images],
             result.depicting,
             heard=result.heard,
+            dense=dense,
         )
         if not support.supported:
             return abstention(evidence, "extractive", support)
@@ -253,6 +265,7 @@ def _support(
     depicting: Collection[str] = (),
     *,
     heard: bool = False,
+    dense: DenseScores | None = None,
 ) -> Support:
     """The support test of an extractive answer over the passages it cites. An answer citing
     an image found as showing what the question asks about (``depicting``: it passed the CLIP
@@ -263,7 +276,9 @@ def _support(
     by_id = {c.id: c for h in hits for c in h.and_copies()}  # a quote may cite a copy
     cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
     text = [h for h in hits if h.kind != "image"]
-    found = assess(question, [h for h in cited if h.kind != "image"], text, heard=heard)
+    found = assess(
+        question, [h for h in cited if h.kind != "image"], text, heard=heard, dense=dense
+    )
     if any(h.kind == "image" and h.id in depicting for h in cited) or (
         cited and not terms(question)
     ):
@@ -278,12 +293,13 @@ def _evidence_support(
     depicting: Collection[str] = (),
     *,
     heard: bool = False,
+    dense: DenseScores | None = None,
 ) -> Support:
     """The support test of the evidence alone, before an LLM answers from it: the same rule as
     an extractive answer's (:func:`_support`), with every passage counted as citable."""
     question = _asked(question)
     text = [h for h in evidence if h.kind != "image"]
-    found = assess(question, text, text, heard=heard)
+    found = assess(question, text, text, heard=heard, dense=dense)
     shown = any(h.kind == "image" and h.id in depicting for h in [*evidence, *images])
     if shown or not terms(question):
         return found.model_copy(update={"supported": True})

@@ -171,3 +171,22 @@ def test_words_of_the_question_written_as_an_initialism_are_found() -> None:
     # two letters are words too often; a run starts and ends with a content word
     assert initialised("Which state is it in?", {"si", "sii"}) == set()
     assert initialised("What is the end of the line?", {"eotl", "ie"}) == {"end", "lin"}
+
+
+def test_a_last_hop_passage_naming_the_bridge_is_quoted_support() -> None:
+    """A multi-hop answer quotes its last hop, which names the bridge ("Zorbatown"), not the
+    question's names: it is supported when an evidence passage holding the question's names
+    mentions the quoted passage's subject (it abstained before: the quoted passage holds none of
+    the question's names). A quote
+    from a passage no such passage mentions still abstains (the PostgreSQL question answered
+    from lsof's quick start, tests/integration/test_near_miss.py)."""
+    question = "What is the average snowfall in the city where the band Brother was formed?"
+    band = _hit("Brother is a rock band formed in Zorbatown in 1998.", title="Brother (band)")
+    city = _hit("The city averages 43 inches of snowfall a year.", title="Zorbatown")
+    found = assess(question, [city], [band, city])
+    assert found.names == 0.0 and found.quoted_names and found.supported
+    question = "What is the default port of PostgreSQL?"
+    listing = _hit("postgresql = ['SQLAlchemy>=2.0.42', 'psycopg2>=2.9.10']", title="pyproject")
+    lsof = _hit("-P list port numbers instead of port service names.", title="Quick Start Lsof")
+    found = assess(question, [lsof], [listing, lsof])
+    assert not found.quoted_names and not found.supported
