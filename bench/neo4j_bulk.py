@@ -115,7 +115,7 @@ def write_files(
             doc = f"bench_doc_{d}"
             values = (
                 doc, f"bench://{doc}", doc, "text", "text/plain", doc, 0, [], [], "", "en", "",
-                "complete", min(PER_DOC, n - d * PER_DOC), 0,
+                None, "complete", min(PER_DOC, n - d * PER_DOC), 0,
             )  # fmt: skip
             f.write(
                 ",".join(_field(v, c.type, doc) for v, c in zip(values, _DOCUMENT, strict=True))

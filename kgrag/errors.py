@@ -12,7 +12,7 @@
     │   └── QueryRefusedError         a query was refused (write in a read path, unknown label, ...)
     ├── InvalidKeyError           a value that would be an id (session id, ...) is not one
     ├── InvalidAclError           an ACL entry is not 'user:NAME', 'group:NAME' or '*'
-    ├── InvalidTextError          text given as input is not valid Unicode (a lone surrogate)
+    ├── InvalidTextError          input text is not Unicode, or a question cannot be asked
     ├── ModelError                a model (embedder, transcriber, CLIP, LLM) failed
     ├── IngestError               one input could not be ingested (names the file and the reason)
     │   └── MediaTooLongError         a recording is longer than KGRAG_MAX_MEDIA_SECONDS
@@ -119,8 +119,10 @@ class InvalidTextError(KgragError, ValueError):
     """Text given as input (a question, a flag's reason, a user name, a session id...) is not
     valid Unicode: it holds a lone surrogate, what invalid UTF-8 in a command-line argument
     becomes in Python (``surrogateescape``) and what a JSON ``"\\udcff"`` escape decodes to.
-    No store can hold it. Refused at the input boundary (:mod:`kgrag.core.text`) before anything
-    runs; a ``ValueError`` too, so a pydantic model reports it as an error of its field."""
+    No store can hold it. A question is refused too when it holds a control character other
+    than whitespace (a NUL: FalkorDB cannot store it) or no word at all (``""``, ``"???"``).
+    Refused at the input boundary (:mod:`kgrag.core.text`) before anything runs; a
+    ``ValueError`` too, so a pydantic model reports it as an error of its field."""
 
     exit_code = 2
 

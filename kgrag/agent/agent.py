@@ -37,6 +37,7 @@ from kgrag.cancel import CancelToken
 from kgrag.cancel import check as check_cancel
 from kgrag.config import Settings
 from kgrag.core import AccessContext, check_text
+from kgrag.core.text import check_question, has_words
 from kgrag.errors import ConfigError, NotFoundError
 from kgrag.executor.metadata_rerank import RuleBook
 from kgrag.graph import open_settings_store
@@ -480,8 +481,9 @@ class KnowledgeAgent:
         emit: Callable[[object], None],
         on_step: StepCallback | None = None,
     ) -> QuestionRun:
-        # text that is not Unicode (a lone surrogate) is refused before any model or query
-        check_text("question", request.question)
+        # text that is not Unicode (a lone surrogate) or holds a control character (a NUL no
+        # store can hold) is refused before any model or query; whether it has words, below
+        check_question(request.question, words=False)
         if request.user is not None:
             check_text("user name", request.user)
         for group in request.groups:
@@ -495,8 +497,10 @@ class KnowledgeAgent:
             max_media_seconds=self.ingest_options.max_media_seconds,
         )
         question = request.question
-        if checked and not question.strip():
+        if checked and not has_words(question):
             question = DEFAULT_ATTACHMENT_QUESTION
+        # "", "   " or "???" asks nothing: refused, not answered with the nearest sentence
+        check_question(question)
         config = AgentConfig(
             store=self.store,
             text_embedder=self._query_embedder,

@@ -233,6 +233,7 @@ def ingest(
                     "skips",
                     "failed",
                     "failures",
+                    "notes",
                     "seconds",
                     "stage_seconds",
                     "acl_updated",
@@ -248,6 +249,8 @@ def ingest(
             f"in {report.seconds:.1f} s"
         )
         _print_skips(report)
+        for n in report.notes:
+            err.print(f"  note {escape(f'{n.path}: {n.detail}')}")
         if report.shard:
             err.print(
                 f"  shard {report.shard}: {report.other_shards} input(s) left to other shards"

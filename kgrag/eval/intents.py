@@ -1,8 +1,10 @@
 """``kgrag eval intents``: accuracy of the intent classifier on phrasings it was never trained or
 tuned on: ``fresh.jsonl`` (written before the last training additions, never looked at while
 training), ``heldout.jsonl`` (other wording styles than the training set; looked at once) and
-``issue.jsonl`` (the phrasings issue 15 reported as misrouted) and ``imperative.jsonl``
-(commands, "List the manual pages.", written before the imperative training phrasings)."""
+``issue.jsonl`` (the phrasings issue 15 reported as misrouted), ``imperative.jsonl``
+(commands, "List the manual pages.", written before the imperative training phrasings) and
+``counts.jsonl`` (how-many questions: a quantity a document states, or a count over the store;
+written before the how-many training phrasings)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from kgrag.planner.intent import (
 
 __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
 
-SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl", "imperative.jsonl")
+SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl", "imperative.jsonl", "counts.jsonl")
 
 
 class Miss(Frozen):

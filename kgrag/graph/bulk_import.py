@@ -128,6 +128,7 @@ _DOCUMENT = [
     Column("ingested_at", ""),
     Column("language", ""),
     Column("summary", ""),
+    Column("duration_s", "double"),
     Column("status", ""),
     Column("chunk_count", "long"),
     Column("image_count", "long"),
@@ -333,7 +334,8 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
                 for v, c in zip(
                     (
                         b.id, b.uri, b.sha256, b.modality, b.mime, b.title, b.bytes, b.acl,
-                        b.tags, now, b.language, b.summary, "complete", len(b.chunks), 0,
+                        b.tags, now, b.language, b.summary, b.duration_s, "complete",
+                        len(b.chunks), 0,
                     ),
                     _DOCUMENT,
                     strict=True,

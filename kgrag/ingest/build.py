@@ -36,8 +36,8 @@ class Failure(Frozen):
     path: str
     reason: str
     empty: bool = Field(default=False, exclude=True)
-    """The file held nothing to ingest (a recording without speech): the job reports it as an
-    ``empty`` skip, not a failure."""
+    """The file held nothing to ingest: the job reports it as an ``empty`` skip, not a failure
+    (a recording without speech is no such file: it is stored with no segment)."""
 
 
 class Embedded(NamedTuple):
@@ -48,6 +48,8 @@ class Embedded(NamedTuple):
     chunks: tuple[ChunkRecord, ...]
     images: tuple[ImageRecord, ...]
     language: str | None
+    duration_s: float | None
+    """A recording's length in seconds (``None`` for other documents)."""
 
 
 class BuildOutput(NamedTuple):
@@ -75,6 +77,8 @@ class Work:
     pieces: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     """Document id -> its chunk (or segment) fields, without embeddings."""
     languages: dict[str, str | None] = field(default_factory=dict)
+    durations: dict[str, float] = field(default_factory=dict)
+    """Document id -> a recording's length in seconds."""
     chunks: dict[str, tuple[ChunkRecord, ...]] = field(default_factory=dict)
     images: dict[str, tuple[ImageRecord, ...]] = field(default_factory=dict)
     failed: set[str] = field(default_factory=set)
@@ -110,7 +114,9 @@ class Work:
         for doc, did in self.items():
             if did in self.chunks:
                 chunks, images = self.chunks[did], self.images.get(did, ())
-                self.out.embedded.append(Embedded(doc, did, chunks, images, self.languages[did]))
+                self.out.embedded.append(
+                    Embedded(doc, did, chunks, images, self.languages[did], self.durations.get(did))
+                )
         return self.out
 
 
@@ -189,7 +195,8 @@ class Builder:
         """Stage 1 (Whisper): the segments of the batch's recordings."""
         for doc, did in work.pending("audio"):
             try:
-                work.pieces[did], work.languages[did] = self._segments(did, doc, work.out)
+                heard = self._segments(did, doc, work.out)
+                work.pieces[did], work.languages[did], work.durations[did] = heard
             except KgragError as e:
                 work.fail(doc, reason_of(e), empty=isinstance(e, EmptyInputError))
 
@@ -250,16 +257,16 @@ class Builder:
 
     def _segments(
         self, did: str, doc: ParsedDocument, out: BuildOutput
-    ) -> tuple[list[dict[str, Any]], str | None]:
+    ) -> tuple[list[dict[str, Any]], str | None, float]:
         t0 = time.perf_counter()
         try:
             transcript = self.transcriber().transcribe(doc.source.path)
         finally:
             _model_time(out, "transcribe", t0)
             self._advance(out, "transcribe", 1, str(doc.source.path))
+        # a recording without speech (a tone, music, silence) is stored all the same, with no
+        # segment: a listing of the folder's recordings names it, content search finds nothing
         segments = [s for s in transcript.segments if s.text.strip()]
-        if not segments:
-            raise EmptyInputError(str(doc.source.path), "no speech was recognised in the recording")
         rows = [
             {
                 "id": f"{did}:s{n}",
@@ -270,7 +277,8 @@ class Builder:
             }
             for n, s in enumerate(segments)
         ]
-        return rows, transcript.language
+        # the language Whisper guesses from no speech is no language of the recording
+        return rows, transcript.language if rows else None, round(transcript.duration_s, 2)
 
     def _images(
         self,

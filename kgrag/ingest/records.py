@@ -68,6 +68,8 @@ class DocumentBundle(Frozen):
     tags: tuple[str, ...] = ()
     language: str | None = None
     summary: str | None = None
+    duration_s: float | None = None
+    """A recording's length in seconds."""
     segments: bool = False  # chunks are timed transcript segments
     chunks: tuple[ChunkRecord, ...] = ()
     images: tuple[ImageRecord, ...] = ()

@@ -28,7 +28,7 @@ from kgrag.text.sentences import simple_sentences
 if TYPE_CHECKING:
     from kgrag.llm import LLM
 
-__all__ = ["Summariser", "extractive_summary"]
+__all__ = ["Summariser", "extractive_summary", "silent_recording_summary"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,14 @@ def _bounded(text: str, max_chars: int) -> str:
         return text
     cut = text.rfind(" ", 0, max_chars - 1)
     return text[: cut if cut > 0 else max_chars - 1].rstrip(" ,;:") + " …"
+
+
+def silent_recording_summary(duration_s: float) -> str:
+    """The summary of a recording in which no speech was recognised (a tone, music, silence):
+    what a listing says of it, since it has no transcript to summarise."""
+    whole = round(duration_s)
+    length = f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
+    return f"Recording of {length}: no speech was recognised."
 
 
 def extractive_summary(

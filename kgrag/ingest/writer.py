@@ -379,6 +379,7 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
         "ingested_at": now,
         "language": bundle.language,
         "summary": bundle.summary,
+        "duration_s": bundle.duration_s,
     }
 
 

@@ -46,6 +46,20 @@ _LISTING_NOISE = word_set(
     """have has got stored there kept available held ingested indexed related relating
     mention mentioning concern concerning regarding topic know report paper article memo"""
 )
+#: Words that ask for a count ("how many documents ...?"): no topic of a listing.
+_COUNTING = word_set("how many much number count total")
+#: Words of a metadata question that ask about the documents, not what they are about: counts,
+#: order, dates and lengths ("how many PDFs", "the newest recordings", "added in March", "longer
+#: than a minute"), the collection itself. A type noun's other words are its topic.
+_METADATA_NOISE = _COUNTING | word_set(
+    """all any every each some collection library corpus
+    folder archive store newest latest oldest earliest recent recently most least last first
+    new old added uploaded created modified dated date since before after until ago today
+    yesterday day days week weeks month months year years january february march april june
+    july august september october november december jan feb mar apr jun jul aug sep sept oct
+    nov dec long longer longest short shorter shortest than minute minutes second seconds hour
+    hours size large larger largest big bigger biggest small smaller smallest"""
+)
 
 
 def document_plan(question: str, analysis: QueryAnalysis) -> Plan | None:
@@ -65,7 +79,9 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
         if named_document_types(question) or _TAGGED.search(question):
             # "which images ...", "... tagged X"; "which Git release notes ...": about Git
             return _metadata_step(question, analysis, topic_words=True)
-        terms = [t for t in document_terms(question) if t not in _LISTING_NOISE]
+        terms = [
+            t for t in document_terms(question) if t not in _LISTING_NOISE and t not in _COUNTING
+        ]
         if not terms and not entity_ids:
             return {  # "list what is stored": every readable document
                 "type": "metadata_search",
@@ -89,7 +105,9 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
             "trace": f"the stored summary of the document {analysis.target!r}",
         }
     if analysis.query_class is QueryClass.METADATA_SEARCH:
-        return _metadata_step(question, analysis)
+        # "which Riverside pdfs", "which pdfs mention Riverside": the type and its topic
+        types = analysis.document_types or named_document_types(question)
+        return _metadata_step(question, analysis, topic_words=bool(types))
     if analysis.query_class is QueryClass.COMPARISON:
         if len(analysis.compared) < 2:
             return None
@@ -105,8 +123,9 @@ def _metadata_step(
     question: str, analysis: QueryAnalysis, *, topic_words: bool = False
 ) -> dict[str, object] | None:
     """A ``metadata_search`` step: the types, years and tags the question names, and its topic
-    (the words after "about", "regarding", "photos of"...; with ``topic_words``, a listing's, also
-    the content words beside its type noun: "which Git release notes": ``git``, ``release``)."""
+    (the words after "about", "regarding", "photos of"...; with ``topic_words``, a question naming
+    a type, also the content words beside its type noun: "which Git release notes": ``git``,
+    ``release``; not its tags, nor words about counts, dates or order: :data:`_METADATA_NOISE`)."""
     params: dict[str, object] = {}
     types = analysis.document_types or named_document_types(question)
     modalities = [t for t in types if t in get_args(DocumentModality)]
@@ -118,9 +137,9 @@ def _metadata_step(
     if analysis.years:
         params["date_from"] = str(min(analysis.years))
         params["date_to"] = str(max(analysis.years))
-    tags = [a or b for a, b in _TAGGED.findall(question)]
+    tags = [(a or b).lower() for a, b in _TAGGED.findall(question)]
     if tags:
-        params["tags"] = [t.lower() for t in tags]
+        params["tags"] = tags
     match = _ABOUT.search(question)
     if match or topic_words:
         about = [
@@ -130,6 +149,8 @@ def _metadata_step(
             and t not in _TYPE_NOUNS
             and t.removesuffix("s") not in _TYPE_NOUNS
             and t not in _LISTING_NOISE
+            and t not in _METADATA_NOISE
+            and t not in tags
         ]
         if about:
             params["about"] = about

@@ -9,7 +9,12 @@ from pydantic import Field, StringConstraints
 from kgrag.acl import AclEntry
 from kgrag.agent.answer import Answer
 from kgrag.core import Frozen
-from kgrag.core.text import REFUSE_INVALID_UNICODE
+from kgrag.core.text import (
+    CONTROL_CHARACTER_CLASS,
+    REFUSE_INVALID_QUESTION,
+    REFUSE_INVALID_QUESTION_CHARACTERS,
+    REFUSE_INVALID_UNICODE,
+)
 from kgrag.graph.keys import KEY_EDGE_CHARS, KEY_INNER_CHARS
 from kgrag.ingest.pipeline import IngestReport
 from kgrag.retention import MAX_FLAG_REASON
@@ -29,8 +34,27 @@ KEY_MAX_CHARS = 256
 GROUPS_PATTERN = rf"^[^{KEY_INNER_CHARS}]*$"
 _GROUP = rf"^[^{KEY_EDGE_CHARS},](?:[^{KEY_INNER_CHARS},]*[^{KEY_EDGE_CHARS},])?$"
 
+#: A question: no control character but whitespace, and a word (a letter or digit; ``\w`` is
+#: Unicode in Python and Rust, ASCII in ECMAScript): else the 422 error ``invalid_question``.
+QUESTION_PATTERN = rf"^[^{CONTROL_CHARACTER_CLASS}]*[^\W_][^{CONTROL_CHARACTER_CLASS}]*$"
+#: The question beside attached files: it may have no word (the files ask).
+ATTACHED_QUESTION_PATTERN = rf"^[^{CONTROL_CHARACTER_CLASS}]*$"
+
 # REFUSE_INVALID_UNICODE last: it runs first, and the patterns stay in the OpenAPI document
 Text = Annotated[str, StringConstraints(pattern=TEXT_PATTERN), REFUSE_INVALID_UNICODE]
+Question = Annotated[
+    str,
+    StringConstraints(pattern=QUESTION_PATTERN),
+    REFUSE_INVALID_QUESTION,
+    REFUSE_INVALID_UNICODE,
+]
+#: The question beside attached files: it may be empty (the files ask), else it is a question.
+AttachedQuestion = Annotated[
+    str,
+    StringConstraints(pattern=ATTACHED_QUESTION_PATTERN),
+    REFUSE_INVALID_QUESTION_CHARACTERS,
+    REFUSE_INVALID_UNICODE,
+]
 Key = Annotated[
     str,
     StringConstraints(pattern=KEY_PATTERN, max_length=KEY_MAX_CHARS),
@@ -83,7 +107,7 @@ class JobView(Frozen):
 
 
 class AskRequest(Frozen):
-    question: Text = Field(..., min_length=1)
+    question: Question = Field(..., min_length=1)
     session_id: Key | None = Field(
         None,
         description="conversation id: a non-empty string without surrounding whitespace or "

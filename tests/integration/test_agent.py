@@ -211,9 +211,9 @@ def test_stream_yields_typed_events_in_order(
 
 
 def test_stream_raises_the_error_of_the_run(agent: KnowledgeAgent) -> None:
-    from kgrag.errors import PlanError
+    from kgrag.errors import InvalidTextError
 
-    with pytest.raises(PlanError):
+    with pytest.raises(InvalidTextError, match="invalid question: it is empty"):
         list(agent.stream("   "))
 
 

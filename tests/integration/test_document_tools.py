@@ -334,6 +334,14 @@ def test_summary_of_a_private_document_is_refused_to_an_outsider(
         # "notes" names a type, the words beside it the topic (it listed every text document)
         ("Which boiler notes do you have?", {"Maintenance roster"}),
         ("Which Riverside notes do you have?", {"Riverside flood report"}),
+        # a metadata question's type and its topic (issue 15: the topic was dropped, and every
+        # PDF listed); counts and dates are no topic
+        ("Which Riverside pdfs do you have?", set()),
+        ("Which pdfs mention Riverside?", set()),
+        ("Which PDFs about Riverside do you have?", set()),
+        ("Which boiler pdfs do you have?", {"Boiler inspection"}),
+        ("How many pdfs do you have?", {"Boiler inspection"}),
+        ("Which pdfs were added in 2023?", {"Boiler inspection"}),
     ],
 )
 def test_metadata_search_by_type_tag_and_date(

@@ -80,7 +80,7 @@ def agent(
     (folder / "Handbook.md").write_text(NOTES, encoding="utf-8")
     (folder / "jfk.flac").write_bytes(JFK.read_bytes())
     draw_shape("red", "circle", random.Random(3)).save(folder / "figure7.png")
-    # a recording without speech (a sound effect, music): nothing to ingest, an empty skip
+    # a recording without speech (a sound effect, music): stored, no segment, with a note
     ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=3", str(folder / "tone.wav"))
     whisper = auto_transcriber("auto", cpu_threads=1)
     agent = KnowledgeAgent(
@@ -90,10 +90,10 @@ def agent(
         image_embedder=cache(tiny_clip_embedder),
     )
     report = agent.ingest([str(folder)])
-    assert report.failed == 0 and report.ingested == 4, report
-    (skip,) = report.skips
-    assert skip.path.endswith("tone.wav") and skip.kind == "empty", skip
-    assert skip.detail == "no speech was recognised in the recording"
+    assert report.failed == 0 and report.ingested == 5 and not report.skips, report
+    (note,) = report.notes
+    assert note.path.endswith("tone.wav"), note
+    assert note.detail.startswith("no speech was recognised in the recording"), note
     yield agent
     agent.store.close()
 

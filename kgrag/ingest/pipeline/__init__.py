@@ -6,7 +6,13 @@ from kgrag.ingest.build import Failure
 from kgrag.ingest.pipeline.acl_changes import AclPolicy
 from kgrag.ingest.pipeline.ingestor import Ingestor, Runner, parse_item
 from kgrag.ingest.pipeline.options import MAX_GLOB_CHARS, IngestOptions, check_glob
-from kgrag.ingest.pipeline.report import IngestReport, ProgressCallback, ProgressEvent, Skip
+from kgrag.ingest.pipeline.report import (
+    IngestReport,
+    Note,
+    ProgressCallback,
+    ProgressEvent,
+    Skip,
+)
 
 __all__ = [
     "MAX_GLOB_CHARS",
@@ -15,6 +21,7 @@ __all__ = [
     "IngestOptions",
     "IngestReport",
     "Ingestor",
+    "Note",
     "ProgressCallback",
     "ProgressEvent",
     "Runner",

@@ -31,10 +31,17 @@ from kgrag.ingest.entities import EntityExtractor, ExtractionResult, split_by_do
 from kgrag.ingest.models import ParsedDocument, ParsedInputs, SourceItem
 from kgrag.ingest.pipeline.acl_changes import AclPolicy, acl_change, acl_refused
 from kgrag.ingest.pipeline.options import IngestOptions
-from kgrag.ingest.pipeline.report import IngestReport, ProgressCallback, ProgressEvent, WriteRate
+from kgrag.ingest.pipeline.report import (
+    NO_SPEECH,
+    IngestReport,
+    Note,
+    ProgressCallback,
+    ProgressEvent,
+    WriteRate,
+)
 from kgrag.ingest.records import AclChange, DocumentBundle, document_id
 from kgrag.ingest.sources import expand_inputs
-from kgrag.ingest.summaries import Summariser
+from kgrag.ingest.summaries import Summariser, silent_recording_summary
 from kgrag.ingest.table_rows import table_records
 from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
@@ -319,18 +326,24 @@ class Ingestor:
         with ThreadPoolExecutor(max_workers=writers, thread_name_prefix="kgrag-writer") as pool:
             pending: deque[tuple[Future[tuple[list[str], list[Failure]]], int]] = deque()
             alone = False  # the batch in flight must be written with no other
+            silent: dict[str, str] = {}  # document id -> path of a recording without speech
             for built in self._built(list(self._batches(todo))):
                 for failure in built.failures:
                     if failure.empty:
                         report.skip(failure.path, "empty", failure.reason)
                     else:
                         report.failures.append(failure)
+                silent.update(
+                    (e.id, str(e.doc.source.path))
+                    for e in built.embedded
+                    if e.duration_s is not None and not e.chunks
+                )
                 shared = writers > 1 and _may_share(built.embedded, replaced, changes)
                 # entities, summaries and the writes of this batch overlap the next batch's
                 # models; with several writers, up to that many batches are written at once
                 while pending and (alone or not shared or len(pending) >= writers):
                     done, chunks = pending.popleft()
-                    rate.written(self._collect(done, report, changes), chunks)
+                    rate.written(self._collect(done, report, changes, silent), chunks)
                 alone = not shared
                 chunks = sum(len(e.chunks) for e in built.embedded)
                 future = pool.submit(
@@ -343,7 +356,7 @@ class Ingestor:
                 pending.append((future, chunks))
             while pending:
                 done, chunks = pending.popleft()
-                rate.written(self._collect(done, report, changes), chunks)
+                rate.written(self._collect(done, report, changes, silent), chunks)
         inference = [i for w in self._writers_used for i in w.inference]
         self._timing["embed_entity_names"] += sum(b - a for a, b in inference)
         self._intervals += inference
@@ -394,9 +407,11 @@ class Ingestor:
         pending: Future[tuple[list[str], list[Failure]]],
         report: IngestReport,
         changes: Mapping[str, AclChange],
+        silent: Mapping[str, str],
     ) -> int:
         ids, failures = pending.result()
         report.failures.extend(failures)
+        report.notes.extend(Note(path=silent[i], detail=NO_SPEECH) for i in ids if i in silent)
         report.document_ids.extend(ids)
         report.acl_changes.extend(changes[i] for i in ids if i in changes)
         report.ingested += len(ids)
@@ -467,9 +482,13 @@ class Ingestor:
         self._timing["entities"] += time.perf_counter() - t0
         self._advance("entities", len(built))
         bundles = []
-        for doc, did, chunks, images, language in built:
+        for doc, did, chunks, images, language, duration_s in built:
             try:  # the summary may embed sentences: a model failure fails this document only
-                summary = self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
+                summary = (
+                    silent_recording_summary(duration_s)
+                    if duration_s is not None and not chunks
+                    else self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
+                )
             except KgragError as e:
                 failures.append(Failure(path=str(doc.source.path), reason=reason_of(e)))
                 continue
@@ -485,6 +504,7 @@ class Ingestor:
                     acl=stored_acl(doc.source.acl),
                     tags=doc.source.tags,
                     language=language,
+                    duration_s=duration_s,
                     segments=doc.source.modality == "audio",
                     summary=summary,
                     chunks=chunks,

@@ -23,6 +23,18 @@ class Skip(Frozen):
     detail: str
 
 
+class Note(Frozen):
+    """A file ingested with something to know about it (``detail``): a recording in which no
+    speech was recognised is stored with its metadata and no transcript."""
+
+    path: str
+    detail: str
+
+
+#: The note of a recording without speech.
+NO_SPEECH = "no speech was recognised in the recording: stored with its metadata, no transcript"
+
+
 class IngestReport(Closed):
     """The job's summary; ``--json`` prints exactly this."""
 
@@ -35,6 +47,8 @@ class IngestReport(Closed):
     skips: list[Skip] = []  # noqa: RUF012
     failed: int = 0
     failures: list[Failure] = []  # noqa: RUF012
+    notes: list[Note] = []  # noqa: RUF012
+    """Files ingested (they count in ``ingested``) with something to know about them."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = {}  # noqa: RUF012
     """Time per stage: parse, chunk, transcribe, embed_text, embed_image, entities, write (on the

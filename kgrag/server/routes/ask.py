@@ -23,7 +23,14 @@ from kgrag.errors import CancelledError, KgragError, StoreUnavailableError
 from kgrag.server.deps import NEEDS_STORE, AppState, Caller, split_groups
 from kgrag.server.errors import error_body, error_code, status_of
 from kgrag.server.identity import acting_as, require
-from kgrag.server.models import AskRequest, GroupList, Key, Text, UserName, answer_json
+from kgrag.server.models import (
+    AskRequest,
+    AttachedQuestion,
+    GroupList,
+    Key,
+    UserName,
+    answer_json,
+)
 from kgrag.server.openapi import errors
 
 log = logging.getLogger(__name__)
@@ -163,7 +170,9 @@ def ask_upload(
             description=f"images or recordings (1 to {MAX_ATTACHMENTS})",
         ),
     ],
-    question: Annotated[Text, Form(description="the question; empty: the files ask")] = "",
+    question: Annotated[
+        AttachedQuestion, Form(description="the question; empty: the files ask")
+    ] = "",
     session_id: Annotated[Key | None, Form(description="conversation id, as in POST /ask")] = None,
     user: Annotated[
         UserName | None, Form(description="ask as this user (needs the impersonate role)")
