@@ -9,6 +9,14 @@ dense one in the fusion (kgrag.planner.rule.LEXICAL_WEIGHT). So, for every name 
 question (:func:`kgrag.agent.support.name_phrases`) that no evidence passage holds, the best
 lexical hit holding the whole phrase joins the evidence, in place of its last passages.
 
+A question that names nothing ("What does sponge do?", "how do I use vidir?": a tool or a term
+written in lower case) has its content words for subject. When no evidence passage holds some
+of them, the best lexical hit holding all of its content words joins the evidence, first: the
+dense passages are then about other things. One passage must hold every word, so a question
+about something absent ("what is the boiling point of mercury?") is not anchored by a passage
+that happens to hold one of its words, nor one whose evidence lacks only a common word ("use"
+in "Which licence does pandas use?") by a passage that holds that word alone.
+
 Nothing is added when no readable passage holds the phrase (the lexical stage reads only what the
 asker may read), so a question about a thing that is not there still lacks it. Measured with the
 abstention folds (BENCHMARKS.md "Answers and abstention"); no constant here was tuned.
@@ -19,11 +27,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgrag.agent.names import name_phrases, phrase_in
+from kgrag.agent.names import fold, name_phrases, phrase_in
 from kgrag.agent.support import EVIDENCE_HITS
 from kgrag.core import Hit
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.params import GraphQueryParams
+from kgrag.text import key_terms, stem
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration
@@ -66,11 +75,31 @@ def anchors(question: str, evidence: Sequence[Hit], candidates: Sequence[Hit]) -
     return out
 
 
+def word_anchor(question: str, evidence: Sequence[Hit], candidates: Sequence[Hit]) -> Hit | None:
+    """For a question that names nothing (no name phrase), some of whose content words no
+    ``evidence`` passage holds: the first of ``candidates`` that holds all its content words."""
+    if name_phrases(question):
+        return None
+    terms = list(dict.fromkeys((stem(w),) for w in key_terms(fold(question))))
+    missing = [t for t in terms if not any(phrase_in(t, h) for h in evidence)]
+    if not missing:
+        return None
+    have = {h.id for h in evidence}
+    return next(
+        (h for h in candidates if h.id not in have and all(phrase_in(t, h) for t in terms)),
+        None,
+    )
+
+
 def anchored(question: str, evidence: Sequence[Hit], iterations: Sequence[Iteration]) -> list[Hit]:
-    """``evidence`` with the question's name anchors after its best passages (at most
-    ``EVIDENCE_HITS`` in all, the passages the support test reads; unchanged when every name
-    phrase is already there)."""
-    added = anchors(question, evidence, lexical_hits(iterations))
+    """``evidence`` with the question's name anchors after its best passages, or a nameless
+    question's word anchor before them (at most ``EVIDENCE_HITS`` in all, the passages the
+    support test reads; unchanged when every name phrase or word is already there)."""
+    candidates = lexical_hits(iterations)
+    word = word_anchor(question, evidence, candidates)
+    if word is not None:
+        return [word, *evidence[: max(0, EVIDENCE_HITS - 1)]]
+    added = anchors(question, evidence, candidates)
     if not added:
         return list(evidence)
     keep = min(len(evidence), max(0, EVIDENCE_HITS - len(added)))

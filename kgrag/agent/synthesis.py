@@ -477,13 +477,21 @@ def introduces(sentence: str) -> bool:
 
 
 def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
-    """The first sentence after ``index`` (same hit) that is not a heading: what it introduces."""
+    """The first sentence after ``index`` (same hit) that is not a heading: what it introduces.
+    What a sentence ending in a colon announces is the piece right after it, unless that is an
+    underlined heading: a configuration line ("add the following option ...:" then
+    "VerifyHostKeyDNS yes") has a heading's shape, a few words without a full stop."""
     at = index
+    announcing = candidates[index].sentence.rstrip().endswith(":") and not (
+        candidates[index].label or is_heading(candidates[index].sentence)
+    )
     for _ in range(MAX_NESTED_HEADINGS + 1):
         following = _followers(candidates, [at])
         if not following:
             return None
         at = following[0]
+        if announcing and not candidates[at].label:
+            return at
         if not (candidates[at].label or is_heading(candidates[at].sentence)):
             return at
     return None

@@ -315,8 +315,9 @@ class FalkorDBStore(GraphStore):
                 self.schema_statement("schema/property_index", label=label, property=op.property)
             )
         elif isinstance(op, FulltextIndex):
-            text = self.schema_statement("schema/fulltext_index", label=label, property=op.property)
-            self._ddl(text, {"label": label, "property": op.property})
+            prop = op.falkordb_property or op.property
+            text = self.schema_statement("schema/fulltext_index", label=label, property=prop)
+            self._ddl(text, {"label": label, "property": prop})
 
     def declare_relationship_types(self, types: Sequence[str]) -> None:
         """Create each relationship type of ``types`` (a relationship of it, deleted in the same

@@ -91,6 +91,10 @@ class FulltextIndex(Frozen):
     name: str
     label: str
     property: str
+    #: The property FalkorDB indexes instead, when its full-text index cannot read ``property``
+    #: as it is (RediSearch does not split words at a line break: a chunk's ``words`` are its
+    #: text with line breaks as spaces, written beside it by cypher/falkordb/chunk_upsert).
+    falkordb_property: str | None = None
 
 
 SchemaOp = UniqueProperty | PropertyIndex | FulltextIndex
@@ -153,7 +157,9 @@ def index_name(op: SchemaOp | VectorIndex) -> str:
 
 FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
     "entity_name": FulltextIndex(name="entity_name", label="Entity", property="name"),
-    "chunk_text": FulltextIndex(name="chunk_text", label="Chunk", property="text"),
+    "chunk_text": FulltextIndex(
+        name="chunk_text", label="Chunk", property="text", falkordb_property="words"
+    ),
 }
 
 
@@ -226,6 +232,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         name="0009_relationship_types",
         ops=(RelationshipTypes(types=tuple(sorted(RELATIONSHIP_TYPES))),),
     ),
+    # FalkorDB's full-text index read chunk text as RediSearch tokenises it, and RediSearch does
+    # not split words at a line break: the first word of a wrapped line ("sponge" in
+    # "tools\nsponge: soak up ...") was found by no query. The chunks' `words` (their text with
+    # line breaks as spaces) are written, then indexed. Nothing to do on Neo4j (Lucene splits
+    # there; its index exists).
+    Migration(
+        name="0010_fulltext_words",
+        ops=(DataMigration(statement="chunk_words"), FULLTEXT_INDEXES["chunk_text"]),
+    ),
 )
 
 
@@ -250,7 +265,11 @@ _ALL_OPS: tuple[SchemaOp | VectorIndex, ...] = (
     *VECTOR_INDEXES.values(),
 )
 #: Property keys that schema statements may name.
-SCHEMA_PROPERTIES: frozenset[str] = frozenset(op.property for op in _ALL_OPS)
+SCHEMA_PROPERTIES: frozenset[str] = frozenset(op.property for op in _ALL_OPS) | frozenset(
+    op.falkordb_property
+    for op in _ALL_OPS
+    if isinstance(op, FulltextIndex) and op.falkordb_property is not None
+)
 #: Index and constraint names that schema statements may name.
 SCHEMA_NAMES: frozenset[str] = frozenset(index_name(op) for op in _ALL_OPS)
 #: Template slot -> the identifiers allowed in it.

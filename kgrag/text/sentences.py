@@ -39,6 +39,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 #: lists: one item ran into the next, a whole changelog release as one "sentence"). Numbered
 #: steps ("1) open", "2) click") are a sequence and stay together up to a full stop.
 _LIST_ITEM = re.compile(r"\n[ \t]*[-*+•][ \t]+(?=\S)")
+#: A line that starts with a term and a colon ("sponge: soak up standard input ...", "Files:
+#: debian/*"): in a paragraph with two or more such lines (a definition list, a header's
+#: fields), each starts a sentence; a tool's description ran into all the others before. A lone
+#: "Note: ..." line stays in its sentence.
+_DEFINITION = re.compile(r"\n[ \t]*[\w][\w.+-]*:[ \t]+(?=\S)")
 
 
 #: A numbered section heading on a line of its own ("4.5. Details of Memcheck's checking
@@ -86,6 +91,9 @@ def _paragraph_sentences(text: str, start: int, end: int, out: list[tuple[int, i
     ]
     ends += [m.start() for m in _LIST_ITEM.finditer(text, start, end)]
     ends += [edge for span in headings for edge in span]
+    definitions = [m.start() for m in _DEFINITION.finditer(text, start - 1 if start else 0, end)]
+    if len(definitions) >= 2:
+        ends += definitions
     for boundary in sorted(set(ends)):
         if boundary > sentence_start:
             _emit(text, sentence_start, boundary, out)

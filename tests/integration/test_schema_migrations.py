@@ -135,7 +135,30 @@ def test_migrate_builds_every_constraint_and_index(store: GraphStore, together: 
     indexes = _indexes(store)
     assert indexes["Document"]["types"] == {"id": ["RANGE"], "sha256": ["RANGE"], "uri": ["RANGE"]}
     assert indexes["Entity"]["types"]["name"] == ["FULLTEXT"]
-    assert indexes["Chunk"]["types"]["text"] == ["FULLTEXT"]
+    # FalkorDB's full-text index reads the chunks' words (their text with line breaks as
+    # spaces: RediSearch does not split at a line break), Neo4j's the text
+    chunk_text = "text" if store.dialect == "neo4j" else "words"
+    assert indexes["Chunk"]["types"][chunk_text] == ["FULLTEXT"]
+
+
+def test_chunks_written_before_the_words_migration_are_found_after_it(store: GraphStore) -> None:
+    """A store written before 0010_fulltext_words: its chunks have no `words`; the migration
+    writes them, and the first word of a line is then found (moreutils' README: "...
+    descriptions\nifdata: get network interface info ...")."""
+    migrate(store)
+    _raw(
+        store,
+        "CREATE (d:Document {id: 'old', status: 'complete', acl: ['*']})"
+        "<-[:PART_OF]-(:Chunk {id: 'old-1', text: 'errno: look up errno names and "
+        "descriptions\nifdata: get network interface info without parsing ifconfig output'})",
+    )
+    _raw(store, "MATCH (m:Migration {name: '0010_fulltext_words'}) DELETE m")
+    params = {"query": "ifdata", "k": 5, "principals": ["*"], "admin": False}
+    if store.dialect != "neo4j":  # before: not found (the chunk's text as RediSearch reads it)
+        assert store.read("templates/chunks_fulltext", params) == []
+    assert migrate(store) == ["0010_fulltext_words"]
+    assert [r["id"] for r in store.read("templates/chunks_fulltext", params)] == ["old-1"]
+    assert migrate(store) == []
 
 
 def test_migrations_applied_together_record_none_when_one_fails(store: GraphStore) -> None:

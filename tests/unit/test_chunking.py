@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedPage, TextChunk
-from kgrag.text.sentences import sentence_spans
+from kgrag.text.sentences import sentence_spans, sentence_texts
 
 
 def words(text: str) -> int:
@@ -294,3 +294,24 @@ def test_invariants_hold_for_arbitrary_text(
     for page in pages:
         mine = " ".join(c.text for c in chunks if c.page == page.number)
         assert set(page.text.split()) <= set(mine.split())
+
+
+def test_a_definition_list_is_a_sentence_a_line() -> None:
+    """moreutils' README lists its tools one a line, "name: description", without full stops:
+    the whole list was one sentence. A lone "Note: ..." line stays in its sentence."""
+    text = (
+        "Currently it consists of these tools:\n\n"
+        "chronic: runs a command quietly unless it fails\n"
+        "sponge: soak up standard input and write to a file\n"
+        "ts: timestamp standard input\n"
+    )
+    assert sentence_texts(text, min_chars=1) == [
+        "Currently it consists of these tools:",
+        "chronic: runs a command quietly unless it fails",
+        "sponge: soak up standard input and write to a file",
+        "ts: timestamp standard input",
+    ]
+    assert sentence_texts("Note: this goes\non. And more of it.") == [
+        "Note: this goes on.",
+        "And more of it.",
+    ]

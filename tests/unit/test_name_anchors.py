@@ -3,7 +3,7 @@ the lexical stage that supplies the candidates runs in tests/integration/test_ab
 
 from __future__ import annotations
 
-from kgrag.agent.anchors import MAX_ANCHORS, anchors
+from kgrag.agent.anchors import MAX_ANCHORS, anchors, word_anchor
 from kgrag.agent.support import EVIDENCE_HITS, assess, name_phrases, phrase_in
 from kgrag.core import Hit
 
@@ -51,3 +51,24 @@ def test_the_support_model_reads_only_the_judged_evidence() -> None:
     late = assess(question, [answering], [*filler, answering])
     assert not late.supported and late.evidence_names == 0.0
     assert 0.0 <= late.probability < assess(question, [answering], [answering]).probability
+
+
+def test_a_nameless_question_is_anchored_by_a_passage_holding_every_missing_word() -> None:
+    """moreutils' README: "What does sponge do?" names nothing; the dense passages were about
+    other tools and held no word of it."""
+    evidence = [_hit("Tesseract supports various output formats.", n=i) for i in range(3)]
+    listing = _hit("chronic: runs a command quietly\nsponge: soak up standard input", n=7)
+    assert word_anchor("What does sponge do?", evidence, [listing]) == listing
+    assert word_anchor("What does sponge do?", [*evidence, listing], [listing]) is None
+    # a question with a name keeps the name anchors; one passage must hold every missing word
+    assert word_anchor("What does Sponge Bob do?", evidence, [listing]) is None
+    mercury = _hit("Freddie mercury sang.", n=8)
+    assert word_anchor("What is the boiling point of mercury?", evidence, [mercury]) is None
+
+
+def test_a_word_anchor_holds_every_content_word_of_the_question() -> None:
+    """pandas' pyproject.toml: the evidence held "pandas" and "license" but no "use"; a chunk
+    holding "Use a fixed datetime" alone came first."""
+    evidence = [_hit("[project] name = 'pandas' license = 'BSD-3-Clause'", n=1)]
+    lint = _hit('"datetime.datetime.now".msg = "Use a fixed datetime"', n=2)
+    assert word_anchor("Which licence does pandas use?", evidence, [lint]) is None
