@@ -42,6 +42,7 @@ from kgrag.graph.bulk_import import (
     available_cpus,
     dev_script,
 )
+from kgrag.text.folding import folded
 
 log = logging.getLogger("bench.neo4j_bulk")
 
@@ -93,7 +94,11 @@ def _write_part(directory: Path, index: int, start: int, stop: int) -> tuple[int
             multiline = multiline or "\n" in text or "\r" in text
             cid, doc = f'"w{row}"', f'"{_doc_id(row)}"'
             vector = fmt % tuple(_VECTORS[row].tolist())
-            chunks.write(f'{cid},{_quoted(text)},{row % PER_DOC},,,,{doc},"{vector}",\n')
+            fold = folded(text)
+            fold_field = "" if fold is None else _quoted(fold)
+            chunks.write(
+                f'{cid},{_quoted(text)},{fold_field},{row % PER_DOC},,,,{doc},"{vector}",\n'
+            )
             part_of.write(f"{cid},{doc}\n")
     return chunk_path.stat().st_size + part_path.stat().st_size, multiline
 

@@ -4,7 +4,8 @@
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk {id: row.id})
-SET c.text = row.text, c.position = row.position, c.page = row.page, c.start_s = row.start_s,
+SET c.text = row.text, c.text_folded = row.text_folded,
+    c.position = row.position, c.page = row.page, c.start_s = row.start_s,
     c.end_s = row.end_s, c.document_id = d.id, c.embedding = row.embedding,
     c.table_id = row.table_id, c.table_number = row.table, c.sheet = row.sheet,
     c.table_row = row.table_row

@@ -4,6 +4,7 @@
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk:Segment {id: row.id})
-SET c.text = row.text, c.position = row.position, c.start_s = row.start_s, c.end_s = row.end_s,
+SET c.text = row.text, c.text_folded = row.text_folded,
+    c.position = row.position, c.start_s = row.start_s, c.end_s = row.end_s,
     c.language = row.language, c.document_id = d.id, c.embedding = row.embedding
 MERGE (c)-[:PART_OF]->(d)

@@ -7,6 +7,7 @@ UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk {id: row.id})
 SET c.text = row.text, c.words = replace(replace(row.text, '\r', ' '), '\n', ' '),
+    c.text_folded = row.text_folded,
     c.position = row.position, c.page = row.page, c.start_s = row.start_s,
     c.end_s = row.end_s, c.document_id = d.id, c.embedding = vecf32(row.embedding),
     c.table_id = row.table_id, c.table_number = row.table, c.sheet = row.sheet,

@@ -50,6 +50,7 @@ from kgrag.planner.models import (
     ToolCallStep,
     VectorSearchStep,
 )
+from kgrag.text.folding import fold
 from kgrag.text.tokens import lexical_tokens
 
 
@@ -143,23 +144,23 @@ def _lexical(
     """The lexical stage: the full-text index's readable candidates (a pool of up to
     ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
     found = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
-    terms = lexical_tokens(query.replace("|", " "))
+    # accents are folded on both sides (kgrag.text.folding): "zurich" is a token of "Zürich"
+    terms = lexical_tokens(fold(query.replace("|", " ")))
     wanted = set(terms)
     # the pool is the candidates holding a query term as one of our tokens: an engine's wider
     # match (FalkorDB's prefix search, an analyzer's stemming) neither scores nor changes the
     # statistics, so both engines rank the same pool the same way
-    rows = [
-        r
-        for r in found
-        if wanted.intersection(lexical_tokens(f"{r.get('text') or ''} {r.get('title') or ''}"))
-    ]
+    texts = [fold(str(r.get("text") or "")) for r in found]
     # the title field holds the document's title and its folder's name (what the files of
     # ``valgrind/`` are about, where their text may not say it)
-    ranked = bm25(
-        terms,
-        [str(r.get("text") or "") for r in rows],
-        [f"{r.get('title') or ''} {folder_words(r.get('uri'))}" for r in rows],
-    )
+    titles = [fold(f"{r.get('title') or ''} {folder_words(r.get('uri'))}") for r in found]
+    pool = [
+        i
+        for i, r in enumerate(found)
+        if wanted.intersection(lexical_tokens(f"{texts[i]} {fold(str(r.get('title') or ''))}"))
+    ]
+    rows = [found[i] for i in pool]
+    ranked = bm25(terms, [texts[i] for i in pool], [titles[i] for i in pool])
     hits = (
         Hit.from_row({**rows[s.index], "score": s.score}, None, step_id)
         for s in ranked

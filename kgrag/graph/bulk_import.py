@@ -42,6 +42,7 @@ from kgrag.graph.spaces import EmbeddingSpace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
 from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row
+from kgrag.text.folding import folded
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,7 @@ _DOCUMENT = [
 _CHUNK = [
     Column("id:ID(Chunk)", ""),
     Column("text", ""),
+    Column("text_folded", ""),
     Column("position", "long"),
     Column("page", "long"),
     Column("start_s", "double"),
@@ -352,7 +354,8 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
             for c in b.chunks:
                 cid = _quoted(c.id)
                 row = (
-                    f"{cid},{_quoted(c.text)},{int(c.position)},{_field(c.page, 'long', where)},"
+                    f"{cid},{_quoted(c.text)},{_field(folded(c.text), '', where)},"
+                    f"{int(c.position)},{_field(c.page, 'long', where)},"
                     f"{_field(c.start_s, 'double', where)},{_field(c.end_s, 'double', where)},"
                     f"{doc_id},{_vector(c.embedding)},"
                     f"{'true' if len(mentioned.get(c.id, ())) > 1 else ''}"

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 
 from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.schema import MIGRATIONS, DataMigration, RelationshipTypes
+from kgrag.graph.schema import MIGRATIONS, DataMigration, FoldedText, RelationshipTypes
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
+from kgrag.text.folding import folded
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,28 @@ def status(store: GraphStore) -> list[MigrationStatus]:
     """Every known migration with the time it was applied (None when pending)."""
     applied = {r["name"]: r["applied_at"] for r in store.read("migration_list")}
     return [MigrationStatus(name=m.name, applied_at=applied.get(m.name)) for m in MIGRATIONS]
+
+
+#: Chunks read per page while their folded text is filled.
+FOLD_PAGE = 1000
+
+
+def fill_folded_text(store: GraphStore, page: int = FOLD_PAGE) -> int:
+    """Write ``Chunk.text_folded`` for every chunk whose text folding changes (in pages, by id);
+    return how many. Running it again rewrites the same values."""
+    after = ""
+    changed = 0
+    while True:
+        rows = store.read("chunk_text_page", {"after": after, "limit": page})
+        if not rows:
+            return changed
+        updates = [
+            {"id": r["id"], "text_folded": f} for r in rows if (f := folded(r["text"])) is not None
+        ]
+        if updates:
+            store.write_rows("chunk_set_text_folded", updates)
+            changed += len(updates)
+        after = rows[-1]["id"]
 
 
 def migrate(
@@ -48,6 +71,9 @@ def migrate(
                     if isinstance(op, DataMigration):
                         rows = store.write(op.statement)
                         log.info("migration %s: %s %s", migration.name, op.statement, rows)
+                    elif isinstance(op, FoldedText):
+                        n = fill_folded_text(store)
+                        log.info("migration %s: folded the text of %d chunks", migration.name, n)
                     elif isinstance(op, RelationshipTypes):
                         store.declare_relationship_types(op.types)
                     else:

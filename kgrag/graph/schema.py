@@ -109,6 +109,14 @@ class DataMigration(Frozen):
     statement: str
 
 
+class FoldedText(Frozen):
+    """Fills the folded text (:func:`kgrag.text.folding.folded`) of every ``Chunk`` stored
+    before it was written at ingestion (:func:`kgrag.graph.migrations.fill_folded_text`): Cypher
+    has no accent folding on FalkorDB, so the text is folded here, page by page. Idempotent."""
+
+    kind: Literal["folded_text"] = "folded_text"
+
+
 class RelationshipTypes(Frozen):
     """Declares relationship types in the store's schema before any write uses them
     (:meth:`GraphStore.declare_relationship_types`). FalkorDB creates a type with the first
@@ -120,7 +128,7 @@ class RelationshipTypes(Frozen):
     types: tuple[str, ...]
 
 
-MigrationOp = SchemaOp | DataMigration | RelationshipTypes
+MigrationOp = SchemaOp | DataMigration | RelationshipTypes | FoldedText
 
 
 class VectorIndex(Frozen):
@@ -161,6 +169,10 @@ FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
         name="chunk_text", label="Chunk", property="text", falkordb_property="words"
     ),
 }
+#: The folded text of a chunk with accents (kgrag.text.folding), searched beside its text: one
+#: more index on Neo4j (an index's properties cannot change), one more field of the label's one
+#: full-text index on FalkorDB.
+CHUNK_TEXT_FOLDED = FulltextIndex(name="chunk_text_folded", label="Chunk", property="text_folded")
 
 
 class Migration(Frozen):
@@ -241,6 +253,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         name="0010_fulltext_words",
         ops=(DataMigration(statement="chunk_words"), FULLTEXT_INDEXES["chunk_text"]),
     ),
+    # Lexical search folds accents (kgrag.text.folding): "zurich" finds "Zürich". Chunks stored
+    # before get their folded text here; ingestion writes it from now on.
+    Migration(name="0011_folded_text", ops=(CHUNK_TEXT_FOLDED, FoldedText())),
 )
 
 

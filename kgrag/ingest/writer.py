@@ -23,6 +23,7 @@ from kgrag.ingest.entities import EntityRecord, display_rank
 from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord
 from kgrag.modalities.base import ImageEmbedder
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
+from kgrag.text.folding import folded
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,7 @@ class GraphWriter:
                     "id": c.id,
                     "document_id": bundle.id,
                     "text": c.text,
+                    "text_folded": folded(c.text),
                     "position": c.position,
                     "page": c.page,
                     "start_s": c.start_s,

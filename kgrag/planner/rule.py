@@ -44,6 +44,7 @@ from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.planner.builder import PlanBuilder
 from kgrag.planner.models import Plan
 from kgrag.text.file_names import picture_query_terms
+from kgrag.text.folding import fold
 from kgrag.text.spelling import spellings
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
 from kgrag.text.versions import DOTTED_NUMBER, is_dotted_number
@@ -137,9 +138,11 @@ def fulltext_query(question: str) -> str:
     alike. A word is also asked for in its other spellings
     (:func:`~kgrag.text.spelling.spellings`: ``licence | license``; the indexes see the text as
     written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. The only operators
-    are these ``|`` and ``*``, never the user's."""
+    are these ``|`` and ``*``, never the user's. The question is folded first
+    (:func:`~kgrag.text.folding.fold`: ``Zürich`` is asked for as ``zurich``, which finds the
+    text written either way)."""
     terms: list[str] = []
-    for word in _IDENT.findall(question.lower()):
+    for word in _IDENT.findall(fold(question).lower()):
         parts = _PART.findall(word)
         if is_dotted_number(word):
             # a version: Lucene keeps "3.19.0" one token, so "3.19" finds it only as a prefix

@@ -1,4 +1,6 @@
-// FalkorDB full-text procedure (RediSearch query syntax); scored as in the main template.
+// FalkorDB full-text procedure (RediSearch query syntax); scored as in the main template. The
+// label's one full-text index holds both text and text_folded (the folded text of a chunk with
+// accents), and the query searches every field of it.
 // RediSearch does not split words at a line break ("Kestrin\nKestrin is" is one token), so each
 // term of three letters or more is also searched as a prefix ("kestrin*" finds that token); the
 // caller re-scores the candidates on its own tokens (kgrag/executor/lexical.py), so a prefix-only
@@ -15,7 +17,7 @@ CALL db.idx.fulltext.queryNodes('Chunk', reduce(q = '', t IN
 YIELD node
 MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
-WITH node, d, terms, toLower(node.text) AS text
+WITH node, d, terms, toLower(coalesce(node.text_folded, node.text)) AS text
 WITH node, d, CASE size(terms) WHEN 0 THEN 0.0
               ELSE toFloat(size([t IN terms WHERE text CONTAINS t])) / size(terms) END AS score
 RETURN node.id AS id, 'chunk' AS kind, node.text AS text, d.id AS document_id, d.title AS title,

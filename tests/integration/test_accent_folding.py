@@ -1,0 +1,133 @@
+"""Lexical search folds accents (kgrag.text.folding), on both engines: a question typed without
+the accents ("Aschenbrodel", "Zurich", "Bjork", "Sao Paulo", "resume") finds the passage written
+with them, and one typed with them finds the passage written without; ASCII text stores no
+folded copy and is found as before. A store written before the folded text existed (its chunks
+without it, migration 0011_folded_text unrecorded) is folded when it is opened."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest
+
+from kgrag.agent.agent import KnowledgeAgent
+from kgrag.core import AccessContext
+from kgrag.executor.base import ExecutionEnv
+from kgrag.executor.scheduler import Executor
+from kgrag.graph.migrations import migrate, status
+from kgrag.graph.store import GraphStore
+from kgrag.modalities.text import default_text_embedder
+from kgrag.planner.models import Plan
+from kgrag.planner.rule import fulltext_query
+from tests.support.engines import Engine
+
+MIGRATION = "0011_folded_text"
+READER = AccessContext(user="reader")
+FILES = {
+    "fairy.txt": "Aschenbrödel is a Czech fairy tale film, shot at the castle of Moritzburg.\n",
+    "institute.txt": (
+        "The Kestrel Institute stands in Zürich. Its founder, Björk Gudmundsdottir from São "
+        "Paulo, keeps a résumé of the prizes it won.\n"
+    ),
+    "bridge.txt": "The Pelican Bridge of Lucerne was painted by Jose Garcia in plain letters.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def agent(
+    module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KnowledgeAgent]:
+    folder = tmp_path_factory.mktemp("accents")
+    for name, text in FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    store = module_engine.open()
+    with KnowledgeAgent(store, default_text_embedder()) as a:
+        report = a.ingest([str(folder)])
+        assert report.ingested == len(FILES), report.failures
+        yield a
+
+
+def _lexical_files(agent: KnowledgeAgent, question: str) -> set[str]:
+    """The files of the lexical stage's hits for ``question`` (a reader's plan step)."""
+    plan = Plan.parse(
+        {
+            "plan": [
+                {
+                    "step_id": 1,
+                    "type": "graph_query",
+                    "parameters": {
+                        "template": "chunks_fulltext",
+                        "params": {"query": fulltext_query(question)},
+                        "k": 5,
+                    },
+                }
+            ]
+        }
+    )
+    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=READER)
+    return {Path(str(h.uri)).name for h in Executor(env).run(plan)[1].result}
+
+
+@pytest.mark.parametrize(
+    ("question", "file"),
+    [
+        ("Who made Aschenbrodel?", "fairy.txt"),
+        ("Where is Zurich?", "institute.txt"),
+        ("Who is Bjork?", "institute.txt"),
+        ("Who came from Sao Paulo?", "institute.txt"),
+        ("What does the resume list?", "institute.txt"),
+    ],
+)
+def test_a_question_without_accents_finds_the_accented_text(
+    agent: KnowledgeAgent, question: str, file: str
+) -> None:
+    assert _lexical_files(agent, question) == {file}
+
+
+@pytest.mark.parametrize(
+    ("question", "file"),
+    [
+        ("Who is Björk Guðmundsdóttir?", "institute.txt"),
+        ("What did José García paint?", "bridge.txt"),
+        ("Where is Zürich?", "institute.txt"),
+    ],
+)
+def test_a_question_with_accents_finds_the_text_written_without(
+    agent: KnowledgeAgent, question: str, file: str
+) -> None:
+    assert _lexical_files(agent, question) == {file}
+
+
+def test_ascii_text_is_found_as_before_and_stores_no_folded_copy(agent: KnowledgeAgent) -> None:
+    assert _lexical_files(agent, "Which bridge is in Lucerne?") == {"bridge.txt"}
+    assert _lexical_files(agent, "Where is Moritzburg?") == {"fairy.txt"}
+    rows = agent.store.read_freeform(
+        "MATCH (c:Chunk)-[:PART_OF]->(d:Document) RETURN d.uri AS uri, c.text_folded AS folded"
+    )
+    folded = {Path(r["uri"]).name: r["folded"] for r in rows}
+    assert folded["bridge.txt"] is None
+    assert folded["fairy.txt"].startswith("Aschenbrodel is a Czech")
+
+
+def _raw(store: GraphStore, text: str) -> Any:
+    """A write the store's API never makes (chunks as stored before folding): set-up only."""
+    if store.dialect == "neo4j":
+        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
+    return store._graph.query(text)  # type: ignore[attr-defined]
+
+
+def test_a_store_written_before_folding_is_folded_when_opened(
+    agent: KnowledgeAgent, module_engine: Engine
+) -> None:
+    _raw(agent.store, "MATCH (c:Chunk) REMOVE c.text_folded")
+    _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
+    assert _lexical_files(agent, "Who made Aschenbrodel?") == set()
+    with module_engine.open() as store:  # opening migrates
+        assert {s.name: s.applied_at for s in status(store)}[MIGRATION] is not None
+        assert migrate(store) == []
+    assert _lexical_files(agent, "Who made Aschenbrodel?") == {"fairy.txt"}
