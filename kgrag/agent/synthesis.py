@@ -187,38 +187,52 @@ def select_sentences(
     preferred_hit = prefer or (lambda _hit: False)
     subject = defined_subject(question)
     versions = [v for v in identifiers(question) if is_version(v)]
-    candidates: list[_Candidate] = []
-    seen: set[str] = set()
     # a passage's copies in other files (the same text as HTML and PDF) come right after it:
     # one format may cut its sentences better (a PDF joins lines a web page keeps apart), and a
     # sentence quoted from a copy cites that copy's file; each is read as one more hit
     hits = [h for found in evidence for h in found.and_copies()]
-    for rank, hit in enumerate(hits if subject is not None else hits[:SENTENCE_HITS]):
-        for position, (sentence, label) in enumerate(passage_sentences(hit)):
-            # the first hits' sentences, and a definition of what the question asks about in
-            # any hit ("jq is a lightweight ... JSON processor." below the top passages)
-            if sentence not in seen and (
-                rank < SENTENCE_HITS or (subject is not None and defines(sentence, subject))
-            ):
-                seen.add(sentence)
-                named = {v for v in versions if tells_version(sentence, v)}
-                candidates.append(
-                    _Candidate(
-                        sentence,
-                        hit,
-                        rank,
-                        position,
-                        frozenset(terms(sentence)) | named,
-                        label or is_title(sentence, hit),
-                    )
-                )
-    if not candidates:
-        return []
-    defining = [i for i, c in enumerate(candidates) if subject and defines(c.sentence, subject)]
     own = set(terms(question)) | set(versions)
     wanted = set(own)
     for name in entity_names:
         wanted.update(terms(name))
+
+    def gather(depth: int) -> list[_Candidate]:
+        """The sentences of the first ``depth`` hits, and a definition of what the question
+        asks about in any hit ("jq is a lightweight ... JSON processor." below them)."""
+        found: list[_Candidate] = []
+        seen: set[str] = set()
+        for rank, hit in enumerate(hits if subject is not None else hits[:depth]):
+            for position, (sentence, label) in enumerate(passage_sentences(hit)):
+                if sentence not in seen and (
+                    rank < depth or (subject is not None and defines(sentence, subject))
+                ):
+                    seen.add(sentence)
+                    named = {v for v in versions if tells_version(sentence, v)}
+                    found.append(
+                        _Candidate(
+                            sentence,
+                            hit,
+                            rank,
+                            position,
+                            frozenset(terms(sentence)) | named,
+                            label or is_title(sentence, hit),
+                        )
+                    )
+        return found
+
+    candidates = gather(SENTENCE_HITS)
+
+    def shares(c: _Candidate) -> bool:
+        return bool(c.terms & wanted) or (subject is not None and defines(c.sentence, subject))
+
+    if len(hits) > SENTENCE_HITS and not any(shares(c) for c in candidates):
+        # no sentence of the first hits holds a key term of the question ("What is Helgrind?"
+        # over manual pages that never name it): the rest of the evidence is read before the
+        # closest of them is quoted
+        candidates = gather(len(hits))
+    if not candidates:
+        return []
+    defining = [i for i, c in enumerate(candidates) if subject and defines(c.sentence, subject)]
     favoured = [preferred_hit(c.hit) for c in candidates]
     bonus = [0.15 if f else 0.0 for f in favoured]
     supported = [i for i, c in enumerate(candidates) if c.terms & wanted or i in defining]

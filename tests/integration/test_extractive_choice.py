@@ -246,3 +246,20 @@ def test_a_numbered_pdf_heading_is_not_run_into_the_sentence_after_it() -> None:
     overview = _pdf_page_holding("Callgrind is a profiling tool that records")
     chosen = _ask("What is Callgrind used for?", [requests, overview])
     assert chosen[0].startswith("Callgrind is a profiling tool that records"), chosen
+
+
+def test_a_key_term_below_the_first_hits_is_read_before_the_closest_sentence() -> None:
+    """ "What is Helgrind?" on Valgrind's PDF manual without its running headers: the first six
+    evidence pages never name Helgrind, and the answer quoted the sentence nearest in meaning
+    among them, which the support test then found naming nothing the question names (an
+    abstention). The rest of the evidence is read when no sentence of the first hits holds a
+    key term of the question."""
+    pages = _valgrind_pages()
+    others = [
+        Hit(id=f"manual:p{n}", kind="chunk", score=1.0, text=t, title="Valgrind Documentation")
+        for n, t in enumerate(pages, start=1)
+        if "helgrind" not in t.lower() and len(t) > 1500
+    ][20:26]
+    news = _pdf_page_holding("Helgrind has been completely overhauled")
+    chosen = _ask("What is Helgrind?", [*others, news])
+    assert "helgrind" in chosen[0].lower(), chosen
