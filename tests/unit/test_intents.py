@@ -69,6 +69,9 @@ def test_every_intent_has_training_and_held_out_phrasings_and_the_sets_are_disjo
     assert not {unpunctuated(t) for t in texts} & commands
     counts = {unpunctuated(p.text).lower() for p in load_phrasings("counts.jsonl")}
     assert not {unpunctuated(t) for t in texts} & counts
+    unseen = {unpunctuated(p.text).lower() for p in load_phrasings("unseen.jsonl")}
+    assert {p.label for p in load_phrasings("unseen.jsonl")} == set(Intent)
+    assert not {unpunctuated(t).lower() for t in texts} & unseen
 
 
 def test_held_out_and_issue_accuracy() -> None:
