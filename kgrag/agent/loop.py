@@ -311,7 +311,14 @@ def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[H
     return text, images
 
 
-DOCUMENT_STEPS = ("list_documents", "document_summary", "metadata_search", "compare")
+DOCUMENT_STEPS = (
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
+    "document_types",
+    "document_dates",
+)
 
 
 def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAnswer | None:

@@ -4,7 +4,10 @@ training), ``heldout.jsonl`` (other wording styles than the training set; looked
 ``issue.jsonl`` (the phrasings issue 15 reported as misrouted), ``imperative.jsonl``
 (commands, "List the manual pages.", written before the imperative training phrasings) and
 ``counts.jsonl`` (how-many questions: a quantity a document states, or a count over the store;
-written before the how-many training phrasings)."""
+written before the how-many training phrasings) and ``unseen.jsonl`` (99 phrasings of every
+class in styles the training set lacks: terse keyword queries, polite long requests, typos,
+lower case, questions about file types and dates added; written 2026-11-27 before any change of
+that day, never trained or tuned on)."""
 
 from __future__ import annotations
 
@@ -24,7 +27,14 @@ from kgrag.planner.intent import (
 
 __all__ = ["IntentReport", "SetReport", "run_intent_eval"]
 
-SETS = ("fresh.jsonl", "heldout.jsonl", "issue.jsonl", "imperative.jsonl", "counts.jsonl")
+SETS = (
+    "fresh.jsonl",
+    "heldout.jsonl",
+    "issue.jsonl",
+    "imperative.jsonl",
+    "counts.jsonl",
+    "unseen.jsonl",
+)
 
 
 class Miss(Frozen):

@@ -1,8 +1,10 @@
-"""Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``
-and ``compare``. They answer from document metadata (title, tags, type, dates, the summary
-computed at ingestion, the names of the entities a document mentions) and from entity profiles:
-no vector index and no full-text search over chunks. Every read carries the caller's principals
-(the recorder adds them), so a document the caller may not read is never listed or summarised.
+"""Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``,
+``compare``, ``document_types`` (how many documents of each type) and ``document_dates`` (when a
+document was dated and ingested). They answer from document metadata (title, tags, type, dates,
+the summary computed at ingestion, the names of the entities a document mentions) and from entity
+profiles: no vector index and no full-text search over chunks. Every read carries the caller's
+principals (the recorder adds them), so a document the caller may not read is never listed or
+summarised.
 
 Handlers return typed hits; what they matched is put in ``outcome.details`` for the trace.
 """
@@ -18,7 +20,9 @@ from kgrag.executor.base import Registration, StatementReader, StepOutcome, Step
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.models import (
     CompareStep,
+    DocumentDatesStep,
     DocumentSummaryStep,
+    DocumentTypesStep,
     ListDocumentsStep,
     MetadataSearchStep,
 )
@@ -29,9 +33,11 @@ from kgrag.text.spelling import american, term_spellings
 __all__ = [
     "DOCUMENT_HANDLERS",
     "answer_text",
+    "dates_text",
     "documents_about",
     "metadata_coverage",
     "metadata_score",
+    "type_name",
 ]
 
 #: The Cypher reads fetch this many times ``k`` candidates before they are scored here.
@@ -193,6 +199,69 @@ def _metadata_search(
     return [_document_hit(r, 1.0, step.step_id) for r in rows[: p.k]]
 
 
+#: Readable names of the stored MIME types of text formats (:data:`FORMAT_MIMES`; a CSV file is a
+#: spreadsheet too, it is named CSV).
+_FORMAT_NAMES = {
+    "text/plain": "plain text",
+    **{m: name for name, mimes in FORMAT_MIMES.items() for m in mimes if name != "spreadsheet"},
+    **{m: "spreadsheet" for m in FORMAT_MIMES["spreadsheet"] if m not in FORMAT_MIMES["csv"]},
+}
+
+
+def type_name(modality: str, mime: str) -> str:
+    """A document type as the answer names it: ``text, man (text/troff)``, ``pdf
+    (application/pdf)``, ``image (image/png)``."""
+    name = _FORMAT_NAMES.get(mime) if modality == "text" else None
+    shown = f"{modality}, {name}" if name else modality
+    return f"{shown} ({mime})" if mime else shown
+
+
+def _document_types(
+    step: DocumentTypesStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
+    """One hit per type (modality and MIME type), the most common first: the type's newest
+    readable document, its text the type's count."""
+    rows = rec.read("documents_by_type", {"k": step.parameters.k})
+    rec.outcome.details["types"] = [
+        {"modality": r["modality"], "mime": r["mime"], "documents": int(r["documents"])}
+        for r in rows
+    ]
+    hits = []
+    for row in rows:
+        n = int(row["documents"])
+        text = (
+            f"{type_name(str(row['modality']), str(row['mime']))}: {n} readable "
+            f"document{'s' if n != 1 else ''}, the newest: {row.get('title') or row.get('uri')}"
+        )
+        hits.append(_document_hit({**row, "text": text}, float(n), step.step_id))
+    return hits
+
+
+def _document_dates(
+    step: DocumentDatesStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
+    """The readable document the target names (as for a summary), its text its stored dates."""
+    p = step.parameters
+    terms = document_terms(p.target) or (p.target.lower(),)
+    found = _about(rec, terms, (), p.k, min_coverage=RESOLVE_COVERAGE)
+    rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
+    return [
+        _document_hit({**row, "text": dates_text(row)}, score, step.step_id) for score, row in found
+    ]
+
+
+def dates_text(row: Mapping[str, Any]) -> str:
+    """What the store knows of when a document was made and added: its date (a ``date:`` tag
+    of the ingestion manifest), when it was ingested (UTC)."""
+    dated = [str(g)[5:] for g in row.get("tags") or () if str(g).startswith("date:")]
+    ingested = str(row.get("ingested_at") or "")
+    parts = [f"dated {dated[0]} (the date the ingestion manifest gave it)"] if dated else []
+    if ingested:
+        day, _, clock = ingested.partition("T")
+        parts.append(f"added to the store (ingested) on {day} at {clock[:5]} UTC")
+    return "; ".join(parts) or "no date is stored for it"
+
+
 def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
     """Each side as a document its title names ("the Apache License": the document titled so, its
     summary; :func:`_names_title`), else as an entity (its profile from the passages that mention
@@ -284,6 +353,8 @@ DOCUMENT_HANDLERS = (
     Registration(DocumentSummaryStep, _document_summary),
     Registration(MetadataSearchStep, _metadata_search),
     Registration(CompareStep, _compare),
+    Registration(DocumentTypesStep, _document_types),
+    Registration(DocumentDatesStep, _document_dates),
 )
 """The handlers of these steps, for the executor's dispatch table."""
 
@@ -302,6 +373,13 @@ def answer_text(
     if step_type == "document_summary":
         hit = shown[0]
         return f"{hit.title} [1]: {hit.text}"
+    if step_type == "document_dates":
+        hit = shown[0]
+        return f"{hit.title} [1]: {hit.text}."
+    if step_type == "document_types":
+        lines = [f"Readable documents by type ({len(hits)} type{'s' if len(hits) != 1 else ''}):"]
+        lines += [f"- {h.text} [{n}]" for n, h in enumerate(shown, start=1)]
+        return "\n".join(lines)
     if step_type == "compare":
         lines = [f"{h.text} [{n}]" for n, h in enumerate(shown, start=1) if h.kind != "chunk"]
         return "\n".join(lines) if lines else "No readable document matches."

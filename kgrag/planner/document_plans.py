@@ -1,7 +1,8 @@
 """Plans for the document query classes: LISTING, DOCUMENT_SUMMARY, METADATA_SEARCH, COMPARISON.
 
 :func:`document_plan` turns an analysed question of one of these classes into a one-step plan of a
-document tool (``list_documents``, ``document_summary``, ``metadata_search``, ``compare``), which
+document tool (``list_documents``, ``document_summary``, ``metadata_search``, ``compare``,
+``document_types``, ``document_dates``), which
 answers from document metadata and stored summaries: no vector search, no full-text search over
 chunks. It returns ``None`` for CONTENT_SEARCH and when the question gives the tool nothing to
 work with (then the content planner plans it as usual). Call it before the rule planner.
@@ -37,6 +38,27 @@ _RECENT = re.compile(
     re.I,
 )
 RECENT_K = 5
+#: What a listing or metadata question asks of the collection when it asks for its types ("what
+#: types of files do you have?", "which formats are stored?", "a breakdown by type"): the
+#: attribute asked for, a parameter like the order of :data:`_RECENT` (the class is the
+#: classifier's).
+_TYPES_ASKED = re.compile(
+    r"\b(?:types?|kinds?|sorts?|formats?|modalit(?:y|ies))\s+of\s+(?:files?|documents?|data|media"
+    r"|content|sources?|items?|records?|material)\b"
+    r"|\b(?:file|document|media|data)\s+(?:types|kinds|formats)\b"
+    r"|\b(?:which|what)\s+(?:types|kinds|sorts|formats|modalities)\b"
+    r"|\b(?:by|per|of each|for each)\s+(?:file\s+|document\s+)?(?:type|kind|format|modality)\b",
+    re.I,
+)
+#: "When was X added?", "what date was X ingested?", "when did X get uploaded?": the date of one
+#: document is asked for; group 1 names the document.
+_WHEN_ADDED = re.compile(
+    r"^\s*(?:when|(?:on\s+)?what\s+(?:date|day|time))\s+(?:was|were|is|did|has|had)\s+(.+?)\s+"
+    r"(?:(?:first|last|originally|initially)\s+)?(?:get\s+|got\s+|been\s+)?"
+    r"(?:added|created|ingested|uploaded|stored|indexed|imported|saved|put in|dated|written"
+    r"|modified|updated|changed|made)\b",
+    re.I,
+)
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
     text note markdown txt tagged tag man manual manpage page csv tsv spreadsheet workbook html web
@@ -75,6 +97,10 @@ def document_plan(question: str, analysis: QueryAnalysis) -> Plan | None:
 
 def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
     entity_ids = [e.id for e in analysis.entity_mentions]
+    if analysis.query_class in (QueryClass.LISTING, QueryClass.METADATA_SEARCH):
+        asked = _asked_of_documents(question)
+        if asked is not None:
+            return asked
     if analysis.query_class is QueryClass.LISTING:
         if named_document_types(question) or _TAGGED.search(question):
             # "which images ...", "... tagged X"; "which Git release notes ...": about Git
@@ -116,6 +142,29 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
             "parameters": {"sides": list(analysis.compared[:4]), "entity_ids": entity_ids},
             "trace": "profile each side (entity passages or document summary), side by side",
         }
+    return None
+
+
+def _asked_of_documents(question: str) -> dict[str, object] | None:
+    """A ``document_types`` step for a question asking which types the collection holds, a
+    ``document_dates`` step for one asking when a named document was added or made."""
+    if _TYPES_ASKED.search(question):
+        return {
+            "type": "document_types",
+            "parameters": {},
+            "trace": "count the readable documents of each type",
+        }
+    when = _WHEN_ADDED.search(question)
+    if when:
+        target = re.sub(
+            r"^(?:the|a|an|your|my|our)\s+", "", when.group(1).strip(" \"'"), flags=re.I
+        )
+        if document_terms(target):
+            return {
+                "type": "document_dates",
+                "parameters": {"target": target},
+                "trace": f"the stored dates of the document {target!r}",
+            }
     return None
 
 

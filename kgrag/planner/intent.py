@@ -293,6 +293,12 @@ _FRAME_EXTRA_TEXT = """
     similar better overview gist recap summary summarise summarize cover covers main points key
     short brief look looks shown show anything everything available
     man manual manuals manpage manpages page pages
+    kinds sorts formats format breakdown dates modalities
+    sum condense outline weigh differences apart distinguish
+    speaks spoke spoken speaking speakers host narrator lecturer presenter interviewer
+    interviewee caller panelists guest lecture speech webinar podcast episode conversation
+    transcript voice
+    depict depicts depicted visible chart figure scan logo sketch
 """
 _FRAME_EXTRA = frozenset(_FRAME_EXTRA_TEXT.split())
 """Words that say what kind of answer is wanted, besides the function words."""

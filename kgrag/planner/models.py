@@ -34,7 +34,9 @@ from kgrag.planner.params import (
     AudioTranscriptionParams,
     CompareParams,
     DemoteParams,
+    DocumentDatesParams,
     DocumentSummaryParams,
+    DocumentTypesParams,
     FilterParams,
     GraphQueryParams,
     ImageEmbeddingParams,
@@ -58,7 +60,9 @@ __all__ = [
     "AudioTranscriptionStep",
     "CompareStep",
     "DemoteStep",
+    "DocumentDatesStep",
     "DocumentSummaryStep",
+    "DocumentTypesStep",
     "FilterStep",
     "GraphQueryStep",
     "ImageEmbeddingStep",
@@ -179,6 +183,16 @@ class CompareStep(StepBase):
     parameters: CompareParams
 
 
+class DocumentTypesStep(StepBase):
+    type: Literal["document_types"]
+    parameters: DocumentTypesParams
+
+
+class DocumentDatesStep(StepBase):
+    type: Literal["document_dates"]
+    parameters: DocumentDatesParams
+
+
 class AudioTranscriptionStep(StepBase):
     type: Literal["audio_transcription"]
     parameters: AudioTranscriptionParams
@@ -207,6 +221,8 @@ Step = Annotated[
     | DocumentSummaryStep
     | MetadataSearchStep
     | CompareStep
+    | DocumentTypesStep
+    | DocumentDatesStep
     | AudioTranscriptionStep
     | ImageEmbeddingStep
     | DemoteStep,

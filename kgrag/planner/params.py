@@ -18,9 +18,11 @@ __all__ = [
     "AudioTranscriptionParams",
     "CompareParams",
     "DemoteParams",
+    "DocumentDatesParams",
     "DocumentFormat",
     "DocumentModality",
     "DocumentSummaryParams",
+    "DocumentTypesParams",
     "FilterParams",
     "GraphQueryParams",
     "HopRelationship",
@@ -60,6 +62,8 @@ StepType = Literal[
     "document_summary",
     "metadata_search",
     "compare",
+    "document_types",
+    "document_dates",
     "audio_transcription",
     "image_embedding",
     "demote",
@@ -312,6 +316,23 @@ class MetadataSearchParams(StepParams):
                 "give at least one of modalities, formats, tags, date_from, date_to, about"
             )
         return self
+
+
+class DocumentTypesParams(StepParams):
+    """How many readable documents there are of each type (``Document.modality``) and, within a
+    type, of each stored MIME type: a breakdown of the collection, no listing."""
+
+    k: int = Field(default=50, ge=1, le=500)
+    """Types (modality and MIME type pairs) at most, the most common first."""
+
+
+class DocumentDatesParams(StepParams):
+    """The stored dates of the readable document that ``target`` (a title or a description)
+    names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest) and when it was
+    ingested."""
+
+    target: str = Field(min_length=1, max_length=300)
+    k: int = Field(default=1, ge=1, le=10)
 
 
 class CompareParams(StepParams):

@@ -607,3 +607,64 @@ def test_the_newest_documents_are_the_metadata_searchs_first(
         "Boiler inspection",
         "Riverside flood report",
     ]
+
+
+# ------------------------------------------------------------- types and dates (issue 15 item 2)
+
+
+def _steps(store: GraphStore, answer: Any) -> list[str]:
+    return [s["type"] for s in read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]]
+
+
+@pytest.mark.parametrize(
+    "question", ["What types of files do you have?", "What kinds of documents are stored?"]
+)
+def test_a_question_about_the_types_stored_gets_a_breakdown_with_counts(
+    store: GraphStore, embedder: TextEmbedder, question: str
+) -> None:
+    """An eighth-folder test asked "What types of files do you have?" and got passages that
+    mention types; it is a count of the readable documents of each type, each type citing its
+    newest document. The private text document counts for its readers only."""
+    agent = KnowledgeAgent(store, embedder)
+    outsider = agent.ask(question, user="eve")
+    assert _steps(store, outsider) == ["document_types"], outsider.answer
+    assert "text, plain text (text/plain): 4 readable documents" in outsider.answer
+    assert "pdf (application/pdf): 1 readable document, the newest: Boiler inspection" in (
+        outsider.answer
+    )
+    assert "image (image/png): 1 readable document" in outsider.answer
+    assert "Zephyr" not in outsider.answer
+    assert [c.title for c in outsider.citations] == [
+        "Pump meeting notes",
+        "Red circle drawing",
+        "Boiler inspection",
+    ]
+    board = agent.ask(question, user="bob", groups=["board"])
+    assert "text, plain text (text/plain): 5 readable documents" in board.answer
+
+
+def test_when_a_document_was_added_is_answered_from_its_stored_dates(
+    store: GraphStore, embedder: TextEmbedder
+) -> None:
+    """ "When was the Riverside flood report added?" searched the passages (which say when the
+    office flooded, not when the report was added); it is the document's stored dates: the date
+    its manifest gave it and when it was ingested, citing that document. A private document's
+    dates are not given to an outsider."""
+    agent = KnowledgeAgent(store, embedder)
+    ingested = str(_documents(store)["Riverside flood report"]["ingested_at"])
+    for question in (
+        "When was the Riverside flood report added?",
+        "when was the riverside flood report ingested",
+        "What date was the Riverside flood report uploaded?",
+    ):
+        found = agent.ask(question, user="eve")
+        assert _steps(store, found) == ["document_dates"], (question, found.answer)
+        assert [c.title for c in found.citations] == ["Riverside flood report"], found.answer
+        assert "dated 2023-04-02" in found.answer
+        assert f"ingested) on {ingested[:10]} at {ingested[11:16]} UTC" in found.answer
+    private = agent.ask("When was the Zephyr pump budget added?", user="eve")
+    assert "Zephyr pump budget" not in {c.title for c in private.citations}
+    assert "forty million" not in private.answer
+    board = agent.ask("When was the Zephyr pump budget added?", user="bob", groups=["board"])
+    assert [c.title for c in board.citations][:1] == ["Zephyr pump budget"], board.answer
+    assert "added to the store (ingested) on" in board.answer

@@ -38,12 +38,15 @@ PICTURE = "Show me a picture of a red circle."
 SUMMARY = "Summarise the document about the feed pump."
 COMPARISON = "Compare Ada Okafor and Brian Keller."
 NAMED_FILE = "What does pumps.md say about the bearing?"
-QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON, NAMED_FILE)
+TYPES = "What types of files do you have?"
+QUESTIONS = (CONTENT, LISTING, PICTURE, SUMMARY, COMPARISON, NAMED_FILE, TYPES)
 
 #: Statements allowed to scan a corpus label, with the reason.
 EXEMPT: dict[str, str] = {
     "documents_by_metadata": "a listing filters every readable document by modality, tags and "
     "date and sorts them by date: O(documents) by nature (it returns at most $k)",
+    "documents_by_type": "a breakdown of the collection by type counts every readable document "
+    "(its own properties, no traversal): O(documents) by nature, like a listing",
     "templates/file_images": "as templates/file_chunks, for the pictures of a named file",
     "templates/named_images": "a picture question compares its words with every readable "
     "picture document's title (its own property, no traversal): O(picture documents), as "
@@ -176,6 +179,7 @@ def test_the_document_tools_are_on_the_recorded_paths(
     assert {"documents_about", "fulltext_entities"} <= set(seen[SUMMARY]), sorted(seen[SUMMARY])
     assert "entity_profile" in seen[COMPARISON], sorted(seen[COMPARISON])
     assert "templates/file_chunks" in seen[NAMED_FILE], sorted(seen[NAMED_FILE])
+    assert "documents_by_type" in seen[TYPES], sorted(seen[TYPES])
 
 
 @pytest.mark.parametrize("name", MORE_STATEMENTS)

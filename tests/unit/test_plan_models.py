@@ -422,6 +422,8 @@ def test_json_schema_describes_the_union_and_is_exported() -> None:
         "document_summary",
         "metadata_search",
         "compare",
+        "document_types",
+        "document_dates",
         "audio_transcription",
         "image_embedding",
         "demote",
