@@ -15,11 +15,9 @@ from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedDocument, SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sections import MAX_CONTEXT_TOKENS, context_text
+from tests.support.valgrind_manual import manual_excerpt
 
 DOC = Path("/usr/share/doc")
-MANUAL = DOC / "valgrind/valgrind_manual.pdf.gz"
-#: Pages of the manual's Memcheck chapter (73-80) and Helgrind chapter (131-142), 1-based.
-EXCERPT = [*range(73, 81), *range(131, 143)]
 
 
 def words(text: str) -> int:
@@ -36,40 +34,6 @@ def _item(path: Path) -> SourceItem:
 def _need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is not on this machine")
-    return path
-
-
-def manual_excerpt(folder: Path) -> Path:
-    """Two chapters of Valgrind's PDF manual as a PDF of their own, with the manual's outline
-    entries for those pages (pypdf copies the pages; their running headers come along)."""
-    import io
-
-    import pypdf
-
-    reader = pypdf.PdfReader(io.BytesIO(gzip.decompress(_need(MANUAL).read_bytes())))
-    writer = pypdf.PdfWriter()
-    for number in EXCERPT:
-        writer.add_page(reader.pages[number - 1])
-    writer.add_metadata({"/Title": "Valgrind Documentation"})
-    parents: dict[int, object] = {}
-
-    def walk(items: list[object], depth: int) -> None:
-        for entry in items:
-            if isinstance(entry, list):
-                walk(entry, depth + 1)
-                continue
-            page = reader.get_destination_page_number(entry) + 1  # type: ignore[arg-type]
-            if page in EXCERPT:
-                parent = parents.get(depth - 1)
-                title = entry.title  # type: ignore[attr-defined]
-                parents[depth] = writer.add_outline_item(
-                    title=title, page_number=EXCERPT.index(page), parent=parent
-                )
-
-    walk(reader.outline, 0)
-    path = folder / "valgrind_excerpt.pdf"
-    with path.open("wb") as f:
-        writer.write(f)
     return path
 
 
