@@ -5,6 +5,7 @@ MATCH (node)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN node.id AS id, node.text AS text, node.page AS page, node.start_s AS start_s,
        node.table_number AS table_number, node.sheet AS sheet, node.table_row AS table_row,
+       node.section AS section,
        node.end_s AS end_s, d.id AS document_id, d.title AS title, d.uri AS uri,
        d.modality AS modality, 1.0 - score / 2.0 AS score
 ORDER BY score DESC, id

@@ -30,6 +30,9 @@ class Citation(Frozen):
     kind: Literal["chunk", "segment", "image", "entity", "document"]
     image_uri: str | None = None
     excerpt: str | None = None
+    section: tuple[str, ...] = ()
+    """For a chunk: the headings of the section it is in, outermost first ("Memcheck: a memory
+    error detector", "4.5. Details of Memcheck's checking machinery"); empty when unknown."""
 
 
 ExitReason = Literal[

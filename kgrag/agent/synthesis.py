@@ -132,6 +132,7 @@ def citation_for(marker: int, hit: Hit) -> Citation:
         kind=hit.kind,
         image_uri=hit.image_uri,
         excerpt=(hit.text or "")[:300] or None,
+        section=hit.section,
     )
 
 

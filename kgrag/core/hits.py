@@ -42,6 +42,9 @@ class Hit(Frozen):
     """A table row's table (1-based in its document), sheet and row (the header is row 1)."""
     sheet: str | None = None
     row: int | None = None
+    section: tuple[str, ...] = ()
+    """The headings of the section a chunk is in, outermost first (kgrag.ingest.sections);
+    empty for a chunk outside any, or stored before chunks knew their section."""
     provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
     copies: tuple[Hit, ...] = ()
     """The copies of this passage in other files that a fusion collapsed into it (the same
@@ -68,6 +71,7 @@ class Hit(Frozen):
             table=row.get("table_number"),
             sheet=row.get("sheet"),
             row=row.get("table_row"),
+            section=tuple(row.get("section") or ()),
             provenance=(step_id,) if step_id else (),
         )
 

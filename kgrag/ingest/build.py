@@ -25,6 +25,7 @@ from kgrag.errors import EmptyInputError, IngestError, KgragError
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedDocument
 from kgrag.ingest.records import ChunkRecord, ImageRecord, document_id
+from kgrag.ingest.sections import context_text
 from kgrag.ingest.table_rows import table_chunks
 from kgrag.ingest.writer import extracted_image_name
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
@@ -211,10 +212,15 @@ class Builder:
     def embed_text(self, work: Work) -> None:
         """Stage 3 (the text model): every chunk and segment of the batch in one call."""
         ready = [(doc, did) for doc, did in work.items() if did in work.pieces]
-        texts = [c["text"] for _, did in ready for c in work.pieces[did]]
+        emb = self.text_embedder
+        texts = [
+            context_text(doc.title, c.get("section", ()), c["text"], emb.count_tokens)
+            for doc, did in ready
+            for c in work.pieces[did]
+        ]
         t0 = time.perf_counter()
         try:
-            vectors = self.text_embedder.embed(texts) if texts else []
+            vectors = emb.embed(texts) if texts else []
         except KgragError as e:  # the model failed: this batch's documents fail, others go on
             reason = f"the text model failed on this document's batch: {reason_of(e)}"
             for doc, _ in ready:
@@ -248,7 +254,13 @@ class Builder:
         emb = self.text_embedder
         pieces = chunk_text(doc.pages, emb.count_tokens, emb.max_tokens - 2, self.overlap_tokens)
         rows: list[dict[str, Any]] = [
-            {"id": f"{did}:c{p.position}", "text": p.text, "position": p.position, "page": p.page}
+            {
+                "id": f"{did}:c{p.position}",
+                "text": p.text,
+                "position": p.position,
+                "page": p.page,
+                "section": p.section,
+            }
             for p in pieces
         ]
         rows += table_chunks(did, doc.tables, len(rows), emb.count_tokens, emb.max_tokens - 2)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from kgrag.ingest.models import ParsedPage, TextChunk
+from kgrag.ingest.sections import Heading, SectionPath, numbered_headings
 from kgrag.text.sentences import sentence_spans
 
 __all__ = ["chunk_text"]
@@ -39,7 +40,8 @@ def chunk_text(
     ``count_tokens`` should count a text's tokens without special tokens (a chunk's size is the
     sum of its sentences' counts). Consecutive chunks of one page repeat whole trailing sentences
     of the previous chunk, up to ``overlap_tokens``. Positions run 0..n-1 across all pages;
-    ``pages[k].text[chunk.start_char:chunk.end_char] == chunk.text``. Deterministic.
+    ``pages[k].text[chunk.start_char:chunk.end_char] == chunk.text``; ``chunk.section`` is the
+    section it starts in (:mod:`kgrag.ingest.sections`). Deterministic.
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
@@ -49,8 +51,11 @@ def chunk_text(
             f"max_tokens {max_tokens}"
         )
     chunks: list[TextChunk] = []
+    sections = SectionPath()
+    marked = any(h.level > 0 for page in pages for h in page.headings)
     for page in pages:
         text = page.text
+        headings = _page_headings(page, marked)
         units: list[_Unit] = []
         for start, end in sentence_spans(text):
             tokens = count_tokens(text[start:end])
@@ -58,7 +63,11 @@ def chunk_text(
                 units.append(_Unit(start, end, tokens))
             else:
                 units.extend(_split_long(text, start, end, count_tokens, max_tokens))
+        h = 0
         for start, end in _pack(units, max_tokens, overlap_tokens):
+            while h < len(headings) and headings[h].start <= start:
+                sections.enter(headings[h])
+                h += 1
             chunks.append(
                 TextChunk(
                     position=len(chunks),
@@ -66,9 +75,19 @@ def chunk_text(
                     page=page.number,
                     start_char=start,
                     end_char=end,
+                    section=sections.path(),
                 )
             )
+        for heading in headings[h:]:  # a page's last headings open the next page's sections
+            sections.enter(heading)
     return chunks
+
+
+def _page_headings(page: ParsedPage, marked: bool) -> list[Heading]:
+    """The page's headings in order: those its format marks (``marked``: the document's format
+    marks some), else its numbered heading lines; a PDF page's running header (level 0) first."""
+    found = [h for h in page.headings if h.level > 0] if marked else numbered_headings(page.text)
+    return sorted([h for h in page.headings if h.level == 0] + list(found), key=lambda h: h.start)
 
 
 def _pack(units: Sequence[_Unit], max_tokens: int, overlap_tokens: int) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from kgrag.acl import AclEntry
 from kgrag.core import Frozen
+from kgrag.ingest.sections import Heading
 
 Modality = Literal["text", "pdf", "image", "audio"]
 
@@ -74,6 +75,9 @@ class ParsedPage(Frozen):
 
     number: int | None = None
     text: str
+    headings: tuple[Heading, ...] = ()
+    """The headings the format marks on this page, in order (:mod:`kgrag.ingest.sections`);
+    empty when it marks none (numbered heading lines are then found in the text)."""
 
 
 class ParsedImage(Frozen):
@@ -139,3 +143,6 @@ class TextChunk(Frozen):
     page: int | None = None
     start_char: int
     end_char: int
+    section: tuple[str, ...] = ()
+    """The headings of the section the chunk starts in, outermost first
+    (:mod:`kgrag.ingest.sections`)."""

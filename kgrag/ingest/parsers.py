@@ -14,15 +14,16 @@ import logging
 import re
 import warnings
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
-from kgrag.ingest.roff import ROFF_MIME, is_roff, roff_text
+from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
+from kgrag.ingest.sections import Heading, line_headings, locate_headings
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -37,7 +38,15 @@ MIN_IMAGE_SIDE = 16
 MIN_PDF_IMAGE_SIDE = 32
 MAX_TITLE_CHARS = 200
 
-__all__ = ["MIN_IMAGE_SIDE", "MIN_PDF_IMAGE_SIDE", "parse", "parse_bytes", "read_file"]
+__all__ = [
+    "MIN_IMAGE_SIDE",
+    "MIN_PDF_IMAGE_SIDE",
+    "markdown_text",
+    "parse",
+    "parse_bytes",
+    "read_file",
+    "strip_markdown",
+]
 
 
 def parse(
@@ -177,11 +186,12 @@ def _parse_text(
     raw = decode_text(path, data).text
     markup = ""
     roff = False
+    headings: tuple[Heading, ...] = ()
     if suffix in (".md", ".markdown"):
-        text, heading = strip_markdown(raw)
+        text, heading, headings = markdown_text(raw)
         markup = " and Markdown markup"
     elif is_roff(raw):  # a man page, whatever its name ("zstd.1", "cscope.man")
-        text, heading = roff_text(raw)
+        text, heading, headings = man_page_text(raw)
         markup, roff = " and roff requests", True
     else:
         text, heading = raw, None
@@ -193,7 +203,7 @@ def _parse_text(
         title = _file_title(path)
     else:
         title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
-    return title, [ParsedPage(number=None, text=text)], [], roff
+    return title, [ParsedPage(number=None, text=text, headings=headings)], [], roff
 
 
 #: File names that say what kind of file it is, not what it is about: the folder says that.
@@ -313,17 +323,25 @@ def front_matter_title(markdown: str) -> tuple[str, str | None]:
 
 
 def strip_markdown(markdown: str) -> tuple[str, str | None]:
+    """:func:`markdown_text`'s text and title."""
+    text, title, _ = markdown_text(markdown)
+    return text, title
+
+
+def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     """Remove the Markdown syntax that would pollute embeddings; keep all the words.
 
     Heading markers and attribute blocks ("{#intro}"), emphasis/strike/code markers, link and
     image URLs (their text or alt text stays), link definitions, block quote markers, fence
     lines and thematic breaks go; list markers, tables and code content stay. A front matter
-    block goes, its title staying as the text's first line. Returns the text and the title:
-    the front matter's, else the first heading's text.
+    block goes, its title staying as the text's first line. Returns the text, the title (the
+    front matter's, else the first heading's text) and the headings (``#`` to ``######`` at
+    levels 1 to 6, an underline of ``=`` 1 and of ``-`` 2).
     """
     markdown, title = front_matter_title(_HTML_COMMENT.sub("", markdown))
     lines_out: list[str] = [title, ""] if title else []
     heading: str | None = title
+    marks: list[tuple[int, int, str]] = []  # (line, level, text)
     in_fence = False
     for line in markdown.split("\n"):
         if _FENCE.match(line):
@@ -338,18 +356,21 @@ def strip_markdown(markdown: str) -> tuple[str, str | None]:
             line = _inline(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
             if heading is None and line.strip():
                 heading = line.strip()
+            marks.append((len(lines_out), len(m.group(1)), line))
             lines_out.append(line)
             continue
         if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
             lines_out.append("")
             continue
-        if _SETEXT_RULE.match(line) and lines_out and lines_out[-1].strip():
+        setext = _SETEXT_RULE.match(line)
+        if setext and lines_out and lines_out[-1].strip():
             if heading is None:
                 heading = lines_out[-1].strip()
+            marks.append((len(lines_out) - 1, 1 if setext.group(1)[0] == "=" else 2, lines_out[-1]))
             lines_out.append("")
             continue
         lines_out.append(_inline(line))
-    return "\n".join(lines_out).strip("\n"), heading
+    return "\n".join(lines_out).strip("\n"), heading, line_headings(lines_out, marks)
 
 
 def _inline(line: str) -> str:
@@ -399,7 +420,12 @@ def _without_tables(pages: list[ParsedPage], texts: dict[int, str]) -> list[Pars
     for page in pages:
         text = texts.get(page.number or 0, page.text)
         if text.strip():
-            out.append(ParsedPage(number=page.number, text=text))
+            if text != page.text:  # the same headings, placed on the text without the tables
+                placed = [(h.level, h.text) for h in page.headings]
+                page = page.model_copy(
+                    update={"text": text, "headings": locate_headings(text, placed)}
+                )
+            out.append(page)
     return out
 
 
@@ -459,7 +485,50 @@ def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
     title = (
         _pdf_title(reader) or (_naming(_first_line(pages[0].text)) if pages else None) or path.stem
     )
-    return title, strip_running_lines(pages), images
+    outline = _pdf_outline(reader)
+    pages = [
+        page.model_copy(
+            update={
+                "headings": locate_headings(
+                    page.text,
+                    [(h.level, h.text) for h in page.headings]
+                    + [(level, text) for level, text in outline.get(page.number or 0, ())],
+                )
+            }
+        )
+        for page in strip_running_lines(pages)
+    ]
+    return title, pages, images
+
+
+def _pdf_outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
+    """The PDF's outline (its bookmarks: the table of contents a viewer shows) as page number
+    -> (depth from 1, title) of the sections starting on it, in order; empty when it has none
+    or it cannot be read."""
+    out: dict[int, list[tuple[int, str]]] = {}
+
+    def walk(items: list[Any], depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+                continue
+            try:
+                index = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title).split())
+            except Exception as e:  # a broken destination: the outline helps, it is not content
+                logger.debug("PDF outline entry unreadable: %s", e)
+                continue
+            if index is not None and index >= 0 and title:
+                out.setdefault(index + 1, []).append((depth, title))
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            walk(reader.outline, 1)
+    except Exception as e:
+        logger.debug("PDF outline unreadable: %s", e)
+        return {}
+    return out
 
 
 def _pdf_page_images(path: Path, page: PageObject, number: int) -> list[ParsedImage]:

@@ -22,6 +22,9 @@ class ChunkRecord(Frozen):
     start_s: float | None = None
     end_s: float | None = None
     embedding: tuple[float, ...] = Field(repr=False)
+    section: tuple[str, ...] = ()
+    """The headings of the section the chunk is in, outermost first (its vector was computed
+    with them and the document's title: :func:`kgrag.ingest.sections.context_text`)."""
     table_id: str | None = None
     """For a table row: the :class:`TableRecord` it is a row of, and its coordinates."""
     table: int | None = None

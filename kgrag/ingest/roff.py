@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 
+from kgrag.ingest.sections import Heading, line_headings
 from kgrag.text.words import word_set
 
-__all__ = ["ROFF_MIME", "is_roff", "roff_text"]
+__all__ = ["ROFF_MIME", "is_roff", "man_page_text", "roff_text"]
 
 #: The MIME type stored for a document read from roff (a man page), whatever its file's name
 #: or compression: what "Which man pages do you have?" lists (:mod:`kgrag.planner.params`).
@@ -231,7 +232,15 @@ def _title(args: list[str]) -> str | None:
 def roff_text(source: str) -> tuple[str, str | None]:
     """The words of a man page, paragraph by paragraph, and its title (``zstd(1)``) if its
     ``.TH`` or ``.Dt`` names one."""
+    text, title, _ = man_page_text(source)
+    return text, title
+
+
+def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
+    """:func:`roff_text`'s text and title, and its section headings (``.SH`` at level 1,
+    ``.SS`` at level 2)."""
     paragraphs: list[str] = []
+    marks: list[tuple[int, int, str]] = []  # (paragraph, level, text)
     current: list[str] = []
     title: str | None = None
     fill = True
@@ -278,6 +287,7 @@ def roff_text(source: str) -> tuple[str, str | None]:
                 flush()
                 heading = _inline(" ".join(args)).strip()
                 if heading:
+                    marks.append((len(paragraphs), 1 if name in ("SH", "Sh") else 2, heading))
                     paragraphs.append(heading)
                 continue
             if name == "nf":
@@ -332,4 +342,4 @@ def roff_text(source: str) -> tuple[str, str | None]:
         else:
             current.append(text.replace("\t", " | ") if "\t" in text else text)
     flush()
-    return "\n\n".join(paragraphs), title
+    return "\n\n".join(paragraphs), title, line_headings(paragraphs, marks, "\n\n")

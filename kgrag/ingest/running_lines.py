@@ -8,7 +8,9 @@ any suppression ...") and the page number became a word of the last one. Layout-
 leave both out of the text (Docling labels them page headers and footers); so does
 :func:`strip_running_lines`, keeping every other line as it is. Measured on Valgrind's PDF
 manual (BENCHMARKS.md), leaving them out answered better than keeping the header as a
-paragraph of its own.
+paragraph of its own. The header's words stay the page's running title (a level-0
+:class:`~kgrag.ingest.sections.Heading`): a chunk's vector is computed with its chapter's name
+(:mod:`kgrag.ingest.sections`), its text is not.
 
 A line is running when it is the first (or last) non-blank line of at least
 :data:`MIN_REPEATS` pages of the document, compared with digits masked ("Page 3 of 40" and
@@ -24,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from kgrag.ingest.models import ParsedPage
+from kgrag.ingest.sections import Heading
 
 __all__ = ["MAX_LINES", "MAX_WORDS", "MIN_REPEATS", "strip_running_lines"]
 
@@ -36,6 +39,7 @@ MAX_LINES = 2
 
 _DIGITS = re.compile(r"\d+")
 _WORD = re.compile(r"\w")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def _key(line: str) -> str:
@@ -69,12 +73,30 @@ def strip_running_lines(pages: Sequence[ParsedPage]) -> list[ParsedPage]:
     out = []
     for page, lines in zip(pages, split, strict=True):
         drop: set[int] = set()
+        header: list[str] = []
         for top in (True, False):
             for i in _edge(lines, top):  # from the edge inwards, up to the first content line
                 if not running(lines[i], top):
                     break
                 drop.add(i)
+                if top:
+                    header.insert(0, lines[i])
         kept = "\n".join(line for i, line in enumerate(lines) if i not in drop)
         # a page of nothing but its header and number is kept as it is: it is the page there is
-        out.append(page.model_copy(update={"text": kept}) if drop and kept.strip() else page)
+        if drop and kept.strip():
+            title = _running_title(header)
+            headings = (Heading(start=0, level=0, text=title),) if title else ()
+            out.append(page.model_copy(update={"text": kept, "headings": headings + page.headings}))
+        else:
+            out.append(page)
     return out
+
+
+_EDGE_NUMBER = re.compile(r"^(?:\d+\s+)+|(?:\s+\d+)+$")
+
+
+def _running_title(header: list[str]) -> str | None:
+    """The words of a page's running header (its chapter's title), without a page number
+    printed beside them; None when it has none ("75", "- 3 -")."""
+    line = _EDGE_NUMBER.sub("", " ".join(" ".join(header).split()))
+    return line if _LETTER.search(line) else None

@@ -129,6 +129,7 @@ class GraphWriter:
                         {"language": bundle.language}
                         if segments
                         else {
+                            "section": list(c.section) or None,
                             "table_id": c.table_id,
                             "table": c.table,
                             "sheet": c.sheet,

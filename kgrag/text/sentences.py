@@ -14,7 +14,13 @@ import re
 
 from kgrag.text.abbreviations import NUMBERED_ABBREVIATIONS, SENTENCE_ABBREVIATIONS
 
-__all__ = ["is_numbered_heading", "sentence_spans", "sentence_texts", "simple_sentences"]
+__all__ = [
+    "is_numbered_heading",
+    "numbered_heading_spans",
+    "sentence_spans",
+    "sentence_texts",
+    "simple_sentences",
+]
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 # terminal punctuation and any closing quotes/brackets, followed by whitespace; CJK full stops
@@ -63,6 +69,17 @@ def is_numbered_heading(line: str) -> bool:
         _NUMBERED_HEADING.fullmatch(line) is not None
         and len(line.split()) - 1 <= NUMBERED_HEADING_WORDS
     )
+
+
+def numbered_heading_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the numbered heading lines of ``text`` (the lines that end a
+    sentence in :func:`sentence_spans`), in order."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in _PARAGRAPH_BREAK.finditer(text):
+        spans += _heading_lines(text, start, brk.start())
+        start = brk.end()
+    return spans + _heading_lines(text, start, len(text))
 
 
 def _heading_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -22,6 +22,7 @@ WITH node, d, CASE size(terms) WHEN 0 THEN 0.0
               ELSE toFloat(size([t IN terms WHERE text CONTAINS t])) / size(terms) END AS score
 RETURN node.id AS id, 'chunk' AS kind, node.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, node.page AS page, node.start_s AS start_s, node.end_s AS end_s,
-       node.table_number AS table_number, node.sheet AS sheet, node.table_row AS table_row, score
+       node.table_number AS table_number, node.sheet AS sheet, node.table_row AS table_row,
+       node.section AS section, score
 ORDER BY score DESC, size(text), id
 LIMIT $k

@@ -14,6 +14,7 @@ from types import ModuleType
 
 from kgrag.errors import IngestError
 from kgrag.ingest.models import ParsedImage, ParsedTable
+from kgrag.ingest.sections import Heading, line_headings
 from kgrag.ingest.spreadsheet import MAX_COLUMNS, cell_text
 
 __all__ = [
@@ -97,12 +98,15 @@ class TextBuilder:
 
     lines: list[str] = field(default_factory=list)
     first_heading: str | None = None
+    marks: list[tuple[int, int, str]] = field(default_factory=list)
+    """(index in ``lines``, level, text) of each heading, in order."""
 
-    def heading(self, text: str) -> None:
+    def heading(self, text: str, level: int = 1) -> None:
         text = one_line(text)
         if text:
             if self.first_heading is None:
                 self.first_heading = text
+            self.marks.append((len(self.lines) + 1, max(level, 1), text))
             self.lines.extend(["", text, ""])
 
     def paragraph(self, text: str) -> None:
@@ -123,12 +127,22 @@ class TextBuilder:
             self.lines.extend([text.strip("\n"), ""])
 
     def text(self) -> str:
+        return self._lines()[0]
+
+    def headings(self) -> tuple[Heading, ...]:
+        """The headings on :meth:`text`'s lines (:mod:`kgrag.ingest.sections`)."""
+        return self._lines()[1]
+
+    def _lines(self) -> tuple[str, tuple[Heading, ...]]:
         out: list[str] = []
-        for line in self.lines:
+        at: dict[int, int] = {}  # index in self.lines -> index in out
+        for n, line in enumerate(self.lines):
             if not line and (not out or not out[-1]):
                 continue  # no leading or doubled blank lines
+            at[n] = len(out)
             out.append(line.rstrip())
-        return "\n".join(out).strip("\n")
+        marks = [(at[n], level, text) for n, level, text in self.marks if n in at]
+        return "\n".join(out).strip("\n"), line_headings(out, marks)
 
 
 def make_table(

@@ -180,7 +180,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
             out.end_list()
             list_open = False
         if style in styles.headings:
-            out.heading(text)
+            out.heading(text, styles.headings[style])
             heading = one_line(text) or heading
         elif level is not None:
             out.item(text, level)
@@ -194,7 +194,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
     return office_content(
         package,
         first_heading=out.first_heading,
-        pages=[ParsedPage(number=None, text=text)] if text.strip() else [],
+        pages=[ParsedPage(number=None, text=text, headings=out.headings())] if text.strip() else [],
         images=images,
         tables=tables,
     )

@@ -80,7 +80,7 @@ def parse_epub(item: SourceItem, data: bytes) -> ParsedContent:
         )
         if not found.text.strip():
             continue
-        pages.append(ParsedPage(number=number, text=found.text))
+        pages.append(ParsedPage(number=number, text=found.text, headings=found.headings))
         tables.extend(found.tables)
         first_heading = first_heading or found.first_heading
         chapter_folder = posixpath.dirname(member)

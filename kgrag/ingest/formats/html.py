@@ -36,6 +36,7 @@ from kgrag.ingest.formats._common import (
 )
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.models import ParsedPage, ParsedTable, SourceItem
+from kgrag.ingest.sections import Heading
 
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -86,6 +87,8 @@ class HtmlText:
     text: str
     first_heading: str | None
     tables: list[ParsedTable] = field(default_factory=list)
+    headings: tuple[Heading, ...] = ()
+    """``<h1>``-``<h6>`` placed on the text's lines, at levels 1-6."""
     images: list[tuple[str, str | None]] = field(default_factory=list)
     """``(src, alt)`` of each ``<img>`` in the content, in reading order."""
 
@@ -269,7 +272,7 @@ class _Walker:
             if tag in _HEADINGS:
                 self.flush()
                 text = _PERMALINK.sub("", one_line(node.text(deep=True, separator=" ") or ""))
-                self.out.heading(text)
+                self.out.heading(text, int(tag[1]))
                 self.heading = text or self.heading
                 continue
             if tag == "pre":
@@ -317,9 +320,11 @@ def extract_html(
     walker = _Walker(path, budget, page, first_table)
     if root is not None:
         walker.walk(root)
+    text = walker.out.text()
     return HtmlText(
         title=title,
-        text=walker.out.text(),
+        text=text,
+        headings=walker.out.headings(),
         first_heading=walker.out.first_heading,
         tables=walker.tables,
         images=walker.images,
@@ -341,7 +346,11 @@ def parse_html(item: SourceItem, data: bytes) -> ParsedContent:
             "contains no text (an HTML page with nothing outside scripts, styles, navigation "
             "and markup)",
         )
-    pages = (ParsedPage(number=None, text=found.text),) if found.text.strip() else ()
+    pages = (
+        (ParsedPage(number=None, text=found.text, headings=found.headings),)
+        if found.text.strip()
+        else ()
+    )
     return ParsedContent(
         title=found.title or found.first_heading, pages=pages, tables=tuple(found.tables)
     )

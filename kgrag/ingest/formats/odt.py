@@ -93,7 +93,8 @@ class _Reader:
             self.frames(child)
             if tag == _H:
                 text = _inline(child)
-                self.out.heading(text)
+                level = child.get(f"{{{TEXT}}}outline-level") or "1"
+                self.out.heading(text, int(level) if level.isdigit() else 1)
                 self.heading = one_line(text) or self.heading
             elif tag == _P:
                 if depth >= 0:
@@ -175,7 +176,9 @@ def parse_odt(item: SourceItem, data: bytes) -> ParsedContent:
         title = title_text(found.text) if found is not None else None
     return ParsedContent(
         title=title or reader.out.first_heading,
-        pages=(ParsedPage(number=None, text=text),) if text.strip() else (),
+        pages=(ParsedPage(number=None, text=text, headings=reader.out.headings()),)
+        if text.strip()
+        else (),
         images=capped_images(item.path, reader.images),
         tables=tuple(reader.tables),
     )
