@@ -25,7 +25,13 @@ from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
 from kgrag.llm import BudgetExceededError
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity
 from kgrag.planner.llm import PlanResult
-from kgrag.planner.models import MAX_PLAN_STEPS, MetadataSearchStep, Plan, Step
+from kgrag.planner.models import (
+    MAX_PLAN_STEPS,
+    DocumentTypesStep,
+    MetadataSearchStep,
+    Plan,
+    Step,
+)
 from kgrag.text import terms
 
 log = logging.getLogger(__name__)
@@ -76,7 +82,8 @@ class DocumentAnswer:
     hits: tuple[Hit, ...]
     filters_only: bool = False
     """The step filtered the store by type, tag or date with no topic ("Which recordings do
-    you have?"): no hit means there is none, and no passage can say otherwise."""
+    you have?"), or counted every readable document by type: no hit means there is none, and
+    no passage can say otherwise."""
     capped: bool = False
     """The step returned as many hits as it asked for: there may be more than it found."""
 
@@ -330,10 +337,18 @@ def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAns
             found = DocumentAnswer(
                 step_type=step.type,
                 hits=tuple(out.result),
-                filters_only=isinstance(step, MetadataSearchStep) and not step.parameters.about,
+                filters_only=_filters_only(step),
                 capped=len(out.result) >= getattr(step.parameters, "k", len(out.result) + 1),
             )
     return found
+
+
+def _filters_only(step: Step) -> bool:
+    """Whether ``step`` reads the store by filters alone, with no topic a passage could match:
+    a metadata search by type, tag or date, or the breakdown by type of every readable document."""
+    if isinstance(step, DocumentTypesStep):
+        return True
+    return isinstance(step, MetadataSearchStep) and not step.parameters.about
 
 
 def _is_text_evidence(step: Step) -> bool:

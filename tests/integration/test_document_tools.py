@@ -668,3 +668,18 @@ def test_when_a_document_was_added_is_answered_from_its_stored_dates(
     board = agent.ask("When was the Zephyr pump budget added?", user="bob", groups=["board"])
     assert [c.title for c in board.citations][:1] == ["Zephyr pump budget"], board.answer
     assert "added to the store (ingested) on" in board.answer
+
+
+def test_the_types_of_an_empty_store_are_none_and_no_passage_is_searched(
+    engine: Engine, embedder: TextEmbedder
+) -> None:
+    """With nothing readable stored, the breakdown by type found no document and the agent went
+    on to search the passages for "types" and "files"; no passage can say what is stored."""
+    store = engine.fresh()
+    try:
+        found = KnowledgeAgent(store, embedder).ask("What types of files do you have?", user="eve")
+        assert _steps(store, found) == ["document_types"], found.answer
+        assert found.exit_reason == "not_found"
+        assert not found.citations
+    finally:
+        store.close()
