@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -17,11 +16,10 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.core import AccessContext
-from kgrag.graph.migrations import migrate, status
-from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
 from tests.support.lexical import lexical_hits
+from tests.support.raw import as_before, open_migrates
 
 MIGRATION = "0011_folded_text"
 READER = AccessContext(user="reader")
@@ -88,20 +86,10 @@ def test_ascii_text_is_found_as_before_and_stores_no_folded_copy(agent: Knowledg
     assert folded["fairy.txt"].startswith("Aschenbrodel is a Czech")
 
 
-def _raw(store: GraphStore, text: str) -> Any:
-    """A write the store's API never makes (chunks as stored before folding): set-up only."""
-    if store.dialect == "neo4j":
-        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
-    return store._graph.query(text)  # type: ignore[attr-defined]
-
-
 def test_a_store_written_before_folding_is_folded_when_opened(
     agent: KnowledgeAgent, module_engine: Engine
 ) -> None:
-    _raw(agent.store, "MATCH (c:Chunk) REMOVE c.text_folded")
-    _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
+    as_before(agent.store, MIGRATION, "MATCH (c:Chunk) REMOVE c.text_folded")
     assert _lexical_files(agent, "Who made Aschenbrodel?") == set()
-    with module_engine.open() as store:  # opening migrates
-        assert {s.name: s.applied_at for s in status(store)}[MIGRATION] is not None
-        assert migrate(store) == []
+    open_migrates(module_engine, MIGRATION)
     assert _lexical_files(agent, "Who made Aschenbrodel?") == {"fairy.txt"}

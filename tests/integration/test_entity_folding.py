@@ -21,12 +21,12 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.entities import GraphEntityLookup
 from kgrag.core import AccessContext
 from kgrag.executor.document_handlers import term_entity_ids
-from kgrag.graph.migrations import migrate, status
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import resolve_mentions
 from kgrag.text.folding import fold
 from tests.support.engines import Engine
+from tests.support.raw import as_before, open_migrates
 
 MIGRATION = "0012_folded_names"
 READER = AccessContext(user="reader")
@@ -119,25 +119,15 @@ def test_an_entity_the_question_names_without_accents_is_no_bridge(agent: Knowle
     assert {"switzerland", "andre citroen"} <= names
 
 
-def _raw(store: GraphStore, text: str) -> Any:
-    """A write the store's API never makes (entities as stored before folding): set-up only."""
-    if store.dialect == "neo4j":
-        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
-    return store._graph.query(text)  # type: ignore[attr-defined]
-
-
 def test_a_store_written_before_folded_names_is_folded_when_opened(
     agent: KnowledgeAgent, module_engine: Engine
 ) -> None:
     before = _entities(agent.store)
     assert before["antonin dvorak"] == ("Antonín Dvořák", "Antonin Dvorak")
     assert before["oresund bridge"] == ("Oresund Bridge", None)  # ASCII: no folded copy
-    _raw(agent.store, "MATCH (e:Entity) REMOVE e.name_folded")
-    _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
+    as_before(agent.store, MIGRATION, "MATCH (e:Entity) REMOVE e.name_folded")
     assert _resolved(agent.store, "Dvorak") == set()
-    with module_engine.open() as store:  # opening migrates
-        assert {s.name: s.applied_at for s in status(store)}[MIGRATION] is not None
-        assert migrate(store) == []
+    open_migrates(module_engine, MIGRATION)
     assert _entities(agent.store) == before
     assert _resolved(agent.store, "Dvorak") == {"antonin dvorak"}
 
