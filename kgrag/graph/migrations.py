@@ -34,6 +34,14 @@ def status(store: GraphStore) -> list[MigrationStatus]:
 
 #: Nodes read per page while a search property is filled.
 FILL_PAGE = 1000
+#: The statement reading a page of a label's nodes (id and the text the property is computed
+#: from), and the one writing each property.
+_PAGES = {"Chunk": "chunk_search_page", "Entity": "entity_search_page"}
+_SETS = {
+    "words": "chunk_set_words",
+    "text_folded": "chunk_set_text_folded",
+    "name_folded": "entity_set_name_folded",
+}
 
 
 def _value(op: SearchProperty, row: Mapping[str, Any]) -> str | None:
@@ -49,16 +57,15 @@ def fill_search_property(store: GraphStore, op: SearchProperty, page: int = FILL
     """Write ``op``'s property for every node of its label that has one (a chunk's text with
     no accents has no folded copy), in pages by id; return how many. Running it again rewrites
     the same values."""
-    label = op.label.lower()
     after = ""
     changed = 0
     while True:
-        rows = store.read(f"{label}_search_page", {"after": after, "limit": page})
+        rows = store.read(_PAGES[op.label], {"after": after, "limit": page})
         if not rows:
             return changed
         updates = [{"id": r["id"], "value": v} for r in rows if (v := _value(op, r)) is not None]
         if updates:
-            store.write_rows(f"{label}_set_{op.property}", updates)
+            store.write_rows(_SETS[op.property], updates)
             changed += len(updates)
         after = rows[-1]["id"]
 

@@ -45,8 +45,9 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("accented_names")
+def folder(module_engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files, written anew for each engine (the last test changes them)."""
+    path = tmp_path_factory.mktemp(f"accented_names_{module_engine.name}")
     for name, text in FILES.items():
         (path / name).write_text(text, encoding="utf-8")
     return path
