@@ -42,7 +42,7 @@ from kgrag.graph.bulk_import import (
     available_cpus,
     dev_script,
 )
-from kgrag.text.folding import folded
+from kgrag.text.search_properties import chunk_search_properties
 
 log = logging.getLogger("bench.neo4j_bulk")
 
@@ -94,7 +94,7 @@ def _write_part(directory: Path, index: int, start: int, stop: int) -> tuple[int
             multiline = multiline or "\n" in text or "\r" in text
             cid, doc = f'"w{row}"', f'"{_doc_id(row)}"'
             vector = fmt % tuple(_VECTORS[row].tolist())
-            fold = folded(text)
+            fold = chunk_search_properties(text).text_folded
             fold_field = "" if fold is None else _quoted(fold)
             chunks.write(
                 f'{cid},{_quoted(text)},{fold_field},{row % PER_DOC},,,,{doc},"{vector}",\n'

@@ -5,7 +5,7 @@
 UNWIND $rows AS row
 MATCH (d:Document {id: coalesce(row.document_id, $document_id)})
 MERGE (c:Chunk:Segment {id: row.id})
-SET c.text = row.text, c.words = replace(replace(row.text, '\r', ' '), '\n', ' '),
+SET c.text = row.text, c.words = row.words,
     c.text_folded = row.text_folded,
     c.position = row.position, c.start_s = row.start_s, c.end_s = row.end_s,
     c.language = row.language, c.document_id = d.id, c.embedding = vecf32(row.embedding)

@@ -27,12 +27,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kgrag.agent.names import fold, name_phrases, phrase_in
+from kgrag.agent.names import name_phrases, phrase_in
 from kgrag.agent.support import EVIDENCE_HITS
 from kgrag.core import Hit
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.params import GraphQueryParams
 from kgrag.text import key_terms, stem
+from kgrag.text.folding import fold
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration

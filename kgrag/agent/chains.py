@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgrag.agent.names import fold, holds, name_parts, name_phrases, words
+from kgrag.agent.names import holds, name_parts, name_phrases, words
 from kgrag.core import Frozen, Hit
 from kgrag.text import terms
+from kgrag.text.folding import fold
 from kgrag.text.sentences import sentence_texts
 
 #: Sentences in a chain at most: a subject sentence and up to three hops (a round value, the

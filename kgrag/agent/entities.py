@@ -10,11 +10,13 @@ from kgrag.core import AccessContext
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.analysis import ResolvedEntity
+from kgrag.text.folding import fold
 
 
 class GraphEntityLookup:
     """Exact normalised names first, then the entity full-text index (accepted only when every
-    word of the mention is in the name); finally only entities mentioned or depicted by a
+    word of the mention is in the name, accents folded on both sides: ``Dvorak`` and ``Dvořák``
+    name ``Antonín Dvořák``; kgrag.text.folding); finally only entities mentioned or depicted by a
     document the caller may read are kept, so nothing of a private document leaks into a plan.
 
     A lookup serves one question (one caller): it remembers what it looked up (names, full-text
@@ -39,7 +41,7 @@ class GraphEntityLookup:
             for i, r in found.items()
         ]
         for surface in surfaces:
-            words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", surface)}
+            words = _words(surface)
             if not words or normalise_name(surface) in found or len(words) > 4:
                 continue
             if any(words <= _words(r["name"]) for r in found.values()):
@@ -78,4 +80,5 @@ class GraphEntityLookup:
 
 
 def _words(name: str | None) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Za-z0-9]+", name or "")}
+    """The lower-case words of a name or mention, accents folded."""
+    return {w.lower() for w in re.findall(r"[A-Za-z0-9]+", fold(name or ""))}

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from kgrag.core import Hit
 from kgrag.text import key_terms, stem
+from kgrag.text.folding import fold
 from kgrag.text.versions import V_PREFIX
 
 _NAME = re.compile(r"\b(?:[A-Z][\w'-]*|[\w-]*\d[\w-]*|\w+_\w+)")
@@ -25,13 +25,6 @@ _WORD = re.compile(r"\w+")
 #: The words :data:`PHRASE` joins a name's parts with ("Journal of Psychotherapy Integration").
 JOINING = frozenset({"of", "the", "de", "la", "le", "von", "van", "der", "du", "del", "and"})
 _POSSESSIVE = re.compile(r"'s\b")
-
-
-def fold(text: str) -> str:
-    """``text`` without accents ("Aschenbrödel" -> "Aschenbrodel"): a question typed without
-    them still finds the name in a passage that has them, and the other way round."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def question_names(question: str) -> set[str]:

@@ -28,6 +28,7 @@ from kgrag.planner.models import (
 )
 from kgrag.planner.params import FORMAT_MIMES
 from kgrag.text import document_terms
+from kgrag.text.folding import fold
 from kgrag.text.spelling import american, term_spellings
 
 __all__ = [
@@ -82,13 +83,16 @@ def term_entity_ids(reader: StatementReader, terms: Sequence[str]) -> list[str]:
     so ``pump`` finds ``Feed Pumps``)."""
     ids: list[str] = []
     for term in terms:
-        for spelling in term_spellings(term.lower()):
+        # accents folded on both sides (kgrag.text.folding): "zurich" names "Zürich"
+        for spelling in term_spellings(fold(term).lower()):
             words = re.findall(r"[a-z0-9]+", spelling)
             if not words:
                 continue
             query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
             rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
-            ids += [str(r["id"]) for r in rows if spelling in str(r.get("name") or "").lower()]
+            ids += [
+                str(r["id"]) for r in rows if spelling in fold(str(r.get("name") or "")).lower()
+            ]
     return list(dict.fromkeys(ids))
 
 
@@ -319,10 +323,11 @@ def _entity_ids_named(rec: StepReader, side: str) -> list[str]:
     entities whose display name is ``side`` in another case (an alias chosen as the display
     form, e.g. ``United States`` for the id ``us``), found through the entity full-text index."""
     ids = [normalise_name(side)]
-    words = re.findall(r"[A-Za-z0-9]+", side)
+    folded_side = fold(side).lower()  # accents folded on both sides (kgrag.text.folding)
+    words = re.findall(r"[a-z0-9]+", folded_side)
     if words:
         rows = rec.read("fulltext_entities", {"query": " ".join(words), "k": NAME_CANDIDATES})
-        ids += [str(r["id"]) for r in rows if str(r.get("name") or "").lower() == side.lower()]
+        ids += [str(r["id"]) for r in rows if fold(str(r.get("name") or "")).lower() == folded_side]
     return list(dict.fromkeys(i for i in ids if i))
 
 

@@ -216,7 +216,11 @@ def _bridge_hops(
     for _round in range(p.hops - 1):
         rows = rec.read(
             "bridge_entities",
-            {"ids": [h.id for h in frontier], "question": query, "k": MAX_BRIDGES + len(used)},
+            {
+                "ids": [h.id for h in frontier],
+                "question": fold(query),
+                "k": MAX_BRIDGES + len(used),
+            },
         )
         bridges = [r for r in rows if r["id"] not in used][:MAX_BRIDGES]
         if not bridges:

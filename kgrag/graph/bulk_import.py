@@ -42,7 +42,7 @@ from kgrag.graph.spaces import EmbeddingSpace
 from kgrag.graph.store import GraphStore
 from kgrag.ingest.records import DocumentBundle
 from kgrag.ingest.writer import TRANSACTION_DOCUMENTS, _entity_row
-from kgrag.text.folding import folded
+from kgrag.text.search_properties import chunk_search_properties
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +150,7 @@ _ENTITY = [
     Column("id:ID(Entity)", ""),
     Column("type", ""),
     Column("name", ""),
+    Column("name_folded", ""),
     Column("name_rank", "long"),
 ]
 
@@ -245,7 +246,8 @@ def _entities(bundles: Sequence[DocumentBundle]) -> dict[str, dict[str, object]]
                 row["name_rank"] == have["name_rank"] and row["name"] < have["name"]  # type: ignore[operator]
             )
             if better:
-                have["name"], have["name_rank"] = row["name"], row["name_rank"]
+                for prop in ("name", "name_folded", "name_rank"):
+                    have[prop] = row[prop]
     return out
 
 
@@ -354,7 +356,8 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
             for c in b.chunks:
                 cid = _quoted(c.id)
                 row = (
-                    f"{cid},{_quoted(c.text)},{_field(folded(c.text), '', where)},"
+                    f"{cid},{_quoted(c.text)},"
+                    f"{_field(chunk_search_properties(c.text).text_folded, '', where)},"
                     f"{int(c.position)},{_field(c.page, 'long', where)},"
                     f"{_field(c.start_s, 'double', where)},{_field(c.end_s, 'double', where)},"
                     f"{doc_id},{_vector(c.embedding)},"
@@ -391,7 +394,10 @@ def _write_entities(directory: Path) -> _Shard:
         "nodes",
         "Entity",
         _ENTITY,
-        ((k, r["type"], r["name"], r["name_rank"]) for k, r in sorted(entities.items())),
+        (
+            (k, r["type"], r["name"], r["name_folded"], r["name_rank"])
+            for k, r in sorted(entities.items())
+        ),
     )
     multiline: set[str] = set()
     if any(_breaks_line(f"{k}{r['name']}{r['type']}") for k, r in entities.items()):

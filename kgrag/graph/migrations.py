@@ -1,18 +1,22 @@
 """Ordered, named migrations, recorded as ``Migration`` nodes: schema operations (constraints,
 indexes, relationship types) and data rewrites (:class:`~kgrag.graph.schema.DataMigration`, a
-named write statement).
+named write statement; :class:`~kgrag.graph.schema.SearchProperty`, a property computed in
+Python).
 Run at open and by ``kgrag db migrate``; never from the write path."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.schema import MIGRATIONS, DataMigration, FoldedText, RelationshipTypes
+from kgrag.graph.schema import MIGRATIONS, DataMigration, RelationshipTypes, SearchProperty
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 from kgrag.text.folding import folded
+from kgrag.text.search_properties import chunk_search_properties
 
 log = logging.getLogger(__name__)
 
@@ -28,24 +32,40 @@ def status(store: GraphStore) -> list[MigrationStatus]:
     return [MigrationStatus(name=m.name, applied_at=applied.get(m.name)) for m in MIGRATIONS]
 
 
-#: Chunks read per page while their folded text is filled.
-FOLD_PAGE = 1000
+#: Nodes read per page while a search property is filled.
+FILL_PAGE = 1000
+#: The statement reading a page of a label's nodes (id and the text the property is computed
+#: from), and the one writing each property.
+_PAGES = {"Chunk": "chunk_search_page", "Entity": "entity_search_page"}
+_SETS = {
+    "words": "chunk_set_words",
+    "text_folded": "chunk_set_text_folded",
+    "name_folded": "entity_set_name_folded",
+}
 
 
-def fill_folded_text(store: GraphStore, page: int = FOLD_PAGE) -> int:
-    """Write ``Chunk.text_folded`` for every chunk whose text folding changes (in pages, by id);
-    return how many. Running it again rewrites the same values."""
+def _value(op: SearchProperty, row: Mapping[str, Any]) -> str | None:
+    """The property ``op`` fills, for a row of its label's page statement (as ingestion writes
+    it: the same functions)."""
+    if op.property == "name_folded":
+        return folded(row["name"])
+    search = chunk_search_properties(row["text"] or "")
+    return search.words if op.property == "words" else search.text_folded
+
+
+def fill_search_property(store: GraphStore, op: SearchProperty, page: int = FILL_PAGE) -> int:
+    """Write ``op``'s property for every node of its label that has one (a chunk's text with
+    no accents has no folded copy), in pages by id; return how many. Running it again rewrites
+    the same values."""
     after = ""
     changed = 0
     while True:
-        rows = store.read("chunk_text_page", {"after": after, "limit": page})
+        rows = store.read(_PAGES[op.label], {"after": after, "limit": page})
         if not rows:
             return changed
-        updates = [
-            {"id": r["id"], "text_folded": f} for r in rows if (f := folded(r["text"])) is not None
-        ]
+        updates = [{"id": r["id"], "value": v} for r in rows if (v := _value(op, r)) is not None]
         if updates:
-            store.write_rows("chunk_set_text_folded", updates)
+            store.write_rows(_SETS[op.property], updates)
             changed += len(updates)
         after = rows[-1]["id"]
 
@@ -71,9 +91,16 @@ def migrate(
                     if isinstance(op, DataMigration):
                         rows = store.write(op.statement)
                         log.info("migration %s: %s %s", migration.name, op.statement, rows)
-                    elif isinstance(op, FoldedText):
-                        n = fill_folded_text(store)
-                        log.info("migration %s: folded the text of %d chunks", migration.name, n)
+                    elif isinstance(op, SearchProperty):
+                        if op.dialect in (None, store.dialect):
+                            n = fill_search_property(store, op)
+                            log.info(
+                                "migration %s: wrote %s.%s of %d nodes",
+                                migration.name,
+                                op.label,
+                                op.property,
+                                n,
+                            )
                     elif isinstance(op, RelationshipTypes):
                         store.declare_relationship_types(op.types)
                     else:

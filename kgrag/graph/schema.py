@@ -109,12 +109,19 @@ class DataMigration(Frozen):
     statement: str
 
 
-class FoldedText(Frozen):
-    """Fills the folded text (:func:`kgrag.text.folding.folded`) of every ``Chunk`` stored
-    before it was written at ingestion (:func:`kgrag.graph.migrations.fill_folded_text`): Cypher
-    has no accent folding on FalkorDB, so the text is folded here, page by page. Idempotent."""
+class SearchProperty(Frozen):
+    """Fills a search property computed in Python for every node of ``label`` stored before
+    ingestion wrote it (:func:`kgrag.graph.migrations.fill_search_property`), page by page: a
+    chunk's ``words`` or ``text_folded``
+    (:func:`kgrag.text.search_properties.chunk_search_properties`), an entity's ``name_folded``
+    (:func:`kgrag.text.folding.folded`). Cypher has no accent folding on FalkorDB, so every such
+    property is computed by the same Python as at ingestion. ``dialect``: the one engine that
+    stores the property (None: both). Idempotent: it writes the same values again."""
 
-    kind: Literal["folded_text"] = "folded_text"
+    kind: Literal["search_property"] = "search_property"
+    label: Literal["Chunk", "Entity"]
+    property: Literal["words", "text_folded", "name_folded"]
+    dialect: Literal["falkordb", "neo4j"] | None = None
 
 
 class RelationshipTypes(Frozen):
@@ -128,7 +135,7 @@ class RelationshipTypes(Frozen):
     types: tuple[str, ...]
 
 
-MigrationOp = SchemaOp | DataMigration | RelationshipTypes | FoldedText
+MigrationOp = SchemaOp | DataMigration | RelationshipTypes | SearchProperty
 
 
 class VectorIndex(Frozen):
@@ -173,6 +180,10 @@ FULLTEXT_INDEXES: dict[str, FulltextIndex] = {
 #: more index on Neo4j (an index's properties cannot change), one more field of the label's one
 #: full-text index on FalkorDB.
 CHUNK_TEXT_FOLDED = FulltextIndex(name="chunk_text_folded", label="Chunk", property="text_folded")
+#: The folded name of an entity with accents (kgrag.text.folding), searched beside its name.
+ENTITY_NAME_FOLDED = FulltextIndex(
+    name="entity_name_folded", label="Entity", property="name_folded"
+)
 
 
 class Migration(Frozen):
@@ -251,11 +262,23 @@ MIGRATIONS: tuple[Migration, ...] = (
     # there; its index exists).
     Migration(
         name="0010_fulltext_words",
-        ops=(DataMigration(statement="chunk_words"), FULLTEXT_INDEXES["chunk_text"]),
+        ops=(
+            SearchProperty(label="Chunk", property="words", dialect="falkordb"),
+            FULLTEXT_INDEXES["chunk_text"],
+        ),
     ),
     # Lexical search folds accents (kgrag.text.folding): "zurich" finds "Zürich". Chunks stored
     # before get their folded text here; ingestion writes it from now on.
-    Migration(name="0011_folded_text", ops=(CHUNK_TEXT_FOLDED, FoldedText())),
+    Migration(
+        name="0011_folded_text",
+        ops=(CHUNK_TEXT_FOLDED, SearchProperty(label="Chunk", property="text_folded")),
+    ),
+    # Entity lookup folds accents too: "Dvorak" finds the entity "Antonín Dvořák". Entities
+    # stored before get their folded name here; ingestion writes it from now on.
+    Migration(
+        name="0012_folded_names",
+        ops=(ENTITY_NAME_FOLDED, SearchProperty(label="Entity", property="name_folded")),
+    ),
 )
 
 

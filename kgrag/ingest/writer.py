@@ -24,6 +24,7 @@ from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord
 from kgrag.modalities.base import ImageEmbedder
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.text.folding import folded
+from kgrag.text.search_properties import chunk_search_properties
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ class GraphWriter:
                     "id": c.id,
                     "document_id": bundle.id,
                     "text": c.text,
-                    "text_folded": folded(c.text),
+                    **_search_properties(c.text),
                     "position": c.position,
                     "page": c.page,
                     "start_s": c.start_s,
@@ -436,8 +437,21 @@ def _related_rows(pairs: Iterable[tuple[str, str]]) -> list[dict[str, object]]:
     return [{"a": a, "bs": sorted(partners[a])} for a in sorted(partners)]
 
 
+def _search_properties(text: str) -> dict[str, object]:
+    """The chunk's search properties as statement parameters (``words`` is stored on FalkorDB
+    only; Neo4j's statements do not read it)."""
+    search = chunk_search_properties(text)
+    return {"words": search.words, "text_folded": search.text_folded}
+
+
 def _entity_row(entity: EntityRecord) -> dict[str, object]:
     """The entity's best display form by :func:`display_rank` (ties: alphabetically first)."""
     forms = {entity.name, *entity.aliases}
     name = min(forms, key=lambda f: (-display_rank(f), f))
-    return {"id": entity.id, "name": name, "name_rank": display_rank(name), "type": entity.type}
+    return {
+        "id": entity.id,
+        "name": name,
+        "name_folded": folded(name),
+        "name_rank": display_rank(name),
+        "type": entity.type,
+    }

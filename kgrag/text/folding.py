@@ -3,9 +3,12 @@
 
 Neither engine's full-text index folds accents as kgrag configures it (RediSearch in FalkorDB has
 no option for it; Lucene in Neo4j would need another analyzer), so a chunk whose text has
-accents also stores :func:`folded` text (``Chunk.text_folded``, written only when it differs
-from the text), both properties are indexed, and the full-text query is folded the same way: a
-question typed with or without the accents finds the text written either way, on both engines.
+accents also stores its folded text (``Chunk.text_folded``, written only when it differs from
+the text; :func:`kgrag.text.search_properties.chunk_search_properties`), and an entity whose name
+has accents its folded name (``Entity.name_folded``, :func:`folded`). Both properties are indexed
+beside the text and the name, and the full-text query and the names a question is matched
+against are folded the same way: a question typed with or without the accents finds the text and
+the entities written either way, on both engines.
 """
 
 from __future__ import annotations
@@ -52,11 +55,9 @@ def fold(text: str) -> str:
 
 
 def folded(text: str | None) -> str | None:
-    """The folded text to store beside ``text``, its line breaks as spaces, or None when
+    """The folded form to store beside ``text`` (an entity's ``name_folded``), or None when
     folding changes nothing (ASCII text stores nothing more)."""
     if text is None:
         return None
     out = fold(text)
-    # with line breaks as spaces, as the chunk's `words` (FalkorDB's full-text index, which
-    # reads both, does not split words at a line break)
-    return None if out == text else out.replace("\r", " ").replace("\n", " ")
+    return None if out == text else out

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -17,14 +16,10 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.core import AccessContext
-from kgrag.executor.base import ExecutionEnv
-from kgrag.executor.scheduler import Executor
-from kgrag.graph.migrations import migrate, status
-from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
-from kgrag.planner.models import Plan
-from kgrag.planner.rule import fulltext_query
 from tests.support.engines import Engine
+from tests.support.lexical import lexical_hits
+from tests.support.raw import as_before, open_migrates
 
 MIGRATION = "0011_folded_text"
 READER = AccessContext(user="reader")
@@ -55,52 +50,26 @@ def agent(
 
 
 def _lexical_files(agent: KnowledgeAgent, question: str) -> set[str]:
-    """The files of the lexical stage's hits for ``question`` (a reader's plan step)."""
-    plan = Plan.parse(
-        {
-            "plan": [
-                {
-                    "step_id": 1,
-                    "type": "graph_query",
-                    "parameters": {
-                        "template": "chunks_fulltext",
-                        "params": {"query": fulltext_query(question)},
-                        "k": 5,
-                    },
-                }
-            ]
-        }
-    )
-    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=READER)
-    return {Path(str(h.uri)).name for h in Executor(env).run(plan)[1].result}
+    return {Path(str(h.uri)).name for h in lexical_hits(agent, question, READER)}
 
 
 @pytest.mark.parametrize(
     ("question", "file"),
     [
+        # typed without the accents, the text written with them ...
         ("Who made Aschenbrodel?", "fairy.txt"),
         ("Where is Zurich?", "institute.txt"),
         ("Who is Bjork?", "institute.txt"),
         ("Who came from Sao Paulo?", "institute.txt"),
         ("What does the resume list?", "institute.txt"),
         ("Where does the ferry go to Geneve?", "lake.txt"),
-    ],
-)
-def test_a_question_without_accents_finds_the_accented_text(
-    agent: KnowledgeAgent, question: str, file: str
-) -> None:
-    assert _lexical_files(agent, question) == {file}
-
-
-@pytest.mark.parametrize(
-    ("question", "file"),
-    [
+        # ... and typed with them, the text written without (or written with them too)
         ("Who is Björk Guðmundsdóttir?", "institute.txt"),
         ("What did José García paint?", "bridge.txt"),
         ("Where is Zürich?", "institute.txt"),
     ],
 )
-def test_a_question_with_accents_finds_the_text_written_without(
+def test_a_question_finds_the_text_whichever_way_its_accents_are_written(
     agent: KnowledgeAgent, question: str, file: str
 ) -> None:
     assert _lexical_files(agent, question) == {file}
@@ -117,20 +86,10 @@ def test_ascii_text_is_found_as_before_and_stores_no_folded_copy(agent: Knowledg
     assert folded["fairy.txt"].startswith("Aschenbrodel is a Czech")
 
 
-def _raw(store: GraphStore, text: str) -> Any:
-    """A write the store's API never makes (chunks as stored before folding): set-up only."""
-    if store.dialect == "neo4j":
-        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
-    return store._graph.query(text)  # type: ignore[attr-defined]
-
-
 def test_a_store_written_before_folding_is_folded_when_opened(
     agent: KnowledgeAgent, module_engine: Engine
 ) -> None:
-    _raw(agent.store, "MATCH (c:Chunk) REMOVE c.text_folded")
-    _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
+    as_before(agent.store, MIGRATION, "MATCH (c:Chunk) REMOVE c.text_folded")
     assert _lexical_files(agent, "Who made Aschenbrodel?") == set()
-    with module_engine.open() as store:  # opening migrates
-        assert {s.name: s.applied_at for s in status(store)}[MIGRATION] is not None
-        assert migrate(store) == []
+    open_migrates(module_engine, MIGRATION)
     assert _lexical_files(agent, "Who made Aschenbrodel?") == {"fairy.txt"}

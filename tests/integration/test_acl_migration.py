@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -18,6 +17,7 @@ from kgrag.graph.migrations import migrate, status
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
+from tests.support.raw import raw_write
 
 MIGRATION = "0005_namespaced_acl"
 #: file -> the ACL stored before namespacing (bare names, public, and a mix)
@@ -49,13 +49,6 @@ EXPECTED = {
     "public.md": ["*"],
     "new.md": ["user:carol"],
 }
-
-
-def _raw(store: GraphStore, text: str, params: dict[str, Any] | None = None) -> Any:
-    """A write the store's API never makes (bare ACLs, forgetting a migration): set-up only."""
-    if store.dialect == "neo4j":
-        return store._driver.execute_query(text, params or {})[0]  # type: ignore[attr-defined]
-    return store._graph.query(text, params or {})  # type: ignore[attr-defined]
 
 
 def _old_rule(acl: list[str], user: str | None, groups: tuple[str, ...]) -> bool:
@@ -92,12 +85,12 @@ def test_bare_acl_entries_are_migrated_and_every_reader_keeps_their_access(
         }
         # the store as kgrag wrote it before namespacing, and before the migration existed
         for name, acl in OLD_ACLS.items():
-            _raw(
+            raw_write(
                 agent.store,
                 "MATCH (d:Document {id: $id}) SET d.acl = $acl",
                 {"id": ids[name], "acl": acl},
             )
-        _raw(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
+        raw_write(agent.store, f"MATCH (m:Migration {{name: '{MIGRATION}'}}) DELETE m")
         assert _acls(agent.store) == OLD_ACLS
         assert {s.name: s.applied_at for s in status(agent.store)}[MIGRATION] is None
 

@@ -36,7 +36,8 @@ TEXTS = {
     "doc_b1": [
         "Mary Somerville introduced Ada Lovelace to Charles Babbage at the Royal Society.",
         f"Michael Faraday kept a note: {HOSTILE}",
-        "Michael Faraday lectured at the Royal Institution in London.",
+        # an accented name: its folded form is a column of the Entity file too
+        "Michael Faraday lectured at the Royal Institution in London after Jöns Berzelius.",
     ],
     "doc_b2": ["George Boole wrote The Laws of Thought in Cork."],
 }
@@ -132,6 +133,10 @@ def test_bulk_import_gives_the_transactional_graph_and_kgrag_answers_on_it(
     store = engine.open()
     try:
         assert differences(expected, dump(store)) == []
+        folded = store.read_freeform(
+            "MATCH (e:Entity) WHERE e.name_folded IS NOT NULL RETURN e.name_folded AS f"
+        )
+        assert [r["f"] for r in folded] == ["Jons Berzelius"]
         doc = store.read_freeform(
             "MATCH (d:Document {id: 'doc_b1'}) RETURN d.title AS t, d.acl AS acl, d.summary AS s"
         )[0]

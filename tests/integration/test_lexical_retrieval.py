@@ -18,9 +18,9 @@ from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
-from kgrag.planner.rule import fulltext_query
 from tests.support.across import shared_folder
 from tests.support.engines import Engine
+from tests.support.lexical import lexical_hits
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "libtasn1"
 FUNCTIONS = sorted(p.stem for p in DATA.glob("*.txt"))
@@ -57,30 +57,12 @@ def _run(
     return Executor(env).run(plan)
 
 
-def _lexical_plan(question: str, k: int = 10) -> Plan:
-    return Plan.parse(
-        {
-            "plan": [
-                {
-                    "step_id": 1,
-                    "type": "graph_query",
-                    "parameters": {
-                        "template": "chunks_fulltext",
-                        "params": {"query": fulltext_query(question)},
-                        "k": k,
-                    },
-                }
-            ]
-        }
-    )
-
-
 def _names(hits: list) -> list[str]:  # type: ignore[type-arg]
     return [Path(str(h.uri)).stem for h in hits]
 
 
 def test_the_lexical_stage_ranks_the_named_identifier_first(agent: KnowledgeAgent) -> None:
-    hits = _run(agent, _lexical_plan(QUESTION), BOB)[1].result
+    hits = lexical_hits(agent, QUESTION, BOB, k=10)
     names = _names(hits)
     assert names[0] == "asn1_der_decoding", names
     # the near names are candidates too (they share the parts), ranked below it
@@ -90,7 +72,7 @@ def test_the_lexical_stage_ranks_the_named_identifier_first(agent: KnowledgeAgen
 
 def test_each_similar_name_finds_its_own_section(agent: KnowledgeAgent) -> None:
     for name in FUNCTIONS:
-        hits = _run(agent, _lexical_plan(f"What does {name} return?"), BOB)[1].result
+        hits = lexical_hits(agent, f"What does {name} return?", BOB, k=10)
         assert _names(hits)[0] == name, (name, _names(hits))
 
 
@@ -109,9 +91,9 @@ def test_the_rule_plan_puts_the_named_function_first(agent: KnowledgeAgent) -> N
 
 def test_lexical_hits_hold_only_documents_the_reader_may_read(agent: KnowledgeAgent) -> None:
     question = "Which ticket tracks the asn1_der_decoding change?"
-    as_alice = _run(agent, _lexical_plan(question), ALICE)[1].result
+    as_alice = lexical_hits(agent, question, ALICE, k=10)
     assert "audit_note" in _names(as_alice)  # the note is a lexical hit for its reader ...
-    as_bob = _run(agent, _lexical_plan(question), BOB)[1].result
+    as_bob = lexical_hits(agent, question, BOB, k=10)
     assert as_bob and "audit_note" not in _names(as_bob)  # ... and never for another
     plan, _ = agent.plan(question)
     for step_id, outcome in _run(agent, plan, BOB).items():

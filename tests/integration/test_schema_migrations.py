@@ -18,13 +18,7 @@ from kgrag.graph.migrations import migrate, status
 from kgrag.graph.schema import MIGRATIONS, RELATIONSHIP_TYPES, VECTOR_INDEXES, UniqueProperty
 from kgrag.graph.store import GraphStore
 from tests.support.engines import FALKORDB, Engine, engine_for
-
-
-def _raw(store: GraphStore, text: str) -> Any:
-    """A write the store's API never makes (duplicates, schema removal): test set-up only."""
-    if store.dialect == "neo4j":
-        return store._driver.execute_query(text)[0]  # type: ignore[attr-defined]
-    return store._graph.query(text)  # type: ignore[attr-defined]
+from tests.support.raw import raw_write
 
 
 def _drop_schema(store: GraphStore) -> None:
@@ -33,10 +27,10 @@ def _drop_schema(store: GraphStore) -> None:
     A new embedded file has none."""
     if store.dialect != "neo4j":
         return
-    for r in _raw(store, "SHOW CONSTRAINTS YIELD name RETURN name"):
-        _raw(store, f"DROP CONSTRAINT `{r['name']}` IF EXISTS")
-    for r in _raw(store, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
-        _raw(store, f"DROP INDEX `{r['name']}` IF EXISTS")
+    for r in raw_write(store, "SHOW CONSTRAINTS YIELD name RETURN name"):
+        raw_write(store, f"DROP CONSTRAINT `{r['name']}` IF EXISTS")
+    for r in raw_write(store, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        raw_write(store, f"DROP INDEX `{r['name']}` IF EXISTS")
 
 
 @pytest.fixture
@@ -58,7 +52,7 @@ def _indexes(store: GraphStore) -> dict[str, dict[str, Any]]:
     the vector options in FalkorDB's words."""
     out: dict[str, dict[str, Any]] = {}
     if store.dialect == "neo4j":
-        rows = _raw(
+        rows = raw_write(
             store,
             "SHOW INDEXES YIELD type, labelsOrTypes, properties, options "
             "WHERE type <> 'LOOKUP' RETURN type, labelsOrTypes, properties, options",
@@ -89,7 +83,7 @@ def _indexes(store: GraphStore) -> dict[str, dict[str, Any]]:
 
 def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: GraphStore) -> None:
     # data written before the migration ran (an old store, or writes that raced it)
-    _raw(store, "CREATE (:Document {id: 'dup'}), (:Document {id: 'dup'}), (:Chunk {id: 'c'})")
+    raw_write(store, "CREATE (:Document {id: 'dup'}), (:Document {id: 'dup'}), (:Chunk {id: 'c'})")
 
     with pytest.raises(MigrationError) as e:
         migrate(store)
@@ -112,13 +106,13 @@ def test_duplicate_ids_fail_the_migration_naming_the_constraint(store: GraphStor
         assert constraints[("Chunk", "id")] == "OPERATIONAL"
 
     # fix the data: the same migration now applies, and the constraint holds
-    _raw(store, "MATCH (d:Document {id: 'dup'}) WITH d LIMIT 1 DELETE d")
+    raw_write(store, "MATCH (d:Document {id: 'dup'}) WITH d LIMIT 1 DELETE d")
     assert migrate(store) == [m.name for m in MIGRATIONS]
     assert set(_constraints(store).values()) == {"OPERATIONAL"}
     assert ("Document", "id") in _constraints(store)
     # FalkorDB says "unique constraint violation", Neo4j "already exists with label"
     with pytest.raises(Exception, match=r"(?i)unique|already exists"):
-        _raw(store, "CREATE (:Document {id: 'dup'})")
+        raw_write(store, "CREATE (:Document {id: 'dup'})")
     assert migrate(store) == []
 
 
@@ -146,13 +140,13 @@ def test_chunks_written_before_the_words_migration_are_found_after_it(store: Gra
     writes them, and the first word of a line is then found (moreutils' README: "...
     descriptions\nifdata: get network interface info ...")."""
     migrate(store)
-    _raw(
+    raw_write(
         store,
         "CREATE (d:Document {id: 'old', status: 'complete', acl: ['*']})"
         "<-[:PART_OF]-(:Chunk {id: 'old-1', text: 'errno: look up errno names and "
         "descriptions\nifdata: get network interface info without parsing ifconfig output'})",
     )
-    _raw(store, "MATCH (m:Migration {name: '0010_fulltext_words'}) DELETE m")
+    raw_write(store, "MATCH (m:Migration {name: '0010_fulltext_words'}) DELETE m")
     params = {"query": "ifdata", "k": 5, "principals": ["*"], "admin": False}
     if store.dialect != "neo4j":  # before: not found (the chunk's text as RediSearch reads it)
         assert store.read("templates/chunks_fulltext", params) == []
@@ -163,12 +157,12 @@ def test_chunks_written_before_the_words_migration_are_found_after_it(store: Gra
 
 def test_migrations_applied_together_record_none_when_one_fails(store: GraphStore) -> None:
     # a bulk load applies them all, then waits once: a failure records none of them
-    _raw(store, "CREATE (:Entity {id: 'dup'}), (:Entity {id: 'dup'})")
+    raw_write(store, "CREATE (:Entity {id: 'dup'}), (:Entity {id: 'dup'})")
     with pytest.raises(MigrationError, match=r"unique constraint on Entity\.id FAILED") as e:
         migrate(store, together=True)
     assert "migration 0001_unique_ids, 0002_lookup_indexes" in str(e.value)
     assert [s.applied_at for s in status(store)] == [None] * len(MIGRATIONS)
-    _raw(store, "MATCH (e:Entity {id: 'dup'}) WITH e LIMIT 1 DELETE e")
+    raw_write(store, "MATCH (e:Entity {id: 'dup'}) WITH e LIMIT 1 DELETE e")
     assert migrate(store, together=True) == [m.name for m in MIGRATIONS]
     assert set(_constraints(store).values()) == {"OPERATIONAL"}
 

@@ -13,13 +13,10 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.core import AccessContext
-from kgrag.executor.base import ExecutionEnv
-from kgrag.executor.scheduler import Executor
 from kgrag.modalities.text import default_text_embedder
-from kgrag.planner.models import Plan
-from kgrag.planner.rule import fulltext_query
 from kgrag.text import term_set, terms
 from tests.support.engines import Engine
+from tests.support.lexical import lexical_hits
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 METADATA = DATA / "metadata" / "requests" / "METADATA"
@@ -36,28 +33,8 @@ def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
         yield a
 
 
-def _lexical_hits(agent: KnowledgeAgent, question: str) -> list:  # type: ignore[type-arg]
-    plan = Plan.parse(
-        {
-            "plan": [
-                {
-                    "step_id": 1,
-                    "type": "graph_query",
-                    "parameters": {
-                        "template": "chunks_fulltext",
-                        "params": {"query": fulltext_query(question)},
-                        "k": 5,
-                    },
-                }
-            ]
-        }
-    )
-    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=READER)
-    return Executor(env).run(plan)[1].result
-
-
 def test_a_question_asking_for_the_licence_finds_the_license_line(agent: KnowledgeAgent) -> None:
-    hits = _lexical_hits(agent, "Under which licence is it distributed?")
+    hits = lexical_hits(agent, "Under which licence is it distributed?", READER)
     assert hits, "no lexical hit for 'licence'"
     assert {Path(str(h.uri)).name for h in hits} == {"METADATA"}
     assert any("License: Apache-2.0" in (h.text or "") for h in hits), [h.text for h in hits]
