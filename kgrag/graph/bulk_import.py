@@ -138,6 +138,7 @@ _CHUNK = [
     Column("id:ID(Chunk)", ""),
     Column("text", ""),
     Column("text_folded", ""),
+    Column("section", "string[]"),
     Column("position", "long"),
     Column("page", "long"),
     Column("start_s", "double"),
@@ -358,6 +359,7 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
                 row = (
                     f"{cid},{_quoted(c.text)},"
                     f"{_field(chunk_search_properties(c.text).text_folded, '', where)},"
+                    f"{_field(c.section or None, 'string[]', where)},"
                     f"{int(c.position)},{_field(c.page, 'long', where)},"
                     f"{_field(c.start_s, 'double', where)},{_field(c.end_s, 'double', where)},"
                     f"{doc_id},{_vector(c.embedding)},"

@@ -73,7 +73,14 @@ def bundles(embedder: TextEmbedder) -> list[DocumentBundle]:
                 tags=() if n != 2 else ("a,b", HOSTILE),
                 summary=None if n == 0 else HOSTILE,
                 chunks=tuple(
-                    ChunkRecord(id=f"{doc_id}:c{p}", text=t, position=p, embedding=next(vectors))
+                    ChunkRecord(
+                        id=f"{doc_id}:c{p}",
+                        text=t,
+                        position=p,
+                        embedding=next(vectors),
+                        # the headings a chunk is under, one with a quote and a comma
+                        section=("Chemistry", 'Berzelius, "the father"') if n == 1 else (),
+                    )
                     for p, t in enumerate(parts)
                 ),
                 extraction=per_doc[doc_id],
