@@ -97,7 +97,8 @@ def _write_part(directory: Path, index: int, start: int, stop: int) -> tuple[int
             fold = chunk_search_properties(text).text_folded
             fold_field = "" if fold is None else _quoted(fold)
             chunks.write(
-                f'{cid},{_quoted(text)},{fold_field},{row % PER_DOC},,,,{doc},"{vector}",\n'
+                # columns of bulk_import._CHUNK; no section
+                f'{cid},{_quoted(text)},{fold_field},,{row % PER_DOC},,,,{doc},"{vector}",\n'
             )
             part_of.write(f"{cid},{doc}\n")
     return chunk_path.stat().st_size + part_path.stat().st_size, multiline

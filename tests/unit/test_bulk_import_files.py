@@ -85,7 +85,7 @@ def test_shards_hold_the_rows_of_one_writer(tmp_path: Path) -> None:
     assert rows["RELATED"][1][("ada", "only_3", "1")] == 1
     assert sum(rows["MENTIONS"][1].values()) == 25
     assert rows["Chunk"][1][
-        ("doc_03:c1", 'chunk "1", of doc_03', "", "1", "", "", "", "doc_03",
+        ("doc_03:c1", 'chunk "1", of doc_03', "", "", "1", "", "", "", "doc_03",
          "0.1\x1f-1.5e-07\x1f3.0", "true")
     ] == 1  # fmt: skip
     chunk_file = next(f for f in three.files if f.label == "Chunk")
