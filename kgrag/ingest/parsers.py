@@ -23,6 +23,7 @@ from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedT
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, roff_text
 from kgrag.ingest.running_lines import strip_running_lines
+from kgrag.ingest.sniff import is_html_document
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -78,6 +79,12 @@ def parse_bytes(
     sha256 = hashlib.sha256(data).hexdigest()
     tables: list[ParsedTable] = []
     fmt = formats.for_suffix(suffix)
+    if fmt is None and item.modality == "text" and is_html_document(data):
+        # a web page under another name ("closure example.txt"): its text, not its tags, styles
+        # and entities; stored as what it is, as a man page is
+        fmt = formats.for_suffix(".html")
+        if fmt is not None:
+            item = item.model_copy(update={"mime": fmt.mime})
     if fmt is not None:
         content = fmt.parse(item, data)
         # a format's title (an HTML <title> or first heading, a DOCX core title) is judged as a
