@@ -187,17 +187,23 @@ def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
     """(names, terms): shares of the question's names and content terms in ``hits`` (written
     out or as an initialism: :func:`initialised`)."""
     wanted = set(terms(fold(question)))
+    found = _found_terms(question, hits)
+    names = question_names(question)
+    term_cov = len(wanted & found) / len(wanted) if wanted else 0.0
+    name_cov = len(names & found) / len(names) if names else term_cov
+    return name_cov, term_cov
+
+
+def _found_terms(question: str, hits: Sequence[Hit]) -> set[str]:
+    """The terms of ``hits`` (titles and texts), with the question's terms they write as an
+    initialism."""
     found: set[str] = set()
     written: set[str] = set()
     for hit in hits:
         text = f"{hit.title or ''} {hit.text or ''}"
         found.update(terms(fold(text)))
         written.update(w.lower() for w in raw_words(text))
-    found |= initialised(question, written)
-    names = question_names(question)
-    term_cov = len(wanted & found) / len(wanted) if wanted else 0.0
-    name_cov = len(names & found) / len(names) if names else term_cov
-    return name_cov, term_cov
+    return found | initialised(question, written)
 
 
 #: Initialisms of this many letters count ("eol" for "end of life", "faq"); two letters are
@@ -289,12 +295,7 @@ def asks_beyond_names(question: str, evidence: Sequence[Hit]) -> bool:
     :data:`SUPPORT_THRESHOLD`; with one (a name and one other word: "Who founded NVIDIA?") it
     was 0.75, above it."""
     wanted = set(terms(fold(question))) - question_names(question)
-    if not wanted:
-        return True
-    found: set[str] = set()
-    for hit in evidence:
-        found.update(terms(fold(f"{hit.title or ''} {hit.text or ''}")))
-    return bool(wanted & found)
+    return not wanted or bool(wanted & _found_terms(question, evidence))
 
 
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
