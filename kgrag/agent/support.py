@@ -34,9 +34,9 @@ whatever the evidence holds: its names are in other passages (a dependency list 
 evidence passage holding the question's names mentions what a quoted passage is about
 (:func:`bridged`: the last hop of a multi-hop answer; a passage of the quoted one's own
 document is no hop). Reported as ``quoted_names``; the fold figures simulate it with the model
-(bench/abstention.py). Likewise a named question whose evidence holds none of its content terms
-other than its names is unsupported (:func:`asks_beyond_names`, reported as ``beyond_names``):
-the evidence is about its subject and says nothing of what it asks about it.
+(bench/abstention.py). Likewise a question naming one thing whose evidence holds none of its
+content terms other than that name is unsupported (:func:`asks_beyond_names`, reported as
+``beyond_names``): the evidence mentions its subject and says nothing of what it asks about it.
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -288,12 +288,17 @@ def _same_document(a: Hit, b: Hit) -> bool:
 
 
 def asks_beyond_names(question: str, evidence: Sequence[Hit]) -> bool:
-    """Does ``evidence`` hold at least one of a named question's content terms that are not its
-    names, when it has any? Evidence holding only the names ("Australia" in a time-zone row, for
-    "What is the capital of Australia?") is about the question's subject and says nothing of what
-    it asks about it. With two or more such terms all missing, ``evidence_score`` is already under
-    :data:`SUPPORT_THRESHOLD`; with one (a name and one other word: "Who founded NVIDIA?") it
-    was 0.75, above it."""
+    """Does ``evidence`` hold at least one of a question's content terms that are not its names,
+    when it names one thing and has such terms? Evidence holding only the name ("Australia" in a
+    time-zone row, for "What is the capital of Australia?"; "NVIDIA" in a JSON mapping, for "Who
+    founded NVIDIA?") mentions the question's subject and says nothing of what it asks about it:
+    with one name and one other word missing it scored 0.75, over :data:`SUPPORT_THRESHOLD`. A
+    question naming two things or more is left to the other features: evidence holding them all
+    relates them, and the words of the relation are often not written ("What is the Edsa
+    Shangri-La an instance of in the birthplace of the person who made The Oddventures of Mr.
+    Cool?", answered from passages that write neither "instance" nor "birthplace")."""
+    if len(name_phrases(question)) != 1:
+        return True
     wanted = set(terms(fold(question))) - question_names(question)
     return not wanted or bool(wanted & _found_terms(question, evidence))
 
