@@ -390,11 +390,17 @@ def _parse_spreadsheet(
     item: SourceItem, data: bytes, suffix: str
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
+    pages: list[ParsedPage] = []
     if suffix in (".csv", ".tsv"):
-        tables = spreadsheet.parse_csv(path, decode_text(path, data).text)
+        text = decode_text(path, data).text
+        tables = spreadsheet.parse_csv(path, text)
+        # the comment lines a data file starts with describe it: they are its text
+        described = "\n".join(spreadsheet.split_preamble(text).comments).strip()
+        if described:
+            pages.append(ParsedPage(number=None, text=described))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
-    return path.stem, [], [], tables
+    return path.stem, pages, [], tables
 
 
 # ----------------------------------------------------------------------------------------- pdf
