@@ -32,8 +32,11 @@ An extractive answer whose quoted passages hold none of the question's names is 
 whatever the evidence holds: its names are in other passages (a dependency list naming
 "postgresql"), and the quotes answer another question that shares its other words; unless an
 evidence passage holding the question's names mentions what a quoted passage is about
-(:func:`bridged`: the last hop of a multi-hop answer). Reported as ``quoted_names``; the
-fold figures simulate it with the model (bench/abstention.py).
+(:func:`bridged`: the last hop of a multi-hop answer; a passage of the quoted one's own
+document is no hop). Reported as ``quoted_names``; the fold figures simulate it with the model
+(bench/abstention.py). Likewise a question naming one thing whose evidence holds none of its
+content terms other than that name is unsupported (:func:`asks_beyond_names`, reported as
+``beyond_names``): the evidence mentions its subject and says nothing of what it asks about it.
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -169,6 +172,9 @@ class Support(Frozen):
     quoted_names: bool = True
     """Whether the cited passages name what a named question names, themselves or through a
     bridge (:func:`bridged`): else the answer quotes another question's passages and abstains."""
+    beyond_names: bool = True
+    """Whether the evidence holds one of a named question's content terms that are not its names
+    (:func:`asks_beyond_names`): else it is about the subject and says nothing of what is asked."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -181,17 +187,23 @@ def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
     """(names, terms): shares of the question's names and content terms in ``hits`` (written
     out or as an initialism: :func:`initialised`)."""
     wanted = set(terms(fold(question)))
+    found = _found_terms(question, hits)
+    names = question_names(question)
+    term_cov = len(wanted & found) / len(wanted) if wanted else 0.0
+    name_cov = len(names & found) / len(names) if names else term_cov
+    return name_cov, term_cov
+
+
+def _found_terms(question: str, hits: Sequence[Hit]) -> set[str]:
+    """The terms of ``hits`` (titles and texts), with the question's terms they write as an
+    initialism."""
     found: set[str] = set()
     written: set[str] = set()
     for hit in hits:
         text = f"{hit.title or ''} {hit.text or ''}"
         found.update(terms(fold(text)))
         written.update(w.lower() for w in raw_words(text))
-    found |= initialised(question, written)
-    names = question_names(question)
-    term_cov = len(wanted & found) / len(wanted) if wanted else 0.0
-    name_cov = len(names & found) / len(names) if names else term_cov
-    return name_cov, term_cov
+    return found | initialised(question, written)
 
 
 #: Initialisms of this many letters count ("eol" for "end of life", "faq"); two letters are
@@ -260,10 +272,35 @@ def bridged(question: str, cited: Sequence[Hit], evidence: Sequence[Hit]) -> boo
     holders = [h for h in evidence if names & set(terms(fold(f"{h.title or ''} {h.text or ''}")))]
     for hit in cited:
         phrases = name_phrases(hit.title or "")
-        others = [words(h.text or "") for h in holders if h.id != hit.id]
+        # a passage of the cited one's own document names that document (its title, its
+        # program's name in a man page's synopsis) without being a hop to it
+        others = [words(h.text or "") for h in holders if not _same_document(h, hit)]
         if any(holds(text, p) for p in phrases for text in others):
             return True
     return False
+
+
+def _same_document(a: Hit, b: Hit) -> bool:
+    """The same passage, or two passages of one document."""
+    if a.id == b.id:
+        return True
+    return a.document_id is not None and a.document_id == b.document_id
+
+
+def asks_beyond_names(question: str, evidence: Sequence[Hit]) -> bool:
+    """Does ``evidence`` hold at least one of a question's content terms that are not its names,
+    when it names one thing and has such terms? Evidence holding only the name ("Australia" in a
+    time-zone row, for "What is the capital of Australia?"; "NVIDIA" in a JSON mapping, for "Who
+    founded NVIDIA?") mentions the question's subject and says nothing of what it asks about it:
+    with one name and one other word missing it scored 0.75, over :data:`SUPPORT_THRESHOLD`. A
+    question naming two things or more is left to the other features: evidence holding them all
+    relates them, and the words of the relation are often not written ("What is the Edsa
+    Shangri-La an instance of in the birthplace of the person who made The Oddventures of Mr.
+    Cool?", answered from passages that write neither "instance" nor "birthplace")."""
+    if len(name_phrases(question)) != 1:
+        return True
+    wanted = set(terms(fold(question))) - question_names(question)
+    return not wanted or bool(wanted & _found_terms(question, evidence))
 
 
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
@@ -317,8 +354,12 @@ def assess(
     # and the quotes answer another question that shares its other words ("port" of lsof's
     # "-P list port numbers")
     quoted = not named or names > 0.0 or bridged(question, cited, shown)
+    # the evidence holds the question's names and none of its other words ("Australia" in a
+    # time-zone row, for "What is the capital of Australia?")
+    beyond = not named or asks_beyond_names(question, shown)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
+        supported = supported and beyond
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(
@@ -335,6 +376,7 @@ def assess(
         probability=round(p, 4),
         subject_probability=round(subject_p, 4),
         quoted_names=quoted,
+        beyond_names=beyond,
         dense_top=dense.top if dense else 0.0,
         dense_margin=dense.margin if dense else 0.0,
         named=named,

@@ -24,6 +24,7 @@ from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
 from kgrag.ingest.sections import Heading, line_headings, locate_headings
+from kgrag.ingest.sniff import is_html_document
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -87,6 +88,12 @@ def parse_bytes(
     sha256 = hashlib.sha256(data).hexdigest()
     tables: list[ParsedTable] = []
     fmt = formats.for_suffix(suffix)
+    if fmt is None and item.modality == "text" and is_html_document(data):
+        # a web page under another name ("closure example.txt"): its text, not its tags, styles
+        # and entities; stored as what it is, as a man page is
+        fmt = formats.for_suffix(".html")
+        if fmt is not None:
+            item = item.model_copy(update={"mime": fmt.mime})
     if fmt is not None:
         content = fmt.parse(item, data)
         # a format's title (an HTML <title> or first heading, a DOCX core title) is judged as a
@@ -404,11 +411,17 @@ def _parse_spreadsheet(
     item: SourceItem, data: bytes, suffix: str
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable]]:
     path = item.path
+    pages: list[ParsedPage] = []
     if suffix in (".csv", ".tsv"):
-        tables = spreadsheet.parse_csv(path, decode_text(path, data).text)
+        text = decode_text(path, data).text
+        tables = spreadsheet.parse_csv(path, text)
+        # the comment lines a data file starts with describe it: they are its text
+        described = "\n".join(spreadsheet.split_preamble(text).comments).strip()
+        if described:
+            pages.append(ParsedPage(number=None, text=described))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
-    return path.stem, [], [], tables
+    return path.stem, pages, [], tables
 
 
 # ----------------------------------------------------------------------------------------- pdf

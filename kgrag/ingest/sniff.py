@@ -80,3 +80,17 @@ def file_looks_like_text(path: Path) -> bool:
             return looks_like_text(f.read(SNIFF_BYTES))
     except OSError:
         return False
+
+
+#: How an HTML document begins, after a byte-order mark, white space, an XML declaration and
+#: comments: a doctype naming HTML or the ``<html>`` element.
+_HTML_START = re.compile(
+    rb"^(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*(?:<!doctype\s+html\b|<html\b)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_html_document(head: bytes) -> bool:
+    """True when ``head`` (a file's first bytes) starts an HTML document, whatever the file's name:
+    a web page saved as ``.txt``, or with no extension, is read as HTML, not as its markup."""
+    return _HTML_START.match(head[:SNIFF_BYTES]) is not None

@@ -20,6 +20,7 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from kgrag.errors import IngestError
 from kgrag.ingest.models import ParsedTable
@@ -36,7 +37,7 @@ MAX_CELL_CHARS = 1_000
 #: Columns kept per row (a wider row is refused: it is not a table a person reads).
 MAX_COLUMNS = 512
 
-__all__ = ["SUFFIXES", "is_header", "parse_csv", "parse_xlsx"]
+__all__ = ["SUFFIXES", "Preamble", "is_header", "parse_csv", "parse_xlsx", "split_preamble"]
 
 
 def _fail(path: Path, reason: str) -> IngestError:
@@ -93,14 +94,19 @@ def _trim(rows: Iterable[list[str]]) -> list[tuple[str, ...]]:
     return out
 
 
-def _table(index: int, rows: list[tuple[str, ...]], sheet: str | None) -> ParsedTable | None:
+def _table(
+    index: int, rows: list[tuple[str, ...]], sheet: str | None, header: tuple[str, ...] = ()
+) -> ParsedTable | None:
     # the header is the first non-empty row, unless that row is data (:func:`is_header`): then
-    # the table has no header and its rows are numbered from 1
+    # the table has no header and its rows are numbered from 1; or the one a CSV's comment
+    # lines end with (:func:`split_preamble`)
     start = 0
     while start < len(rows) and not rows[start]:
         start += 1
     if start == len(rows):
         return None
+    if header:
+        return ParsedTable(index=index, sheet=sheet, header=header, rows=tuple(rows[start:]))
     if not is_header(rows[start], rows[start + 1 :]):
         return ParsedTable(index=index, sheet=sheet, header=(), rows=tuple(rows[start:]))
     header = rows[start]
@@ -159,13 +165,64 @@ def is_header(first: tuple[str, ...], body: Sequence[tuple[str, ...]]) -> bool:
 # ----------------------------------------------------------------------------------------- csv
 
 
+class Preamble(NamedTuple):
+    """A CSV's comment lines (without their ``#``), the last of those it starts with (which may
+    name its columns), and the rest of its text."""
+
+    comments: list[str]
+    last: str
+    rest: str
+
+
+def split_preamble(text: str) -> Preamble:
+    """The comment lines of a CSV or TSV that starts with some (``#`` first, as the tz
+    database's ``zone1970.tab`` and many data files write their description and column names).
+    A file that starts with comments marks them so: its later ``#`` lines are comments too. A
+    file of comments only has none."""
+    lines = text.splitlines(keepends=True)
+    n = 0
+    while n < len(lines) and (not lines[n].strip() or lines[n].lstrip().startswith("#")):
+        n += 1
+    opening = [_uncomment(line) for line in lines[:n] if line.strip()]
+    if n == len(lines) or not opening:
+        return Preamble([], "", text)
+    rest = [line for line in lines[n:] if not line.lstrip().startswith("#")]
+    marked = [_uncomment(line) for line in lines if line.lstrip().startswith("#")]
+    return Preamble(marked, opening[-1], "".join(rest))
+
+
+def _uncomment(line: str) -> str:
+    return line.strip().lstrip("#").strip()
+
+
+def _preamble_header(
+    last: str, rows: list[tuple[str, ...]], dialect: type[csv.Dialect] | csv.Dialect
+) -> tuple[str, ...]:
+    """The column names the opening comment lines end with ("#codes<TAB>coordinates<TAB>TZ<TAB>
+    comments" over rows of four cells), when the last one splits into as many cells as the
+    first row, two or more of them named; else none."""
+    first = next((r for r in rows if r), None)
+    if not last or first is None:
+        return ()
+    cells = tuple(cell_text(c) for c in next(csv.reader([last], dialect), []))
+    if len(cells) != len(first) or sum(1 for c in cells if c) < 2:
+        return ()
+    return cells
+
+
 def parse_csv(path: Path, text: str) -> list[ParsedTable]:
-    """The CSV's rows as one table (dialect sniffed from the first 64 KB; comma if unsure)."""
+    """The CSV's rows as one table (dialect sniffed from the first 64 KB; comma if unsure).
+    Comment lines first (:func:`split_preamble`) are no rows: the last one names the columns
+    when it fits them."""
+    preamble = split_preamble(text)
+    text = preamble.rest
     sample = text[:65536]
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel
+    dialect: type[csv.Dialect] | csv.Dialect = csv.excel_tab
+    if path.suffix.lower() != ".tsv":  # a .tsv says how it is separated
+        try:
+            dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
+        except csv.Error:
+            dialect = csv.excel
     budget = _Budget(path)
     rows: list[list[str]] = []
     try:
@@ -176,7 +233,8 @@ def parse_csv(path: Path, text: str) -> list[ParsedTable]:
             rows.append([cell_text(v) for v in record])
     except csv.Error as e:
         raise _fail(path, f"not valid CSV: {e}") from e
-    table = _table(0, _trim(rows), None)
+    trimmed = _trim(rows)
+    table = _table(0, trimmed, None, _preamble_header(preamble.last, trimmed, dialect))
     if table is None:
         raise _fail(path, "CSV has no cells with content")
     return [table]
