@@ -1,7 +1,9 @@
 // graph_query template: the first transcript segments, in time order, of the readable recordings
 // (documents of the audio modality), the most recently ingested first: for a question about
-// "the recording" whose words match nothing it says. It reads every readable document's modality
-// (O(documents)); the rule planner adds it only when the question asks about recordings.
+// "the recording" whose words match nothing it says. The recordings take turns: the first
+// segment of each, then the second of each, and so on, so that one long recording does not fill
+// every place. It reads every readable document's modality (O(documents)); the rule planner adds
+// it only when the question asks about recordings.
 // idempotent: yes
 MATCH (d:Document)
 WHERE d.modality = 'audio' AND d.status = 'complete'
@@ -9,10 +11,17 @@ WHERE d.modality = 'audio' AND d.status = 'complete'
 WITH d
 ORDER BY d.ingested_at DESC, d.uri
 LIMIT $k
+WITH collect(d) AS recordings
+UNWIND range(0, size(recordings) - 1) AS turn
+WITH recordings[turn] AS d, turn
 MATCH (c:Chunk)-[:PART_OF]->(d)
 WHERE c.start_s IS NOT NULL
-WITH c, d
-ORDER BY d.ingested_at DESC, d.uri, c.start_s, c.id
+WITH d, turn, c
+ORDER BY turn, c.start_s, c.id
+WITH d, turn, collect(c)[..$k] AS segments
+UNWIND range(0, size(segments) - 1) AS place
+WITH segments[place] AS c, d, turn, place
+ORDER BY place, turn
 WITH collect({c: c, d: d}) AS ordered
 UNWIND range(0, size(ordered) - 1) AS rank
 WITH ordered[rank].c AS c, ordered[rank].d AS d, rank

@@ -163,13 +163,20 @@ def _list_documents(
     return [_document_hit(r, s, step.step_id) for s, r in found]
 
 
+def _named_documents(rec: StepReader, target: str, k: int) -> list[tuple[float, dict[str, Any]]]:
+    """The readable documents ``target`` names ("the Riverside flood report"), best first, as
+    a summary or a document's dates resolve them; recorded in the step's details."""
+    terms = document_terms(target) or (target.lower(),)
+    found = _about(rec, terms, (), k, min_coverage=RESOLVE_COVERAGE)
+    rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
+    return found
+
+
 def _document_summary(
     step: DocumentSummaryStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
     p = step.parameters
-    terms = document_terms(p.target) or (p.target.lower(),)
-    found = _about(rec, terms, (), p.k, min_coverage=RESOLVE_COVERAGE)
-    rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
+    found = _named_documents(rec, p.target, p.k)
     hits = []
     for score, row in found:
         summary = row.get("text") or f"{row.get('title')}: no summary was stored at ingestion."
@@ -246,9 +253,7 @@ def _document_dates(
 ) -> list[Hit]:
     """The readable document the target names (as for a summary), its text its stored dates."""
     p = step.parameters
-    terms = document_terms(p.target) or (p.target.lower(),)
-    found = _about(rec, terms, (), p.k, min_coverage=RESOLVE_COVERAGE)
-    rec.outcome.details["resolved"] = [_matched(r, s) for s, r in found]
+    found = _named_documents(rec, p.target, p.k)
     return [
         _document_hit({**row, "text": dates_text(row)}, score, step.step_id) for score, row in found
     ]
