@@ -106,14 +106,11 @@ def fixed_rule(row: Row) -> float:
 
 
 def quoted(row: Row) -> bool:
-    """Do the quoted-names gate (kgrag.agent.support: the cited passages name what the
-    question names, or a thing a passage naming it mentions) and the names-alone gate (the
-    evidence holds a content term besides the names: ``beyond_names``) let the answer through?
-    Read from ``quoted_names``; an older answers.json without it, from ``names`` (the gate
-    before bridges: the cited passages hold one of the question's names)."""
+    """Does the quoted-names gate (kgrag.agent.support: the cited passages name what the
+    question names, or a thing a passage naming it mentions) let the answer through? Read from
+    ``quoted_names``; an older answers.json without it, from ``names`` (the gate before bridges:
+    the cited passages hold one of the question's names)."""
     support = row["support"] or {}
-    if not support.get("beyond_names", True):  # the evidence holds the names alone
-        return False
     if "quoted_names" in support:
         return bool(support["quoted_names"])
     return float(support.get("names", 0.0)) > 0.0

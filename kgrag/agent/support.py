@@ -34,9 +34,10 @@ whatever the evidence holds: its names are in other passages (a dependency list 
 evidence passage holding the question's names mentions what a quoted passage is about
 (:func:`bridged`: the last hop of a multi-hop answer; a passage of the quoted one's own
 document is no hop). Reported as ``quoted_names``; the fold figures simulate it with the model
-(bench/abstention.py). Likewise a question naming one thing whose evidence holds none of its
-content terms other than that name is unsupported (:func:`asks_beyond_names`, reported as
-``beyond_names``): the evidence mentions its subject and says nothing of what it asks about it.
+(bench/abstention.py). Whether the evidence of a question naming one thing holds any of its
+content terms other than that name is reported as ``beyond_names`` (:func:`asks_beyond_names`)
+and does not decide: a question's other word is often written otherwise where it is answered
+("keeps" / "kept", "fixed" / "replaced").
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -174,7 +175,7 @@ class Support(Frozen):
     bridge (:func:`bridged`): else the answer quotes another question's passages and abstains."""
     beyond_names: bool = True
     """Whether the evidence holds one of a named question's content terms that are not its names
-    (:func:`asks_beyond_names`): else it is about the subject and says nothing of what is asked."""
+    (:func:`asks_beyond_names`; reported, it does not decide)."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -355,11 +356,12 @@ def assess(
     # "-P list port numbers")
     quoted = not named or names > 0.0 or bridged(question, cited, shown)
     # the evidence holds the question's names and none of its other words ("Australia" in a
-    # time-zone row, for "What is the capital of Australia?")
+    # time-zone row, for "What is the capital of Australia?"): reported, it does not decide: a
+    # question's one other word is often written otherwise in the passage that answers it
+    # ("Who keeps the Spare Pump SP-4?": "... is kept by Hedy Lamarr")
     beyond = not named or asks_beyond_names(question, shown)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
-        supported = supported and beyond
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(
