@@ -143,6 +143,10 @@ PLANS: dict[str, list[dict[str, Any]]] = {
     "metadata_search": [
         {"step_id": 1, "type": "metadata_search", "parameters": {"modalities": ["text", "image"]}}
     ],
+    "document_types": [{"step_id": 1, "type": "document_types", "parameters": {}}],
+    "document_dates": [
+        {"step_id": 1, "type": "document_dates", "parameters": {"target": "zephyr turbine"}}
+    ],
     "compare": [
         {
             "step_id": 1,
