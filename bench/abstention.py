@@ -106,11 +106,15 @@ def fixed_rule(row: Row) -> float:
 
 
 def quoted(row: Row) -> bool:
-    """Does the quoted-names gate (kgrag.agent.support: the cited passages name what the
-    question names, or a thing a passage naming it mentions) let the answer through? Read from
-    ``quoted_names``; an older answers.json without it, from ``names`` (the gate before bridges:
-    the cited passages hold one of the question's names)."""
+    """Do the quoted-names gate (kgrag.agent.support: the cited passages name what the
+    question names, or a thing a passage naming it mentions) and the names-alone gate
+    (kgrag.agent.relation: the evidence holds a word the question asks with besides the one
+    thing it names, ``beyond_names``) let the answer through? Read from ``quoted_names``; an
+    older answers.json without it, from ``names`` (the gate before bridges: the cited passages
+    hold one of the question's names)."""
     support = row["support"] or {}
+    if not support.get("beyond_names", True):  # the evidence holds the name alone
+        return False
     if "quoted_names" in support:
         return bool(support["quoted_names"])
     return float(support.get("names", 0.0)) > 0.0
@@ -119,8 +123,8 @@ def quoted(row: Row) -> bool:
 def outside(row: Row) -> float:
     """The decision made outside the fitted models, NaN where they decide: a question with no
     support test (a document tool answered, or nothing was retrieved) as it went; a nameless
-    question by the fixed rule; a named one the quoted-names gate stops, abstained (whatever
-    the models say: the gate runs after them in kgrag.agent.support)."""
+    question by the fixed rule; a named one the quoted-names or the names-alone gate stops,
+    abstained (whatever the models say: the gates run after them in kgrag.agent.support)."""
     if not row["support"]:
         return 0.0 if row["abstained"] else 1.0
     if nameless(row):

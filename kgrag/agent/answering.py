@@ -133,7 +133,13 @@ class Composer:
         dense = dense_scores(result.iterations)
         if self.llm() is not None and (evidence or images):
             gate = _evidence_support(
-                asked, evidence, images, result.depicting, heard=result.heard, dense=dense
+                asked,
+                evidence,
+                images,
+                result.depicting,
+                heard=result.heard,
+                dense=dense,
+                embedder=self.embedder,
             )
             if not gate.supported:
                 # the offline support test holds with an LLM too: evidence that lacks what the
@@ -165,6 +171,7 @@ class Composer:
             result.depicting,
             heard=result.heard,
             dense=dense,
+            embedder=self.embedder,
         )
         if not support.supported:
             return abstention(evidence, "extractive", support)
@@ -266,6 +273,7 @@ def _support(
     *,
     heard: bool = False,
     dense: DenseScores | None = None,
+    embedder: TextEmbedder | None = None,
 ) -> Support:
     """The support test of an extractive answer over the passages it cites. An answer citing
     an image found as showing what the question asks about (``depicting``: it passed the CLIP
@@ -277,7 +285,12 @@ def _support(
     cited = [by_id[c.node_id] for c in citations if c.node_id in by_id]
     text = [h for h in hits if h.kind != "image"]
     found = assess(
-        question, [h for h in cited if h.kind != "image"], text, heard=heard, dense=dense
+        question,
+        [h for h in cited if h.kind != "image"],
+        text,
+        heard=heard,
+        dense=dense,
+        embedder=embedder,
     )
     if any(h.kind == "image" and h.id in depicting for h in cited) or (
         cited and not terms(question)
@@ -294,12 +307,13 @@ def _evidence_support(
     *,
     heard: bool = False,
     dense: DenseScores | None = None,
+    embedder: TextEmbedder | None = None,
 ) -> Support:
     """The support test of the evidence alone, before an LLM answers from it: the same rule as
     an extractive answer's (:func:`_support`), with every passage counted as citable."""
     question = _asked(question)
     text = [h for h in evidence if h.kind != "image"]
-    found = assess(question, text, text, heard=heard, dense=dense)
+    found = assess(question, text, text, heard=heard, dense=dense, embedder=embedder)
     shown = any(h.kind == "image" and h.id in depicting for h in [*evidence, *images])
     if shown or not terms(question):
         return found.model_copy(update={"supported": True})

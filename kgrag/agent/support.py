@@ -34,10 +34,10 @@ whatever the evidence holds: its names are in other passages (a dependency list 
 evidence passage holding the question's names mentions what a quoted passage is about
 (:func:`bridged`: the last hop of a multi-hop answer; a passage of the quoted one's own
 document is no hop). Reported as ``quoted_names``; the fold figures simulate it with the model
-(bench/abstention.py). Whether the evidence of a question naming one thing holds any of its
-content terms other than that name is reported as ``beyond_names`` (:func:`asks_beyond_names`)
-and does not decide: a question's other word is often written otherwise where it is answered
-("keeps" / "kept", "fixed" / "replaced").
+(bench/abstention.py). Likewise a question naming one thing whose evidence holds none of the
+words it asks with besides that name, as written or written otherwise ("keeps" / "kept"), is
+unsupported (kgrag.agent.relation, reported as ``beyond_names``): the evidence mentions its
+subject and says nothing of what it asks about it ("Australia" in a time-zone row).
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -90,7 +90,9 @@ from kgrag.agent.names import (
     raw_words,
     words,
 )
+from kgrag.agent.relation import asks_beyond_names
 from kgrag.core import Frozen, Hit
+from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
 from kgrag.text.sentences import sentence_texts
 
@@ -174,8 +176,9 @@ class Support(Frozen):
     """Whether the cited passages name what a named question names, themselves or through a
     bridge (:func:`bridged`): else the answer quotes another question's passages and abstains."""
     beyond_names: bool = True
-    """Whether the evidence holds one of a named question's content terms that are not its names
-    (:func:`asks_beyond_names`; reported, it does not decide)."""
+    """Whether the evidence holds a word a question naming one thing asks with besides that
+    name, as written or written otherwise (kgrag.agent.relation): else it mentions the subject
+    and says nothing of what is asked about it, and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -288,22 +291,6 @@ def _same_document(a: Hit, b: Hit) -> bool:
     return a.document_id is not None and a.document_id == b.document_id
 
 
-def asks_beyond_names(question: str, evidence: Sequence[Hit]) -> bool:
-    """Does ``evidence`` hold at least one of a question's content terms that are not its names,
-    when it names one thing and has such terms? Evidence holding only the name ("Australia" in a
-    time-zone row, for "What is the capital of Australia?"; "NVIDIA" in a JSON mapping, for "Who
-    founded NVIDIA?") mentions the question's subject and says nothing of what it asks about it:
-    with one name and one other word missing it scored 0.75, over :data:`SUPPORT_THRESHOLD`. A
-    question naming two things or more is left to the other features: evidence holding them all
-    relates them, and the words of the relation are often not written ("What is the Edsa
-    Shangri-La an instance of in the birthplace of the person who made The Oddventures of Mr.
-    Cool?", answered from passages that write neither "instance" nor "birthplace")."""
-    if len(name_phrases(question)) != 1:
-        return True
-    wanted = set(terms(fold(question))) - question_names(question)
-    return not wanted or bool(wanted & _found_terms(question, evidence))
-
-
 def probability(features: Sequence[float], model: Sequence[float] = SUPPORT_MODEL) -> float:
     """A logistic model's probability of "answerable" for ``features`` (in
     :data:`MODEL_FEATURES` order for :data:`SUPPORT_MODEL`; ``evidence_score``,
@@ -321,11 +308,14 @@ def assess(
     threshold: float = SUPPORT_THRESHOLD,
     heard: bool = False,
     dense: DenseScores | None = None,
+    embedder: TextEmbedder | None = None,
 ) -> Support:
     """Score how well ``evidence`` (and the passages ``cited`` of it) cover ``question``.
     ``heard``: the question was (partly) recognised from speech, whose names may be misheard
     ("Aida Lovelace"): it is judged by its terms, as a question that names nothing is.
-    ``dense``: the plan's own dense search scores (kgrag.agent.dense), reported."""
+    ``dense``: the plan's own dense search scores (kgrag.agent.dense), reported.
+    ``embedder``: finds a question's word written otherwise in the evidence ("keeps" / "kept",
+    kgrag.agent.relation); without it only the words as written count."""
     named = bool(question_names(question)) and not heard
     # a passage's copies in other files hold its text under their own titles (a manual's HTML
     # page is titled by its chapter, its PDF by the whole book)
@@ -355,13 +345,15 @@ def assess(
     # and the quotes answer another question that shares its other words ("port" of lsof's
     # "-P list port numbers")
     quoted = not named or names > 0.0 or bridged(question, cited, shown)
-    # the evidence holds the question's names and none of its other words ("Australia" in a
-    # time-zone row, for "What is the capital of Australia?"): reported, it does not decide: a
-    # question's one other word is often written otherwise in the passage that answers it
-    # ("Who keeps the Spare Pump SP-4?": "... is kept by Hedy Lamarr")
-    beyond = not named or asks_beyond_names(question, shown)
+    # the evidence holds the one thing the question names and none of the words it asks with
+    # besides, as written or written otherwise ("Australia" in a time-zone row, for "What is the
+    # capital of Australia?"; "kept" answers "keeps")
+    beyond = not named or asks_beyond_names(
+        question, shown, _found_terms(question, shown), embedder
+    )
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
+        supported = supported and beyond
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(

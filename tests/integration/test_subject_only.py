@@ -2,10 +2,12 @@
 both engines (BENCHMARKS.md, "A ninth folder").
 
 - "What is the capital of Australia?" on the tz database's real ``zone1970.tab``: the rows name
-  Australia ("AU -4253+14719 Australia/Hobart Tasmania"), none says "capital". The support test
-  reports it (``beyond_names`` false); it does not decide, since a question's one other word is
-  often written otherwise where it is answered ("Who keeps ...?": "... is kept by ...";
-  tests/integration/test_async_api.py), so this question is still answered from the Hobart row.
+  Australia ("AU -4253+14719 Australia/Hobart Tasmania"), none says "capital"; "Who founded
+  NVIDIA?" on pci.ids' vendor line ("10de NVIDIA Corporation"). Both were answered from those
+  lines (the ninth folder's Q18 and Q19); they abstain: the evidence holds the one thing each
+  names and no word it asks with besides, as written or written otherwise (kgrag.agent.relation:
+  "Who keeps ...?" over "... is kept by ..." is still answered, tests/integration/
+  test_async_api.py).
 - "Which version of espeak-ng introduced SSML support?" on eSpeak NG's real man page: the quoted
   lines name neither espeak-ng's SSML nor a version of it ("espeak-ng --voices List all voices"),
   and the quote-names gate let them pass as a hop from the page's own SSML paragraph, which
@@ -32,8 +34,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "subject_only"
 def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
     store = module_engine.open()
     with KnowledgeAgent(store, default_text_embedder()) as a:
-        report = a.ingest([str(DATA / "zone1970.tab"), str(DATA / "espeak-ng.1.gz")])
-        assert report.ingested == 2, report.failures
+        files = ["zone1970.tab", "espeak-ng.1.gz", "pci.ids"]
+        report = a.ingest([str(DATA / f) for f in files])
+        assert report.ingested == 3, report.failures
         yield a
 
 
@@ -43,11 +46,14 @@ def test_quotes_from_the_subjects_own_document_are_no_hop(agent: KnowledgeAgent)
     assert not found.citations
 
 
-def test_evidence_holding_the_name_alone_is_reported(agent: KnowledgeAgent) -> None:
-    found = agent.ask("What is the capital of Australia?", admin=True)
+@pytest.mark.parametrize("question", ["What is the capital of Australia?", "Who founded NVIDIA?"])
+def test_evidence_holding_the_name_alone_does_not_answer(
+    agent: KnowledgeAgent, question: str
+) -> None:
+    found = agent.ask(question, admin=True)
+    assert found.answer.startswith(ABSTENTION), found.answer
+    assert not found.citations
     assert found.support is not None and found.support.beyond_names is False, found.support
-    answered = agent.ask("Which time zone covers Tasmania?", admin=True)
-    assert answered.support is not None and answered.support.beyond_names, answered.support
 
 
 @pytest.mark.parametrize(
@@ -56,6 +62,7 @@ def test_evidence_holding_the_name_alone_is_reported(agent: KnowledgeAgent) -> N
         ("What are the coordinates of the Asia/Kabul time zone?", "+3431+06912", "zone1970.tab"),
         ("Which time zone covers Tasmania?", "Australia/Hobart", "zone1970.tab"),
         ("How do I make espeak-ng read SSML?", "SSML", "espeak-ng.1.gz"),
+        ("Which vendor has the PCI vendor ID 10de?", "NVIDIA Corporation", "pci.ids"),
     ],
 )
 def test_questions_the_files_answer_are_answered(
