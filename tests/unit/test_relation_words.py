@@ -64,6 +64,15 @@ def test_evidence_holding_the_name_alone_does_not_pass(
     assert not _beyond(question, text, embedder)
 
 
+@pytest.mark.parametrize(
+    "question", ["What does FFI mean?", "What does FFI stand for?", "What is the meaning of FFI?"]
+)
+def test_a_question_asking_what_a_name_is_needs_no_other_word(question: str) -> None:
+    # "mean" is never written where it is answered, as "What is FFI?" asks with no other word
+    assert _beyond(question, "FFI stands for Foreign Function Interface.", None)
+    assert _beyond(question, "The FFI library gives C calls to interpreters.", None)
+
+
 def test_without_an_embedder_only_words_as_written_count() -> None:
     assert not _beyond("Who keeps the Spare Pump SP-4?", KEPT, None)
     assert _beyond("Who keeps the Spare Pump SP-4?", "Ada keeps the Spare Pump SP-4.", None)
