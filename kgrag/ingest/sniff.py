@@ -98,6 +98,8 @@ def is_html_document(head: bytes) -> bool:
     return _HTML_START.match(head[:SNIFF_BYTES]) is not None
 
 
+#: The member of an OpenDocument file that names its type.
+_ODF_MIMETYPE = "mimetype"
 #: An OpenDocument file's ``mimetype`` member -> its extension.
 _ODF_TYPES = {
     b"application/vnd.oasis.opendocument.text": ".odt",
@@ -124,8 +126,8 @@ def document_suffix(data: bytes) -> str | None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
-            if "mimetype" in names:
-                return _ODF_TYPES.get(archive.read("mimetype").strip())
+            if _ODF_MIMETYPE in names:
+                return _ODF_TYPES.get(archive.read(_ODF_MIMETYPE).strip())
     except (zipfile.BadZipFile, OSError, KeyError, RuntimeError, NotImplementedError):
         return None
     return next((ext for part, ext in _OOXML_PARTS.items() if part in names), None)
