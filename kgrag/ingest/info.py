@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from kgrag.ingest.sections import Heading
+
 #: How an Info file begins (``This is gzip.info, produced by makeinfo version 6.8 from
 #: gzip.texi.``), in its first bytes.
 _PRODUCED = re.compile(rb"\AThis is [^\n]*, produced by [Mm]akeinfo")
@@ -42,3 +44,19 @@ def info_text(data: bytes) -> bytes:
         if body.strip():
             nodes.append(body)
     return b"\n\n".join(nodes) + b"\n"
+
+
+#: A heading line and its underline (``*`` chapter, ``=`` section, ``-`` subsection, ``.``
+#: subsubsection, as ``makeinfo`` writes them), the rule as long as the heading.
+_UNDERLINED = re.compile(r"^(?P<text>\S[^\n]*)\n(?P<rule>\*+|=+|-+|\.+)$", re.MULTILINE)
+_LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
+
+
+def info_headings(text: str) -> tuple[Heading, ...]:
+    """The headings of an Info manual's text (:func:`info_text`, decoded): each underlined line,
+    at the depth its rule's character gives."""
+    return tuple(
+        Heading(start=m.start(), level=_LEVELS[m.group("rule")[0]], text=m.group("text").strip())
+        for m in _UNDERLINED.finditer(text)
+        if len(m.group("rule")) == len(m.group("text"))
+    )

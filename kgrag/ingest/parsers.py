@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
-from kgrag.ingest.info import info_text, is_info
+from kgrag.ingest.info import info_headings, info_text, is_info
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
@@ -207,7 +207,8 @@ def _parse_text(
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], bool]:
     """The text's title, its one page and no images, and whether it was roff (a man page)."""
     path = item.path
-    if is_info(data):  # a GNU Info manual: its nodes' text, without the NUL of its index marker
+    info = is_info(data)
+    if info:  # a GNU Info manual: its nodes' text, without the NUL of its index marker
         data = info_text(data)
     raw = decode_text(path, data).text
     markup = ""
@@ -221,6 +222,8 @@ def _parse_text(
         markup, roff = " and roff requests", True
     else:
         text, heading = raw, None
+        if info:
+            headings = info_headings(text)
     if not text.strip():
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too

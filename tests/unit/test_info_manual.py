@@ -30,6 +30,10 @@ def test_an_info_manual_is_ingested_as_its_nodes_text(tmp_path: Path) -> None:
     assert "\x00" not in text and "\x1f" not in text
     assert "File: gzip.info,  Node:" not in text  # navigation lines
     assert "Tag Table" not in text and "(line 6)" not in text  # the tag table, the index node
+    # each node's underlined title is a heading, at its rule's depth (chunks know their section)
+    headings = [(h.level, h.text) for p in doc.pages for h in p.headings]
+    assert (1, "GNU Gzip: General file (de)compression") in headings
+    assert (1, "1 Overview") in headings and (1, "3 Invoking ‘gzip’") in headings
 
 
 def test_the_info_reader_keeps_every_node_and_nothing_else() -> None:
