@@ -287,8 +287,12 @@ def select_sentences(
         s = candidates[i].sentence
         return any(v in s and not names_version(s, v) for v in versions)
 
+    # of those, one saying what kind of thing it is ("Nettle is a cryptographic library ...")
+    # before one saying what it is like ("Nettle is dual licenced under ...")
+    kinds = [i for i in defining if subject and defines_kind(candidates[i].sentence, subject)]
     first_pool = (
-        defining
+        kinds
+        or defining
         or [i for i in supported if not answers_nothing(i) and not other_release(i)]
         or supported
     )
@@ -545,12 +549,23 @@ def defines(sentence: str, subject: str) -> bool:
     """Whether ``sentence`` says what ``subject`` is: it starts with it (after an article), then
     a verb "to be" ("jq is a ...", "The Feed Pump FP-2 is ...", "Cscope, a ..., is") or a dash
     (a man page's name line: "jq - Command-line JSON processor")."""
-    return bool(
-        re.match(
-            rf"(?:(?:a|an|the)\s+)?{re.escape(subject)}(?:\s*\([^)]*\))?(?:,[^,]{{1,80}},)?"
-            r"\s+(?:(?:is|are|was|were)\s|[-–—]\s)",
-            sentence.strip().lower(),
-        )
+    return _defining(sentence, subject) is not None
+
+
+def defines_kind(sentence: str, subject: str) -> bool:
+    """Whether ``sentence`` says what kind of thing ``subject`` is: :func:`defines`, the verb
+    followed by an article or "one of" ("Nettle is a cryptographic library ...") or a man page's
+    dash, not by what it is like ("Nettle is dual licenced under ...", "gzip is sensitive to
+    compiler bugs"), which also starts with the subject and a verb "to be"."""
+    m = _defining(sentence, subject)
+    return m is not None and (m.group("dash") is not None or m.group("kind") is not None)
+
+
+def _defining(sentence: str, subject: str) -> re.Match[str] | None:
+    return re.match(
+        rf"(?:(?:a|an|the)\s+)?{re.escape(subject)}(?:\s*\([^)]*\))?(?:,[^,]{{1,80}},)?"
+        r"\s+(?:(?:is|are|was|were)\s+(?P<kind>(?:a|an|the|one\s+of)\s)?|(?P<dash>[-–—])\s)",
+        sentence.strip().lower(),
     )
 
 

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
+from kgrag.ingest.info import info_headings, info_text, is_info
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
 from kgrag.ingest.sections import Heading, line_headings, locate_headings
-from kgrag.ingest.sniff import is_html_document
+from kgrag.ingest.sniff import document_suffix, is_html_document
+from kgrag.ingest.sources import file_type
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.words import word_set
 
@@ -87,6 +89,14 @@ def parse_bytes(
         raise EmptyInputError(str(path), "file is empty (0 bytes)")
     sha256 = hashlib.sha256(data).hexdigest()
     tables: list[ParsedTable] = []
+    if item.modality == "text" and _read_as_text(suffix):
+        actual = document_suffix(data)
+        kind = file_type(actual) if actual is not None else None
+        if actual is not None and kind is not None:
+            # a document under a text file's name (a spreadsheet saved as "codes.csv", a PDF as
+            # ".txt"): read by its own format, stored as what it is
+            suffix = actual
+            item = item.model_copy(update={"modality": kind[0], "mime": kind[1]})
     fmt = formats.for_suffix(suffix)
     if fmt is None and item.modality == "text" and is_html_document(data):
         # a web page under another name ("closure example.txt"): its text, not its tags, styles
@@ -143,6 +153,13 @@ def parse_bytes(
 _Parsed = tuple[str, list[ParsedPage], list[ParsedImage]]
 
 
+def _read_as_text(suffix: str) -> bool:
+    """Whether a file named with ``suffix`` is read as text: a text type (``.txt``, ``.csv``,
+    ``.html``, ...) or none kgrag knows (sniffed as text), not a document format of its own."""
+    kind = file_type(suffix)
+    return kind is None or kind[1].startswith("text/")
+
+
 def _fail(path: Path, reason: str) -> IngestError:
     return IngestError(str(path), reason)
 
@@ -190,6 +207,9 @@ def _parse_text(
 ) -> tuple[str, list[ParsedPage], list[ParsedImage], bool]:
     """The text's title, its one page and no images, and whether it was roff (a man page)."""
     path = item.path
+    info = is_info(data)
+    if info:  # a GNU Info manual: its nodes' text, without the NUL of its index marker
+        data = info_text(data)
     raw = decode_text(path, data).text
     markup = ""
     roff = False
@@ -202,6 +222,8 @@ def _parse_text(
         markup, roff = " and roff requests", True
     else:
         text, heading = raw, None
+        if info:
+            headings = info_headings(text)
     if not text.strip():
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too

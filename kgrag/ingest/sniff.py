@@ -7,7 +7,9 @@ text types that are not read as text even then."""
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from pathlib import Path, PurePath
 
 from kgrag.ingest.decoding import legible
@@ -94,3 +96,38 @@ def is_html_document(head: bytes) -> bool:
     """True when ``head`` (a file's first bytes) starts an HTML document, whatever the file's name:
     a web page saved as ``.txt``, or with no extension, is read as HTML, not as its markup."""
     return _HTML_START.match(head[:SNIFF_BYTES]) is not None
+
+
+#: The member of an OpenDocument file that names its type.
+_ODF_MIMETYPE = "mimetype"
+#: An OpenDocument file's ``mimetype`` member -> its extension.
+_ODF_TYPES = {
+    b"application/vnd.oasis.opendocument.text": ".odt",
+    b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
+    b"application/vnd.oasis.opendocument.presentation": ".odp",
+}
+#: An Office Open XML file's main part -> its extension.
+_OOXML_PARTS = {
+    "word/document.xml": ".docx",
+    "xl/workbook.xml": ".xlsx",
+    "ppt/presentation.xml": ".pptx",
+}
+
+
+def document_suffix(data: bytes) -> str | None:
+    """The extension of the document format ``data`` is written in, from its bytes: ``.pdf``
+    (a ``%PDF-`` header), an OpenDocument file (its ``mimetype`` member), an Office Open XML
+    file (its main part); None for anything else. A spreadsheet saved under a ``.csv`` name, a
+    PDF as ``.txt``: read as what they are, not refused as text that is not UTF-8."""
+    if data.startswith(b"%PDF-"):
+        return ".pdf"
+    if not data.startswith(b"PK\x03\x04"):
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            if _ODF_MIMETYPE in names:
+                return _ODF_TYPES.get(archive.read(_ODF_MIMETYPE).strip())
+    except (zipfile.BadZipFile, OSError, KeyError, RuntimeError, NotImplementedError):
+        return None
+    return next((ext for part, ext in _OOXML_PARTS.items() if part in names), None)

@@ -23,6 +23,7 @@ import numpy as np
 from kgrag.ingest.records import ChunkRecord, ImageRecord
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
+from kgrag.text.contents import without_contents_lines
 from kgrag.text.sentences import simple_sentences
 
 if TYPE_CHECKING:
@@ -133,7 +134,11 @@ class Summariser:
         images: Sequence[ImageRecord] = (),
     ) -> str | None:
         """The document's summary, or ``None`` when it has nothing to summarise."""
-        text = " ".join(c.text for c in sorted(chunks, key=lambda c: c.position))
+        # a manual's contents and index pages name every topic in a few lines: the most central
+        # "sentences" of any long document that has them, and no summary of it
+        text = " ".join(
+            without_contents_lines(c.text) for c in sorted(chunks, key=lambda c: c.position)
+        )
         if not text.strip():
             return self._images_only(title, images)
         if self.llm is not None:
