@@ -15,9 +15,10 @@ choice is; the 1,890 figures must not fall).
    search, or only the bridge hop) and where it is at 8,008; how many top-5 places distractors
    take; how often the second seed of the bridge retrieval (``BRIDGE_SEED_CHUNKS``) is one.
 3. Variants, each scored with ``kgrag.eval.retrieval.score_retrieval`` on both stores: today's
-   plan; bridges from the best 1 or 3 seed chunks instead of 2; three passages in the chain
-   (``hops`` 3); and *bridge consistency*: a passage the search for "question + bridge" finds
-   counts for the hop only when its title or text holds the bridge's name (no constant).
+   plan (since 2026-11-27 a passage found through a bridge counts only when it names the bridge,
+   and scores as the mean of its similarity and its seed's: kgrag/executor/bridge_links.py);
+   bridges from the best 1 or 3 seed chunks instead of 2; three passages in the chain (``hops``
+   3); and the bridge hop as it was before (every passage found counts, at its similarity).
 
 Writes ``bench/results/growth_diagnosis.json``.
 
@@ -194,10 +195,10 @@ def attribute(small: Sequence[Run], large: Sequence[Run], musique: set[str]) -> 
 
 
 # ----------------------------------------------------------------------------------- variants
-def consistent_bridge_hops(step: Any, query: str, inputs: Mapping[int, Any], rec: Any) -> list[Any]:
-    """``kgrag.executor.handlers._bridge_hops`` for a two-passage chain (the rule plan's), with
-    *bridge consistency*: a passage found by the search for "question + bridge" counts only when
-    its title or text holds the bridge's name."""
+def plain_bridge_hops(step: Any, query: str, inputs: Mapping[int, Any], rec: Any) -> list[Any]:
+    """``kgrag.executor.handlers._bridge_hops`` for a two-passage chain (the rule plan's) as it
+    was before 2026-11-27: every passage a search for "question + bridge" finds counts, at its
+    own similarity (no check that it names the bridge, no chain score)."""
     from kgrag.core import Hit
     from kgrag.executor import handlers
 
@@ -215,11 +216,8 @@ def consistent_bridge_hops(step: Any, query: str, inputs: Mapping[int, Any], rec
         return []
     vectors = rec.env.text_embedder.embed([f"{query} {r['name']}" for r in bridges])
     found: dict[str, Hit] = {}
-    for bridge, vector in zip(bridges, vectors, strict=True):
-        name = str(bridge["name"]).lower()
+    for vector in vectors:
         for row in handlers.read_nearest(rec, "vector_chunks", vector, p.k):
-            if name not in f"{row.get('title') or ''}\n{row.get('text') or ''}".lower():
-                continue
             hit = Hit.from_row(row, None, step.step_id)
             if hit.id not in found or hit.score > found[hit.id].score:
                 found[hit.id] = hit
@@ -239,8 +237,8 @@ def variant(name: str) -> Iterator[None]:
             handlers.BRIDGE_SEED_CHUNKS = int(name.rsplit(" ", 1)[1])
         elif name == "hops 3":
             agent_module.rule_plan = functools.partial(rule_plan, hops=3)
-        elif name == "bridge consistency":
-            handlers._bridge_hops = consistent_bridge_hops
+        elif name == "before 2026-11-27":
+            handlers._bridge_hops = plain_bridge_hops
         elif name != "today":
             raise ValueError(name)
         yield
@@ -253,7 +251,7 @@ VARIANTS = (
     "bridge seed chunks 1",
     "bridge seed chunks 3",
     "hops 3",
-    "bridge consistency",
+    "before 2026-11-27",
 )
 
 

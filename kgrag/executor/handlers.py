@@ -25,6 +25,7 @@ from kgrag.executor.base import (
     StepOutcome,
     StepReader,
 )
+from kgrag.executor.bridge_links import chain_score, names_bridge
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.duplicates import (
     collapse,
@@ -181,8 +182,10 @@ def _multi_hop(step: MultiHopStep, inputs: Mapping[int, StepOutcome], rec: StepR
     When a seed is a text vector search (its query is known), the expansion is *iterative bridge
     retrieval*: the entities mentioned by its best chunks that the query does not already name
     are the bridges to the next hop (MENTIONS), and for each bridge the vector index is searched
-    again with ``query + " " + bridge name``; every chunk keeps its best similarity, so the list
-    fuses with the first search by ``max``. ``hops`` counts passages in the chain: each hop after
+    again with ``query + " " + bridge name``. A chunk found so counts only when it names the
+    bridge, and scores as its chain: the mean of its similarity and of its seed's
+    (kgrag/executor/bridge_links.py); every chunk keeps its best score, so the list fuses with
+    the first search by ``max``. ``hops`` counts passages in the chain: each hop after
     the first is one more bridge round, from the passage the previous round brought in (the
     largest gain over what the searches before had given it).
 
@@ -228,9 +231,14 @@ def _bridge_hops(
         used.update(r["id"] for r in bridges)
         vectors = rec.env.text_embedder.embed([f"{query} {r['name']}" for r in bridges])
         found: dict[str, Hit] = {}
-        for vector in vectors:
+        for bridge, vector in zip(bridges, vectors, strict=True):
+            # the seed passage that mentions the bridge (bridge_entities' rank: its first)
+            seed_score = frontier[int(bridge["rank"])].score
             for row in read_nearest(rec, "vector_chunks", vector, p.k):
-                hit = Hit.from_row(row, None, step.step_id)
+                if not names_bridge(str(bridge["name"]), row):
+                    continue  # found for the question's words, not for the bridge
+                score = chain_score(seed_score, float(row.get("score") or 0.0))
+                hit = Hit.from_row({**row, "score": score}, None, step.step_id)
                 if hit.id not in found or hit.score > found[hit.id].score:
                     found[hit.id] = hit
         # the chain goes on from the passage this round brought in: the largest gain

@@ -27,7 +27,8 @@ multi-hop plan, so its behaviour is predictable and its trace easy to read:
    (:data:`NAMED_FILE_WEIGHT`) into the final evidence.
 
 Measured on 50 MuSiQue questions (1,890 passages, all-MiniLM-L6-v2): passage recall@5 of the
-first search alone 63.5, of this plan 76.0 (``kgrag eval retrieval``). Reciprocal-rank fusion of
+first search alone 63.5, of this plan 76.5 (``kgrag eval retrieval``; 8,008 passages with
+distractors: 61.5 and 72.2, bench/growth_diagnosis.py). Reciprocal-rank fusion of
 the same lists, and PageRank over the rule-extracted entity graph, both scored below the first
 search alone, which is why that fusion is by score. The lexical weight was chosen on folds
 (bench/fusion_folds.py, BENCHMARKS.md).
