@@ -7,10 +7,11 @@ The best of many such searches also lifts passages that only share the question'
 the places of next-hop passages (BENCHMARKS.md, "Growth"). Two rules, no constant:
 
 - **The passage names its bridge** (:func:`names_bridge`): a passage found by the search for
-  "question + B" counts for that search only when its title or text holds B's name, or when its
-  title (less a bracketed disambiguation, "Planet of the Apes (2001 film)") is part of B's name
-  (the passage is the article of what B names: "Dawn of the Planet of the Apes"). Names are
-  folded (accents, case) on both sides. A passage the first search found keeps its own score.
+  "question + B" counts for that search only when its title or text holds B's name as whole
+  words, or when its title (less a bracketed disambiguation, "Planet of the Apes (2001 film)")
+  is part of B's name (the passage is the article of what B names: "Dawn of the Planet of the
+  Apes"). Names are folded (accents, case) on both sides. A passage the first search found
+  keeps its own score.
 - **A chain scores as the mean of its links** (:func:`chain_score`): the passage's similarity to
   "question + B" and the similarity to the question of the seed passage that mentions B. A
   bridge of a weak seed (a near miss of the first search, often a distractor in a large corpus)
@@ -41,10 +42,15 @@ def names_bridge(bridge_name: str, row: dict[str, Any]) -> bool:
     if not name:
         return False
     title = str(row.get("title") or "")
-    if name in _folded(f"{title}\n{row.get('text') or ''}"):
+    if _holds_words(_folded(f"{title}\n{row.get('text') or ''}"), name):
         return True
     base = _folded(_DISAMBIGUATION.sub("", title)).strip()
-    return bool(base) and base in name
+    return bool(base) and _holds_words(name, base)
+
+
+def _holds_words(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as whole words ("Ford" is not in "afford")."""
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
 
 
 def chain_score(seed_score: float, hop_score: float) -> float:

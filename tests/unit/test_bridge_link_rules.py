@@ -19,6 +19,12 @@ def test_a_name_alike_does_not_name_the_bridge() -> None:
     assert not names_bridge("Mirela Vastok", {"title": "Vastok Gallery", "text": "Paintings."})
 
 
+def test_a_name_counts_as_whole_words_only() -> None:
+    assert not names_bridge("Ford", {"title": "Prices", "text": "Few could afford it."})
+    assert names_bridge("Ford", {"title": "Cars", "text": "Built by Ford, in 1908."})
+    assert not names_bridge("Anna Karenina (film)", {"title": "Ann", "text": "A name."})
+
+
 def test_the_article_of_what_the_bridge_names_counts() -> None:
     # the title less its bracketed disambiguation is part of the bridge's name
     row = {"title": "Planet of the Apes (2001 film)", "text": "A film directed by Tim Burton."}
