@@ -12,6 +12,7 @@ from kgrag.core import Frozen
 from kgrag.ingest.roff import ROFF_MIME
 
 __all__ = [
+    "DOCUMENT_STEP_TYPES",
     "FORMAT_MIMES",
     "STEP_TYPES",
     "AggregateParams",
@@ -21,6 +22,7 @@ __all__ = [
     "DocumentDatesParams",
     "DocumentFormat",
     "DocumentModality",
+    "DocumentStepType",
     "DocumentSummaryParams",
     "DocumentTypesParams",
     "FilterParams",
@@ -49,6 +51,16 @@ HopRelationship = Literal["MENTIONS", "RELATED", "NEXT"]
 (Images are reached by their own steps: ``image_embedding`` search and ``entity_images``.)"""
 """Relationship types a ``multi_hop`` step may traverse (an allow-list: types are written into
 Cypher, where they cannot be parameters)."""
+DocumentStepType = Literal[
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
+    "document_types",
+    "document_dates",
+]
+"""The document tools: steps that read documents (their metadata, summaries, types, dates) and
+whose result answers a question about the documents themselves (:mod:`kgrag.agent.loop`)."""
 StepType = Literal[
     "vector_search",
     "graph_query",
@@ -58,17 +70,14 @@ StepType = Literal[
     "aggregate",
     "llm_call",
     "tool_call",
-    "list_documents",
-    "document_summary",
-    "metadata_search",
-    "compare",
-    "document_types",
-    "document_dates",
+    DocumentStepType,
     "audio_transcription",
     "image_embedding",
     "demote",
 ]
 STEP_TYPES = frozenset(get_args(StepType))
+DOCUMENT_STEP_TYPES: tuple[DocumentStepType, ...] = get_args(DocumentStepType)
+"""The document tools, in :data:`StepType`'s order."""
 
 StepId = Annotated[int, Field(ge=1)]
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
