@@ -290,7 +290,7 @@ def _error(document: Any) -> PlanError:
         (_step(modality="video"), ["modality"]),
         (_step(dependencies=[0]), ["dependencies.0"]),
         (_step(condition="step_1.result.__class__"), ["condition", "'__class__' is not allowed"]),
-        (_step(type="sql"), ["does not match any of the expected tags", "'sql'"]),
+        (_step(type="sql"), ["unknown step type 'sql' (not run)", "document_dates"]),
         (
             _step(type="graph_query", parameters={"template": "DROP ALL"}),
             ["graph_query", "parameters.template", "pattern"],
