@@ -352,8 +352,9 @@ class DocumentTypesParams(StepParams):
 
 class DocumentDatesParams(StepParams):
     """The stored dates of the readable document that ``target`` (a title or a description)
-    names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest) and when it was
-    ingested."""
+    names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest), the creation
+    and modification dates of its own metadata (PDF, Office), its file's modification time and
+    when it was ingested."""
 
     target: str = Field(min_length=1, max_length=300)
     k: int = Field(default=1, ge=1, le=10)
