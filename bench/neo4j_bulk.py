@@ -36,10 +36,11 @@ from kgrag.graph.bulk_import import (
     CsvFile,
     ImportFiles,
     Neo4jServer,
-    _field,
     _header,
     _quoted,
     available_cpus,
+    csv_row,
+    csv_values,
     dev_script,
 )
 from kgrag.text.search_properties import chunk_search_properties
@@ -96,10 +97,15 @@ def _write_part(directory: Path, index: int, start: int, stop: int) -> tuple[int
             vector = fmt % tuple(_VECTORS[row].tolist())
             fold = chunk_search_properties(text).text_folded
             fold_field = "" if fold is None else _quoted(fold)
-            chunks.write(
-                # columns of bulk_import._CHUNK; no section
-                f'{cid},{_quoted(text)},{fold_field},,{row % PER_DOC},,,,{doc},"{vector}",\n'
-            )
+            fields = {
+                "id": cid,
+                "text": _quoted(text),
+                "text_folded": fold_field,
+                "position": str(row % PER_DOC),
+                "document_id": doc,
+                "embedding": f'"{vector}"',
+            }
+            chunks.write(csv_row(_CHUNK, fields) + "\n")  # by column name: no section
             part_of.write(f"{cid},{doc}\n")
     return chunk_path.stat().st_size + part_path.stat().st_size, multiline
 
@@ -119,14 +125,13 @@ def write_files(
         f.write(_header(_DOCUMENT) + "\n")
         for d in range(out.documents):
             doc = f"bench_doc_{d}"
-            values = (
-                doc, f"bench://{doc}", doc, "text", "text/plain", doc, 0, [], [], "", "en", "",
-                None, "complete", min(PER_DOC, n - d * PER_DOC), 0,
-            )  # fmt: skip
-            f.write(
-                ",".join(_field(v, c.type, doc) for v, c in zip(values, _DOCUMENT, strict=True))
-            )
-            f.write("\n")
+            values = {
+                "id": doc, "uri": f"bench://{doc}", "sha256": doc, "modality": "text",
+                "mime": "text/plain", "title": doc, "bytes": 0, "acl": [], "tags": [],
+                "ingested_at": "", "language": "en", "summary": "", "status": "complete",
+                "chunk_count": min(PER_DOC, n - d * PER_DOC), "image_count": 0,
+            }  # fmt: skip
+            f.write(csv_values(_DOCUMENT, values, doc) + "\n")
     headers = {
         "Chunk": directory / "nodes_Chunk.csv",
         "PART_OF": directory / "relationships_PART_OF.csv",

@@ -3,6 +3,6 @@
 // idempotent: yes
 MATCH (:Query {id: $id})-[:ANSWERED_BY]->(a:Answer)-[c:CITES]->(n)
 OPTIONAL MATCH (n)-[:PART_OF]->(d:Document)
-RETURN c.marker AS marker, n.id AS node_id, labels(n)[0] AS label,
+RETURN c.marker AS marker, n.id AS node_id, labels(n)[0] AS label, c.section AS section,
        coalesce(d.id, CASE WHEN 'Document' IN labels(n) THEN n.id END) AS document_id
 ORDER BY marker

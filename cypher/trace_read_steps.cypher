@@ -11,5 +11,5 @@ RETURN s.step_id AS step_id, s.type AS type, s.modality AS modality, s.status AS
        s.parameters AS parameters, s.cypher_parameters AS cypher_parameters,
        s.condition AS condition, s.duration_ms AS duration_ms, s.result_count AS result_count,
        s.explanation AS explanation, s.details AS details,
-       collect({id: n.id, kind: labels(n)[0], rank: r.rank, score: r.score, document_id: document_id, text: coalesce(n.text, n.summary, n.title, n.name)}) AS returned
+       collect({id: n.id, kind: labels(n)[0], rank: r.rank, score: r.score, document_id: document_id, text: coalesce(n.text, n.summary, n.title, n.name), section: r.section}) AS returned
 ORDER BY step_id

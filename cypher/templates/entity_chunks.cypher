@@ -9,6 +9,7 @@ WITH c, d, sum(m.count) AS mentions
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,
        c.table_number AS table_number, c.sheet AS sheet, c.table_row AS table_row,
+       c.section AS section,
        toFloat(mentions) AS score
 ORDER BY score DESC
 LIMIT $k

@@ -28,6 +28,7 @@ WITH ordered[rank].c AS c, ordered[rank].d AS d, rank
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,
        c.table_number AS table_number, c.sheet AS sheet, c.table_row AS table_row,
+       c.section AS section,
        1.0 / (1 + rank) AS score
 ORDER BY score DESC
 LIMIT $k

@@ -32,6 +32,7 @@ from kgrag.planner.models import (
     Plan,
     Step,
 )
+from kgrag.planner.params import DOCUMENT_STEP_TYPES
 from kgrag.text import terms
 
 log = logging.getLogger(__name__)
@@ -318,22 +319,12 @@ def final_evidence(plan: Plan, outcomes: dict[int, StepOutcome]) -> tuple[list[H
     return text, images
 
 
-DOCUMENT_STEPS = (
-    "list_documents",
-    "document_summary",
-    "metadata_search",
-    "compare",
-    "document_types",
-    "document_dates",
-)
-
-
 def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAnswer | None:
     """The last successful document-tool step's hits, when the plan has one."""
     found: DocumentAnswer | None = None
     for step in plan.plan:
         out = outcomes.get(step.step_id)
-        if step.type in DOCUMENT_STEPS and out is not None and out.status == "ok":
+        if step.type in DOCUMENT_STEP_TYPES and out is not None and out.status == "ok":
             found = DocumentAnswer(
                 step_type=step.type,
                 hits=tuple(out.result),

@@ -396,4 +396,5 @@ def citation_hit(c: Citation) -> Hit:
         table=c.table,
         sheet=c.sheet,
         row=c.row,
+        section=c.section,
     )

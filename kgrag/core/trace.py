@@ -71,6 +71,10 @@ class ReturnedItem(Frozen):
     rank: int | None = None
     score: float | None = None
     text: str | None = None
+    section: tuple[str, ...] = ()
+    """A chunk's section as the step saw it: its heading path, outermost first (``RETURNED.section``
+    in the graph); left out of the JSON when empty (outside any section, or a trace written
+    before traces kept it)."""
     factors: dict[str, Any] | None = None
     """A reranked hit's factor contributions (retrieval, authority, recency, source, why)."""
 
@@ -79,6 +83,8 @@ class ReturnedItem(Frozen):
         data: dict[str, Any] = handler(self)
         if data.get("factors") is None:
             data.pop("factors", None)
+        if not data.get("section"):
+            data.pop("section", None)
         return data
 
 
@@ -106,6 +112,8 @@ class TraceCitation(Frozen):
     marker: int
     node_id: str
     label: str | None = None
+    section: tuple[str, ...] = ()
+    """A cited chunk's heading path (``CITES.section`` in the graph); empty outside any section."""
 
 
 class TraceAnswer(Frozen):

@@ -261,14 +261,37 @@ def _document_dates(
 
 def dates_text(row: Mapping[str, Any]) -> str:
     """What the store knows of when a document was made and added: its date (a ``date:`` tag
-    of the ingestion manifest), when it was ingested (UTC)."""
+    of the ingestion manifest), the creation and modification dates its own metadata gives (a
+    PDF's, an Office document's core properties), its file's modification time, and when it was
+    ingested (UTC). A document stored before kgrag kept the file's dates says so."""
     dated = [str(g)[5:] for g in row.get("tags") or () if str(g).startswith("date:")]
-    ingested = str(row.get("ingested_at") or "")
     parts = [f"dated {dated[0]} (the date the ingestion manifest gave it)"] if dated else []
+    created, changed = row.get("content_created_at"), row.get("content_modified_at")
+    if created:
+        parts.append(f"created on {_moment(str(created))} (the document's own metadata)")
+    if changed:
+        parts.append(f"last modified on {_moment(str(changed))} (the document's own metadata)")
+    file_modified = row.get("file_modified_at")
+    if file_modified:
+        parts.append(f"its file was last modified on {_moment(str(file_modified))}")
+    ingested = str(row.get("ingested_at") or "")
     if ingested:
-        day, _, clock = ingested.partition("T")
-        parts.append(f"added to the store (ingested) on {day} at {clock[:5]} UTC")
+        parts.append(f"added to the store (ingested) on {_moment(ingested)}")
+    if not (created or changed or file_modified) and ingested:
+        parts.append(
+            "no file modification time or creation date is stored for it (a document ingested "
+            "before kgrag kept them has none, nor has a member of an archive or a message)"
+        )
     return "; ".join(parts) or "no date is stored for it"
+
+
+def _moment(iso: str) -> str:
+    """``2024-03-01 at 09:30 UTC`` from ISO 8601 (UTC), the day alone when there is no time."""
+    day, _, clock = iso.partition("T")
+    if not clock:
+        return day
+    zone = " UTC" if clock.endswith(("+00:00", "Z")) else ""
+    return f"{day} at {clock[:5]}{zone}"
 
 
 def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:

@@ -1,6 +1,7 @@
 """Writes the reasoning of an answer into the graph: Query, Plan, one Step per plan step (with
-its exact Cypher and parameters, vectors elided), DEPENDS_ON, RETURNED {rank, score} to the
-evidence, Answer and CITES. Written for every run, skipped and failed steps included."""
+its exact Cypher and parameters, vectors elided), DEPENDS_ON, RETURNED {rank, score, and for a
+chunk its section: the heading path} to the evidence, Answer and CITES {marker, section}.
+Written for every run, skipped and failed steps included."""
 
 from __future__ import annotations
 
@@ -144,9 +145,15 @@ class TraceWriter:
             for rank, hit in enumerate(out.result, start=1):
                 name = _RETURNED.get(hit.kind)
                 if name:
-                    by_statement.setdefault(name, []).append(
-                        {"step": f"{plan_id}:{sid}", "id": hit.id, "rank": rank, "score": hit.score}
-                    )
+                    row = {
+                        "step": f"{plan_id}:{sid}",
+                        "id": hit.id,
+                        "rank": rank,
+                        "score": hit.score,
+                    }
+                    if name == "trace_returned_chunks":
+                        row["section"] = _section(hit)
+                    by_statement.setdefault(name, []).append(row)
         for name, batch in by_statement.items():
             s.write_rows(name, batch)
 
@@ -172,12 +179,21 @@ class TraceWriter:
                 "mode": mode,
             },
         )
-        chunks = [{"id": h.id, "marker": m} for m, h in citations if h.kind in ("chunk", "segment")]
+        chunks = [
+            {"id": h.id, "marker": m, "section": _section(h)}
+            for m, h in citations
+            if h.kind in ("chunk", "segment")
+        ]
         images = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "image"]
         self.store.write_rows("trace_cites_chunks", chunks, params={"answer_id": answer_id})
         self.store.write_rows("trace_cites_images", images, params={"answer_id": answer_id})
         documents = [{"id": h.id, "marker": m} for m, h in citations if h.kind == "document"]
         self.store.write_rows("trace_cites_documents", documents, params={"answer_id": answer_id})
+
+
+def _section(hit: Hit) -> list[str] | None:
+    """The heading path a chunk's evidence is stored with (null outside any section)."""
+    return list(hit.section) or None
 
 
 class TraceVisibility:
@@ -279,6 +295,7 @@ def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> Trace
                         "rank": x["rank"],
                         "score": x["score"],
                         "text": (x.get("text") or "")[:200] or None,
+                        "section": x.get("section") or (),
                         **({"factors": _factors(factors[x["id"]])} if x["id"] in factors else {}),
                     }
                     for x in sorted(returned, key=lambda x: x["rank"] or 0)
@@ -286,7 +303,12 @@ def read_trace(store: GraphStore, query_id: str, access: AccessContext) -> Trace
             }
         )
     citations = [
-        {"marker": c["marker"], "node_id": c["node_id"], "label": c["label"]}
+        {
+            "marker": c["marker"],
+            "node_id": c["node_id"],
+            "label": c["label"],
+            "section": c.get("section") or (),
+        }
         for c in cited
         if seen.visible(c)
     ]

@@ -29,7 +29,7 @@ import multiprocessing
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -61,6 +61,31 @@ class BulkImportError(StoreError):
 class Column:
     name: str
     type: str  # neo4j-admin header type: "" (string), long, double, string[], double[]
+
+    @property
+    def key(self) -> str:
+        """The property the column holds: its name before any ``:`` (``id`` of
+        ``id:ID(Chunk)``); rows are written by it (:func:`csv_row`)."""
+        return self.name.split(":", 1)[0]
+
+
+def csv_row(columns: Sequence[Column], fields: Mapping[str, str]) -> str:
+    """One row of ``columns``' file from fields already written as CSV (:func:`_field`,
+    :func:`_quoted`, or a caller's faster formatting), by column key, whatever the columns'
+    order; a column not given is empty (no property). A key that names no column raises: a
+    renamed or removed column is not dropped silently."""
+    keys = [c.key for c in columns]
+    unknown = fields.keys() - set(keys)
+    if unknown:
+        raise ValueError(f"no column {', '.join(sorted(unknown))} among {', '.join(keys)}")
+    return ",".join(fields.get(key, "") for key in keys)
+
+
+def csv_values(columns: Sequence[Column], values: Mapping[str, object], where: str) -> str:
+    """:func:`csv_row` of ``values``, each written as its column's type (``where`` names the
+    document in an error)."""
+    types = {c.key: c.type for c in columns}
+    return csv_row(columns, {k: _field(v, types.get(k, ""), where) for k, v in values.items()})
 
 
 @dataclass(frozen=True)
@@ -130,6 +155,9 @@ _DOCUMENT = [
     Column("language", ""),
     Column("summary", ""),
     Column("duration_s", "double"),
+    Column("file_modified_at", ""),
+    Column("content_created_at", ""),
+    Column("content_modified_at", ""),
     Column("status", ""),
     Column("chunk_count", "long"),
     Column("image_count", "long"),
@@ -334,17 +362,17 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
         part_of, next_out, mentions_out = files["PART_OF"], files["NEXT"], files["MENTIONS"]
         for b in bundles:
             where = f"{b.uri} (document {b.id})"
-            doc_row = ",".join(
-                _field(v, c.type, where)
-                for v, c in zip(
-                    (
-                        b.id, b.uri, b.sha256, b.modality, b.mime, b.title, b.bytes, b.acl,
-                        b.tags, now, b.language, b.summary, b.duration_s, "complete",
-                        len(b.chunks), 0,
-                    ),
-                    _DOCUMENT,
-                    strict=True,
-                )
+            doc_row = csv_values(
+                _DOCUMENT,
+                {
+                    "id": b.id, "uri": b.uri, "sha256": b.sha256, "modality": b.modality,
+                    "mime": b.mime, "title": b.title, "bytes": b.bytes, "acl": b.acl,
+                    "tags": b.tags, "ingested_at": now, "language": b.language,
+                    "summary": b.summary, "duration_s": b.duration_s,
+                    **b.dates.model_dump(), "status": "complete",
+                    "chunk_count": len(b.chunks), "image_count": 0,
+                },
+                where,
             )  # fmt: skip
             if _breaks_line(doc_row):
                 multiline.add("Document")
@@ -356,14 +384,23 @@ def _write_shard(directory: Path, index: int, start: int, stop: int, now: str) -
             doc_id = _quoted(b.id)
             for c in b.chunks:
                 cid = _quoted(c.id)
-                row = (
-                    f"{cid},{_quoted(c.text)},"
-                    f"{_field(chunk_search_properties(c.text).text_folded, '', where)},"
-                    f"{_field(c.section or None, 'string[]', where)},"
-                    f"{int(c.position)},{_field(c.page, 'long', where)},"
-                    f"{_field(c.start_s, 'double', where)},{_field(c.end_s, 'double', where)},"
-                    f"{doc_id},{_vector(c.embedding)},"
-                    f"{'true' if len(mentioned.get(c.id, ())) > 1 else ''}"
+                row = csv_row(
+                    _CHUNK,
+                    {
+                        "id": cid,
+                        "text": _quoted(c.text),
+                        "text_folded": _field(
+                            chunk_search_properties(c.text).text_folded, "", where
+                        ),
+                        "section": _field(c.section or None, "string[]", where),
+                        "position": str(int(c.position)),
+                        "page": _field(c.page, "long", where),
+                        "start_s": _field(c.start_s, "double", where),
+                        "end_s": _field(c.end_s, "double", where),
+                        "document_id": doc_id,
+                        "embedding": _vector(c.embedding),
+                        "related_counted": "true" if len(mentioned.get(c.id, ())) > 1 else "",
+                    },
                 )
                 if _breaks_line(row):
                     multiline.add("Chunk")

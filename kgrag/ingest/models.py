@@ -9,6 +9,7 @@ from pydantic import Field
 
 from kgrag.acl import AclEntry
 from kgrag.core import Frozen
+from kgrag.ingest.file_dates import FileDates
 from kgrag.ingest.sections import Heading
 
 Modality = Literal["text", "pdf", "image", "audio"]
@@ -125,6 +126,8 @@ class ParsedDocument(Frozen):
     tables: tuple[ParsedTable, ...] = ()
     parent: ParentLink | None = None
     container: bool = False
+    dates: FileDates = FileDates()
+    """When the file says it was made and changed (:mod:`kgrag.ingest.file_dates`)."""
 
 
 class ParsedInputs(Frozen):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
+from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
@@ -147,6 +148,7 @@ def parse_bytes(
         pages=tuple(pages),
         images=tuple(images),
         tables=tuple(tables),
+        dates=file_dates(path, data, suffix=suffix, on_disk=not in_memory),
     )
 
 

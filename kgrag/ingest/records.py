@@ -10,6 +10,7 @@ from pydantic import Field
 
 from kgrag.core import Frozen
 from kgrag.ingest.entities import ExtractionResult
+from kgrag.ingest.file_dates import FileDates
 
 DocModality = Literal["text", "pdf", "image", "audio"]
 
@@ -72,6 +73,7 @@ class DocumentBundle(Frozen):
     language: str | None = None
     summary: str | None = None
     duration_s: float | None = None
+    dates: FileDates = FileDates()
     """A recording's length in seconds."""
     segments: bool = False  # chunks are timed transcript segments
     chunks: tuple[ChunkRecord, ...] = ()

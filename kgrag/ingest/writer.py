@@ -384,6 +384,9 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
         "language": bundle.language,
         "summary": bundle.summary,
         "duration_s": bundle.duration_s,
+        "file_modified_at": bundle.dates.file_modified_at,
+        "content_created_at": bundle.dates.content_created_at,
+        "content_modified_at": bundle.dates.content_modified_at,
     }
 
 

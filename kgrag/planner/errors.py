@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
 from kgrag.errors import PlanError
-from kgrag.planner.params import STEP_TYPES
+from kgrag.planner.params import STEP_TYPES, StepType
 
 __all__ = ["plan_error"]
 
@@ -62,6 +62,14 @@ def _describe_error(detail: Any, raw: Mapping[str, Any]) -> str:
     msg = str(detail["msg"])
     if detail["type"] == "value_error":
         msg = msg.removeprefix("Value error, ")
+    if (
+        detail["type"] == "union_tag_invalid"
+        and detail.get("ctx", {}).get("discriminator") == "'type'"
+    ):
+        msg = (
+            f"unknown step type {detail['ctx']['tag']!r} (not run); the step types are: "
+            + ", ".join(get_args(StepType))
+        )
     if len(loc) >= 2 and loc[0] == "plan" and isinstance(loc[1], int):
         index = loc[1]
         rest = list(loc[2:])

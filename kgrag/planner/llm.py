@@ -1,7 +1,8 @@
 """The LLM planner: an OpenAI-compatible chat model writes the plan, as structured output in the
 same JSON Schema the rule planner's plans follow.
 
-The prompt gives the model the step types, the plan's JSON Schema, the Cypher templates it may
+The prompt gives the model every step type with its parameters (generated from the plan
+model: :mod:`kgrag.planner.step_catalog`), the plan's JSON Schema, the Cypher templates it may
 name (with their parameters), the tools it may call, the query analysis and, as a baseline, the
 plan the rule planner would run. The answer is parsed with :meth:`Plan.parse` and checked with
 :func:`~kgrag.planner.validate.validate_plan` (acyclic, dependencies exist, templates and tools
@@ -27,6 +28,8 @@ from kgrag.llm.prompts import render_prompt
 from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.llm_bounds import bound_llm_plan
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan, VectorSearchStep, plan_json_schema
+from kgrag.planner.params import DOCUMENT_STEP_TYPES
+from kgrag.planner.step_catalog import describe_step_types
 from kgrag.planner.validate import validate_plan
 
 __all__ = [
@@ -44,8 +47,6 @@ logger = logging.getLogger(__name__)
 _EXECUTOR_PARAMS = frozenset({"k", "admin", "principals"})
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _MAX_REASON = 500
-
-_STEP_TYPES = render_prompt("kgrag.planner", "step_types")
 
 
 class TemplateInfo(Frozen):
@@ -118,7 +119,8 @@ def plan_messages(
     system = render_prompt(
         "kgrag.planner",
         "plan_system",
-        step_types=_STEP_TYPES,
+        step_types=describe_step_types(),
+        document_steps=", ".join(DOCUMENT_STEP_TYPES),
         templates=template_lines or "- (none)",
         tools=tool_lines or "- (none: do not use tool_call)",
         indexes=(

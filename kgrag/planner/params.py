@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import AfterValidator, Field, JsonValue, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, JsonValue, model_validator
 
 from kgrag.core import Frozen
 from kgrag.ingest.roff import ROFF_MIME
 
 __all__ = [
+    "DOCUMENT_STEP_TYPES",
     "FORMAT_MIMES",
     "STEP_TYPES",
     "AggregateParams",
@@ -21,6 +22,7 @@ __all__ = [
     "DocumentDatesParams",
     "DocumentFormat",
     "DocumentModality",
+    "DocumentStepType",
     "DocumentSummaryParams",
     "DocumentTypesParams",
     "FilterParams",
@@ -49,6 +51,16 @@ HopRelationship = Literal["MENTIONS", "RELATED", "NEXT"]
 (Images are reached by their own steps: ``image_embedding`` search and ``entity_images``.)"""
 """Relationship types a ``multi_hop`` step may traverse (an allow-list: types are written into
 Cypher, where they cannot be parameters)."""
+DocumentStepType = Literal[
+    "list_documents",
+    "document_summary",
+    "metadata_search",
+    "compare",
+    "document_types",
+    "document_dates",
+]
+"""The document tools: steps that read documents (their metadata, summaries, types, dates) and
+whose result answers a question about the documents themselves (:mod:`kgrag.agent.loop`)."""
 StepType = Literal[
     "vector_search",
     "graph_query",
@@ -58,17 +70,14 @@ StepType = Literal[
     "aggregate",
     "llm_call",
     "tool_call",
-    "list_documents",
-    "document_summary",
-    "metadata_search",
-    "compare",
-    "document_types",
-    "document_dates",
+    DocumentStepType,
     "audio_transcription",
     "image_embedding",
     "demote",
 ]
 STEP_TYPES = frozenset(get_args(StepType))
+DOCUMENT_STEP_TYPES: tuple[DocumentStepType, ...] = get_args(DocumentStepType)
+"""The document tools, in :data:`StepType`'s order."""
 
 StepId = Annotated[int, Field(ge=1)]
 _IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -111,7 +120,11 @@ StepIds = Annotated[tuple[StepId, ...], AfterValidator(_unique)]
 
 
 class StepParams(Frozen):
-    """The parameters of a step; each step type has its own."""
+    """The parameters of a step; each step type has its own. Its docstring and its fields'
+    are the JSON Schema's descriptions, which the LLM planner's prompt lists
+    (:mod:`kgrag.planner.step_catalog`)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     def reads(self) -> frozenset[int]:
         """Step ids whose results these parameters read."""
@@ -125,6 +138,9 @@ class VectorSearchParams(StepParams):
     query: str | None = Field(default=None, min_length=1)
     query_from: StepId | None = None
     index: Literal["chunk_embedding", "image_embedding", "entity_clip"] = "chunk_embedding"
+    """chunk_embedding: text passages and transcript segments; image_embedding: images, through
+    the CLIP text encoder (give the step modality "image"); entity_clip: entities, by the CLIP
+    text vector of their names."""
     k: int = Field(default=10, ge=1, le=200)
 
     @model_validator(mode="after")
@@ -142,7 +158,9 @@ class GraphQueryParams(StepParams):
     parameter to a step whose result node ids are passed as a list."""
 
     template: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    """One of the Cypher templates listed below (no other Cypher can run)."""
     params: dict[Identifier, ParamValue] = Field(default_factory=dict)
+    """Values of the template's parameters."""
     inputs: dict[Identifier, StepId] = Field(default_factory=dict)
     k: int = Field(default=20, ge=1, le=1000)
 
@@ -166,6 +184,8 @@ class MultiHopParams(StepParams):
     relationships: tuple[HopRelationship, ...] = Field(
         default=("MENTIONS", "RELATED"), min_length=1
     )
+    """MENTIONS: chunk-entity; RELATED: entity-entity; NEXT: the neighbouring chunks in reading
+    order."""
     k: int = Field(default=10, ge=1, le=200)
     damping: float = Field(default=0.85, gt=0.0, lt=1.0)
     max_nodes: int = Field(default=2000, ge=1, le=100_000)
@@ -205,6 +225,7 @@ class RerankParams(StepParams):
     query: str = Field(min_length=1)
     k: int = Field(default=10, ge=1, le=200)
     method: Literal["embedding", "lexical"] = "embedding"
+    """embedding: by the query's vector; lexical: by the query's words."""
     rules: str | None = Field(default=None, pattern=_SNAKE_NAME, max_length=64)
     """A rule set of the metadata-aware rerank rule file (``Settings.rerank_rules``): the score
     is then combined with the hits' document metadata (authority, recency, source priority)."""
@@ -253,6 +274,7 @@ class ToolCallParams(StepParams):
     result node ids are passed as a list."""
 
     tool: str = Field(pattern=_SNAKE_NAME, max_length=100)
+    """One of the tools listed below."""
     arguments: dict[Identifier, JsonValue] = Field(default_factory=dict)
     inputs: dict[Identifier, StepId] = Field(default_factory=dict)
 
@@ -297,8 +319,10 @@ class MetadataSearchParams(StepParams):
     matched on the stored MIME type."""
     tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
     date_from: str | None = Field(default=None, pattern=_DATE)
+    """YYYY, YYYY-MM or YYYY-MM-DD; inclusive."""
     date_to: str | None = Field(default=None, pattern=_DATE)
-    """Inclusive, at its own precision: ``2023`` ends with the last day of 2023."""
+    """YYYY, YYYY-MM or YYYY-MM-DD; inclusive, at its own precision: ``2023`` ends with the last
+    day of 2023."""
     about: tuple[Term, ...] = ()
     k: int = Field(default=50, ge=1, le=500)
 
@@ -328,8 +352,9 @@ class DocumentTypesParams(StepParams):
 
 class DocumentDatesParams(StepParams):
     """The stored dates of the readable document that ``target`` (a title or a description)
-    names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest) and when it was
-    ingested."""
+    names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest), the creation
+    and modification dates of its own metadata (PDF, Office), its file's modification time and
+    when it was ingested."""
 
     target: str = Field(min_length=1, max_length=300)
     k: int = Field(default=1, ge=1, le=10)

@@ -27,6 +27,8 @@ from kgrag.graph.store import GraphStore
 from kgrag.llm import LLMClient
 from kgrag.modalities import factory
 from kgrag.modalities.base import TextEmbedder
+from kgrag.planner.analysis import analyse
+from kgrag.planner.document_plans import document_plan
 from kgrag.tools import ToolContext, default_registry
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
@@ -307,3 +309,64 @@ def test_refinements_stop_before_the_step_limit(
     # the control: with room, the same refinements run past 16 steps to the judge's "satisfied"
     assert (roomy.exit_reason, roomy.iterations) == ("satisfied", 3) and roomy_steps > 16
     assert bounded.iterations < roomy.iterations
+
+
+def _one_step(step_type: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "plan": [{"step_id": 1, "type": step_type, "parameters": parameters}],
+        "traceability": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "step_type", "parameters", "said"),
+    [
+        (
+            "In which format do you hold the roster?",
+            "document_types",
+            {"k": 10},
+            "markdown (text/markdown): 1 readable document",
+        ),
+        (
+            "Give me the roster in a nutshell.",
+            "document_summary",
+            {"target": "roster"},
+            "roster [1]: ",
+        ),
+    ],
+)
+def test_an_llm_plan_naming_a_document_tool_runs_that_step(
+    store: GraphStore,
+    embedder: TextEmbedder,
+    openai_server: LocalOpenAIServer,
+    question: str,
+    step_type: str,
+    parameters: dict[str, Any],
+    said: str,
+) -> None:
+    """The planner's prompt describes the document tools (generated from the plan model), and a
+    model's plan naming one is run as that typed step; the answer is the tool's, citing the
+    document. (The rule planner has no document plan for these questions: the LLM plans them.
+    A ``document_dates`` answer gives the time of ingestion, which differs between the engines'
+    stores: it is planned alike, tests/unit/test_plan_prompt.py.)"""
+    assert document_plan(question, analyse(question)) is None
+    script = Script(plan=_one_step(step_type, parameters))
+    answer = _agent(store, embedder, openai_server, script).ask(question)
+    system = openai_server.requests_to("/v1/chat/completions")[0].body["messages"][0]["content"]
+    assert f"\n- {step_type}: " in system
+    assert answer.planner == "llm"
+    steps = read_trace(store, answer.query_id, OPERATOR).to_json()["steps"]
+    assert [s["type"] for s in steps] == [step_type]
+    assert said in answer.answer, answer.answer
+    assert [str(c.uri).rsplit("/", 1)[-1] for c in answer.citations] == ["roster.md"]
+
+
+def test_an_llm_plan_with_an_unknown_step_type_is_not_run(
+    store: GraphStore, embedder: TextEmbedder, openai_server: LocalOpenAIServer
+) -> None:
+    script = Script(plan=_one_step("document_delete", {"target": "roster"}))
+    answer = _agent(store, embedder, openai_server, script).ask(QUESTION)
+    assert answer.planner == "rule" and "Ada Lovelace" in answer.answer
+    trace = read_trace(store, answer.query_id, OPERATOR).to_json()
+    assert "unknown step type 'document_delete' (not run)" in trace["plan"]["fallback_reason"]
+    assert "document_delete" not in {s["type"] for s in trace["steps"]}

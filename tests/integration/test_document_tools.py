@@ -7,12 +7,16 @@ every new step (a private document is never listed, summarised or compared for a
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import random
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pypdf
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
@@ -41,7 +45,8 @@ from kgrag.text import simple_sentences
 from tests.support.across import compared_across_engines, shared_folder  # noqa: F401 (a fixture)
 from tests.support.engines import Engine
 from tests.support.openai_server import LocalOpenAIServer
-from tests.support.pdfgen import write_pdf
+from tests.support.pdfgen import pdf_bytes, write_pdf
+from tests.support.raw import raw_write
 
 #: Plans run and answers given must be the same on both engines (tests/support/across.py).
 pytestmark = pytest.mark.usefixtures("compared_across_engines")
@@ -681,5 +686,53 @@ def test_the_types_of_an_empty_store_are_none_and_no_passage_is_searched(
         assert _steps(store, found) == ["document_types"], found.answer
         assert found.exit_reason == "not_found"
         assert not found.citations
+    finally:
+        store.close()
+
+
+def test_a_documents_dates_include_its_files_and_its_own_metadata(
+    engine: Engine, embedder: TextEmbedder, tmp_path: Path
+) -> None:
+    """``document_dates`` gives a PDF's creation and modification dates (its information
+    dictionary) and a file's modification time on disk at ingestion, citing the document; a
+    document stored before kgrag kept them says it has none, without failing."""
+    pdf = tmp_path / "turbine.pdf"
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(pdf_bytes(["Turbine overhaul log. Blades."])))
+    writer.add_metadata(
+        {"/CreationDate": "D:20190314093000Z", "/ModDate": "D:20210102030405+01'00'"}
+    )
+    with pdf.open("wb") as f:
+        writer.write(f)
+    notes = tmp_path / "chiller.txt"
+    notes.write_text("Chiller service notes. The chiller compressor was serviced.\n")
+    moment = datetime(2020, 5, 6, 7, 8, 9, tzinfo=UTC).timestamp()
+    os.utime(notes, (moment, moment))
+    store = engine.fresh()
+    try:
+        assert KnowledgeAgent(store, embedder).ingest([str(pdf), str(notes)]).ingested == 2
+
+        def dates(question: str) -> Hit:
+            plan = _plan(question)
+            assert [s.type for s in plan.plan] == ["document_dates"], question
+            hits = _run(store, embedder, plan)[1].result
+            assert hits, question
+            return hits[0]
+
+        made = dates("When was turbine.pdf added?")
+        assert made.uri == str(pdf)  # cited
+        assert "created on 2019-03-14 at 09:30 UTC (the document's own metadata)" in made.text
+        assert "last modified on 2021-01-02 at 02:04 UTC" in made.text
+        changed = dates("When was chiller.txt added?")
+        assert changed.uri == str(notes)
+        assert "its file was last modified on 2020-05-06 at 07:08 UTC" in changed.text
+        assert "created on" not in changed.text  # a text file has no metadata of its own
+        raw_write(
+            store,
+            "MATCH (d:Document) REMOVE d.file_modified_at, d.content_created_at, "
+            "d.content_modified_at",
+        )
+        older = dates("When was chiller.txt added?")
+        assert "no file modification time or creation date is stored" in older.text
+        assert "added to the store (ingested) on" in older.text
     finally:
         store.close()

@@ -13,7 +13,14 @@ import pytest
 from kgrag.llm import CostMeter, LLMClient
 from kgrag.planner.analysis import QueryAnalysis, ResolvedEntity, analyse
 from kgrag.planner.llm import available_templates, llm_plan, plan_question
-from kgrag.planner.models import Plan, plan_json_schema
+from kgrag.planner.models import (
+    DocumentDatesStep,
+    DocumentTypesStep,
+    MetadataSearchStep,
+    Plan,
+    plan_json_schema,
+)
+from kgrag.planner.params import DOCUMENT_STEP_TYPES, DocumentDatesParams
 from kgrag.planner.rule import rule_plan
 from tests.support.openai_server import LocalOpenAIServer
 
@@ -199,3 +206,36 @@ def test_an_unavailable_vector_index_falls_back(openai_server: LocalOpenAIServer
     openai_server.add_chat_reply(json.dumps(plan))
     ok = llm_plan(QUESTION, _analysis(), _client(openai_server), rule_fallback=_rule)
     assert ok.source == "llm"
+
+
+def test_a_plan_of_document_tools_becomes_their_typed_steps(
+    openai_server: LocalOpenAIServer,
+) -> None:
+    """Every document tool is in the prompt, and a reply naming them parses to their steps."""
+    plan = {
+        "plan": [
+            _step(1, "document_types", {"k": 5}),
+            _step(2, "document_dates", {"target": "the maintenance roster"}),
+            _step(3, "metadata_search", {"formats": ["markdown"], "date_from": "2024"}),
+        ],
+        "traceability": True,
+    }
+    openai_server.add_chat_reply(json.dumps(plan))
+    result = llm_plan(QUESTION, _analysis(), _client(openai_server), rule_fallback=_rule)
+    assert result.source == "llm", result.fallback_reason
+    assert [type(s) for s in result.plan.plan] == [
+        DocumentTypesStep,
+        DocumentDatesStep,
+        MetadataSearchStep,
+    ]
+    assert result.plan.plan[1].parameters == DocumentDatesParams(target="the maintenance roster")
+    system = openai_server.requests_to(CHAT)[0].body["messages"][0]["content"]
+    for step_type in DOCUMENT_STEP_TYPES:
+        assert f"\n- {step_type}: " in system
+
+
+def test_an_unknown_step_type_is_named_and_not_run(openai_server: LocalOpenAIServer) -> None:
+    plan = _valid_plan()
+    plan["plan"][0] = _step(1, "document_delete", {"target": "roster"})
+    result = _bad(openai_server, json.dumps(plan))
+    _assert_fallback(result, "step 1", "unknown step type 'document_delete' (not run)")

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.agent.support import ABSTENTION
-from kgrag.modalities.text import default_text_embedder
+from tests.support.answered import assert_abstained, assert_answered_from, folder_agent
 from tests.support.engines import Engine
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "near_miss"
@@ -23,17 +22,12 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "near_miss"
 
 @pytest.fixture(scope="module")
 def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
-    store = module_engine.open()
-    with KnowledgeAgent(store, default_text_embedder()) as a:
-        report = a.ingest([str(DATA / "pandas-pyproject.toml"), str(DATA / "00QUICKSTART.gz")])
-        assert report.ingested == 2, report.failures
-        yield a
+    yield from folder_agent(module_engine, DATA, ["pandas-pyproject.toml", "00QUICKSTART.gz"])
 
 
 def test_a_name_only_in_passing_does_not_let_another_file_answer(agent: KnowledgeAgent) -> None:
     found = agent.ask("What is the default port of PostgreSQL?", admin=True)
-    assert found.answer.startswith(ABSTENTION), found.answer
-    assert not found.citations
+    assert_abstained(found)
 
 
 @pytest.mark.parametrize(
@@ -46,6 +40,4 @@ def test_a_name_only_in_passing_does_not_let_another_file_answer(agent: Knowledg
 def test_questions_the_files_answer_are_answered(
     agent: KnowledgeAgent, question: str, words: str, file: str
 ) -> None:
-    found = agent.ask(question, admin=True)
-    assert words in found.answer, found.answer
-    assert file in {Path(c.uri or "").name for c in found.citations}, found.answer
+    assert_answered_from(agent.ask(question, admin=True), words, file)

@@ -7,6 +7,8 @@ the page's own text, never the context line its vector was computed from."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,7 @@ from kgrag.agent.agent import KnowledgeAgent
 from kgrag.core import OPERATOR, Hit
 from kgrag.executor.base import ExecutionEnv
 from kgrag.executor.scheduler import Executor
+from kgrag.executor.trace import read_trace
 from kgrag.ingest.models import SourceItem
 from kgrag.ingest.parsers import parse
 from kgrag.modalities.text import default_text_embedder
@@ -21,6 +24,7 @@ from kgrag.planner.models import Plan
 from kgrag.planner.rule import fulltext_query
 from tests.support.across import shared_folder
 from tests.support.engines import Engine
+from tests.support.raw import raw_write
 from tests.support.valgrind_manual import manual_excerpt
 
 HELGRIND = "Helgrind: a thread error detector"
@@ -84,3 +88,41 @@ def test_an_answer_cites_the_section_beside_the_unchanged_text(
     assert first.section[0] == MEMCHECK, first.section
     assert first.excerpt and first.excerpt in excerpt[1][first.page or 0]
     assert "›" not in answer.answer  # the label and the quotes are the document's, as before
+
+
+def _relationship_sections(agent: KnowledgeAgent, query_id: str, pattern: str) -> list[Any]:
+    """The ``section`` property of the trace's relationships matching ``pattern`` (what Neo4j
+    Browser shows on them), read past kgrag's statements."""
+    text = f"MATCH (q:Query {{id: $id}}){pattern}(:Chunk) RETURN r.section AS section"
+    result = raw_write(agent.store, text, {"id": query_id})
+    rows = result if agent.store.dialect == "neo4j" else result.result_set
+    return [tuple(row[0]) if row[0] is not None else None for row in rows]
+
+
+def test_the_trace_keeps_the_section_of_the_evidence(agent: KnowledgeAgent) -> None:
+    """Each chunk a step returned, and each one the answer cites, is linked in the trace with
+    its section (``RETURNED.section``, ``CITES.section``); ``kgrag trace`` reads them back."""
+    answer = agent.ask("How does Memcheck handle fishy argument values?")
+    cited = {c.node_id: c.section for c in answer.citations if c.kind == "chunk"}
+    assert cited and all(cited.values()), answer.citations
+    returned = _relationship_sections(
+        agent, answer.query_id, "-[:PLANNED]->(:Plan)-[:HAS_STEP]->(:Step)-[r:RETURNED]->"
+    )
+    # every page of the excerpt is in a chapter: "Memcheck: ..." or "4. Memcheck: ..."
+    assert returned and all(s and ("Memcheck" in s[0] or "Helgrind" in s[0]) for s in returned)
+    cites = _relationship_sections(agent, answer.query_id, "-[:ANSWERED_BY]->(:Answer)-[r:CITES]->")
+    assert sorted(cites, key=str) == sorted(cited.values(), key=str)
+    trace = read_trace(agent.store, answer.query_id, OPERATOR)
+    assert {c.node_id: c.section for c in trace.answer.citations} == cited
+    items = [x for step in trace.steps for x in step.returned if x.kind == "Chunk"]
+    assert items and all(x.section for x in items)
+    assert "section" in trace.to_json()["steps"][0]["returned"][0]
+
+
+def test_graph_query_templates_return_the_section(
+    agent: KnowledgeAgent, excerpt: tuple[str, dict[int, str]]
+) -> None:
+    name = Path(excerpt[0]).name.lower()
+    params = {"template": "file_chunks", "params": {"names": [name]}, "k": 5}
+    hits = _run(agent, {"step_id": 1, "type": "graph_query", "parameters": params})
+    assert hits and any(h.section and h.section[0] in (HELGRIND, MEMCHECK) for h in hits), hits

@@ -61,3 +61,28 @@ def test_files_without_line_breaks_are_read_in_parallel(tmp_path: Path) -> None:
     files = neo4j_bulk.write_files(vectors, ["a", "b", "c"], tmp_path, 1)
     assert files.multiline == []
     assert "--multiline-fields=false" in files.admin_arguments()
+
+
+def test_rows_follow_the_columns_by_name_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench writes chunk and document rows by column name from bulk_import's one
+    definition: a column added or moved there (as ``section`` was) moves its values too."""
+    reordered = list(reversed(neo4j_bulk._CHUNK))
+    monkeypatch.setattr(neo4j_bulk, "_CHUNK", reordered)
+    monkeypatch.setattr(neo4j_bulk, "_DOCUMENT", list(reversed(neo4j_bulk._DOCUMENT)))
+    vectors = np.eye(3, dtype=np.float32)
+    files = neo4j_bulk.write_files(vectors, ["alpha", "beta", "gamma"], tmp_path, 1)
+    chunks = _rows(files, "Chunk")
+    col = {name.split(":")[0]: i for i, name in enumerate(chunks[0])}
+    assert [(r[col["id"]], r[col["text"]], r[col["position"]]) for r in chunks[1:]] == [
+        ("w0", "alpha", "0"),
+        ("w1", "beta", "1"),
+        ("w2", "gamma", "2"),
+    ]
+    assert all(r[col["document_id"]] == "bench_doc_0" and not r[col["section"]] for r in chunks[1:])
+    docs = _rows(files, "Document")
+    doc_col = {name.split(":")[0]: i for i, name in enumerate(docs[0])}
+    assert (
+        docs[1][doc_col["chunk_count"]] == "3" and docs[1][doc_col["uri"]] == "bench://bench_doc_0"
+    )

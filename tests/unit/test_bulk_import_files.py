@@ -20,6 +20,7 @@ from kgrag.graph.bulk_import import (
     write_import_files,
 )
 from kgrag.ingest.entities import EntityRecord, ExtractionResult, Mention, Relation
+from kgrag.ingest.file_dates import FileDates
 from kgrag.ingest.records import ChunkRecord, DocumentBundle
 
 
@@ -124,3 +125,17 @@ def test_neo4j_admin_gets_the_cores_and_half_the_available_memory(tmp_path: Path
     assert import_memory(tmp_path / "missing") is None
     args = write_import_files([_bundle(0)], tmp_path / "csv").admin_arguments()
     assert f"--threads={available_cpus()}" in args
+
+
+def test_a_documents_file_dates_are_written_by_column_name(tmp_path: Path) -> None:
+    """The bulk path stores the dates a file gave at ingestion as the transactional writer does
+    (Document.file_modified_at, content_created_at, content_modified_at)."""
+    dates = FileDates(file_modified_at="2020-05-06T07:08:09+00:00", content_created_at="2019")
+    bundle = _bundle(1).model_copy(update={"dates": dates})
+    header, rows = _rows(write_import_files([bundle], tmp_path))["Document"]
+    (row,) = rows
+    by_name = dict(zip((h.split(":")[0] for h in header), row, strict=True))
+    assert by_name["file_modified_at"] == "2020-05-06T07:08:09+00:00"
+    assert by_name["content_created_at"] == "2019"
+    assert by_name["content_modified_at"] == ""  # none: no property
+    assert by_name["id"] == "doc_01" and by_name["chunk_count"] == "3"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
@@ -290,7 +290,7 @@ def _error(document: Any) -> PlanError:
         (_step(modality="video"), ["modality"]),
         (_step(dependencies=[0]), ["dependencies.0"]),
         (_step(condition="step_1.result.__class__"), ["condition", "'__class__' is not allowed"]),
-        (_step(type="sql"), ["does not match any of the expected tags", "'sql'"]),
+        (_step(type="sql"), ["unknown step type 'sql' (not run)", "document_dates"]),
         (
             _step(type="graph_query", parameters={"template": "DROP ALL"}),
             ["graph_query", "parameters.template", "pattern"],
@@ -435,3 +435,16 @@ def test_json_schema_describes_the_union_and_is_exported() -> None:
     assert json.loads(exported.read_text(encoding="utf-8")) == schema, (
         "docs/plan.schema.json is stale: run scripts/export_plan_schema.py"
     )
+
+
+def test_the_document_step_types_are_one_group_of_the_step_types() -> None:
+    """The document tools are named once (params.DocumentStepType, part of StepType): they are
+    the steps the document handlers run, and the agent answers from them (agent.loop)."""
+    from kgrag.agent import loop
+    from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
+    from kgrag.planner.params import DOCUMENT_STEP_TYPES, STEP_TYPES
+
+    assert set(DOCUMENT_STEP_TYPES) <= STEP_TYPES
+    handled = {get_args(r.step.model_fields["type"].annotation)[0] for r in DOCUMENT_HANDLERS}
+    assert handled == set(DOCUMENT_STEP_TYPES)
+    assert not hasattr(loop, "DOCUMENT_STEPS")  # no second list

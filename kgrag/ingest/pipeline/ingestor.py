@@ -505,6 +505,7 @@ class Ingestor:
                     tags=doc.source.tags,
                     language=language,
                     duration_s=duration_s,
+                    dates=doc.dates,
                     segments=doc.source.modality == "audio",
                     summary=summary,
                     chunks=chunks,
