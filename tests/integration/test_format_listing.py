@@ -16,6 +16,7 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.modalities.text import default_text_embedder
 from tests.support.across import shared_folder
+from tests.support.answered import cited_files
 from tests.support.engines import Engine
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -50,10 +51,6 @@ def agent(
         yield a
 
 
-def _files(found: object) -> set[str]:
-    return {Path(c.uri or "").name for c in found.citations}  # type: ignore[attr-defined]
-
-
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
@@ -68,4 +65,4 @@ def test_a_listing_by_format_lists_the_files_of_that_format_alone(
     agent: KnowledgeAgent, question: str, expected: set[str]
 ) -> None:
     found = agent.ask(question, admin=True)
-    assert _files(found) == expected, found.answer
+    assert cited_files(found) == expected, found.answer

@@ -22,6 +22,7 @@ from kgrag.agent.support import ABSTENTION
 from kgrag.core import AccessContext
 from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.modalities.text import default_text_embedder
+from tests.support.answered import assert_abstained, cited_files
 from tests.support.engines import Engine
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "line_words"
@@ -61,7 +62,7 @@ def test_a_question_naming_a_tool_in_lower_case_quotes_its_line(
     assert not found.answer.startswith(ABSTENTION), found.answer
     assert quote in found.answer, found.answer
     assert "combine: combine the lines" not in found.answer, found.answer
-    assert {Path(c.uri or "").name for c in found.citations} == {"moreutils-README"}
+    assert cited_files(found) == {"moreutils-README"}
 
 
 def test_what_a_colon_announces_is_quoted_even_when_it_looks_like_a_heading(
@@ -74,4 +75,4 @@ def test_what_a_colon_announces_is_quoted_even_when_it_looks_like_a_heading(
 
 def test_a_question_about_nothing_there_is_still_not_found(agent: KnowledgeAgent) -> None:
     found = agent.ask("What is the boiling point of mercury?", admin=True)
-    assert found.answer.startswith(ABSTENTION), found.answer
+    assert_abstained(found)

@@ -22,6 +22,7 @@ from kgrag.ingest.pipeline import IngestReport
 from kgrag.modalities import factory
 from kgrag.modalities.audio import auto_transcriber
 from tests.integration.ingest_media import ffmpeg, needs_media_tools, speech
+from tests.support.answered import cited_files
 from tests.support.engines import Engine
 
 pytestmark = needs_media_tools
@@ -90,8 +91,7 @@ def test_they_are_stored_with_their_metadata_and_no_segment(folder: Folder) -> N
 @pytest.mark.parametrize("question", ["Which audio files do you have?", "List the recordings."])
 def test_a_listing_of_recordings_names_them(folder: Folder, question: str) -> None:
     answer = folder.agent.ask(question)
-    cited = {Path(c.uri or "").name for c in answer.citations}
-    assert {"tone.wav", "noise.wav", "meeting.wav"} <= cited, answer.answer
+    assert {"tone.wav", "noise.wav", "meeting.wav"} <= cited_files(answer), answer.answer
     assert "no speech was recognised" in answer.answer
 
 

@@ -12,7 +12,7 @@ from kgrag.agent.support import ABSTENTION
 from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
 
-__all__ = ["assert_abstained", "assert_answered_from", "folder_agent"]
+__all__ = ["assert_abstained", "assert_answered_from", "cited_files", "folder_agent"]
 
 
 def folder_agent(engine: Engine, folder: Path, names: Sequence[str]) -> Iterator[KnowledgeAgent]:
@@ -25,10 +25,15 @@ def folder_agent(engine: Engine, folder: Path, names: Sequence[str]) -> Iterator
         yield agent
 
 
+def cited_files(found: Answer) -> set[str]:
+    """The names of the files the answer cites."""
+    return {Path(c.uri or "").name for c in found.citations}
+
+
 def assert_answered_from(found: Answer, words: str, file: str) -> None:
     """The answer says ``words`` and cites the file named ``file``."""
     assert words in found.answer, found.answer
-    assert file in {Path(c.uri or "").name for c in found.citations}, found.answer
+    assert file in cited_files(found), found.answer
 
 
 def assert_abstained(found: Answer) -> None:
