@@ -16,36 +16,20 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
-from kgrag.core import AccessContext
-from kgrag.executor.base import ExecutionEnv
-from kgrag.executor.scheduler import Executor
-from kgrag.modalities.text import default_text_embedder
 from tests.support.across import (  # noqa: F401 (a fixture)
     compared_across_engines,
     same_on_both_engines,
     shared_folder,
 )
+from tests.support.corpus import PAINTERS, corpus_agent, run_plan
 from tests.support.engines import Engine
 
 pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
-# Each file's first line is its title. The first seven are tests/integration/test_multihop.py's
-# corpus; the last three are the name-alikes, none naming Mirela Vastok.
+# Each file's first line is its title: test_multihop.py's corpus (tests/support/corpus.py) and
+# three name-alikes, none naming Mirela Vastok.
 CORPUS = {
-    "quiet_harbour.txt": "The Quiet Harbour\nThe Quiet Harbour is an oil painting of fishing "
-    "boats at dusk, painted in 1887 by Mirela Vastok.",
-    "mirela_vastok.txt": "Mirela Vastok\nMirela Vastok (1851-1920) grew up in Kestrin, where "
-    "her father kept a bakery, and later taught drawing at the academy in Vienna.",
-    "kestrin.txt": "Kestrin\nKestrin is a market town. The river Olsava flows through the town "
-    "on its way to the Danube.",
-    "ivo_darl.txt": "Ivo Darl\nIvo Darl was a painter born in the town of Ulm; the painter is "
-    "known for harbour scenes and was born to a family of sailors.",
-    "tomas_brenn.txt": "Tomas Brenn\nTomas Brenn, a landscape painter, was born in the town of "
-    "Graz, the birthplace of several painters of his generation.",
-    "harbour_paintings.txt": "Harbour paintings\nHarbour paintings by painters of the 1880s "
-    "show quiet harbours, boats and the towns where the painters were born.",
-    "evening_boats.txt": "Evening Boats\nEvening Boats is a painting of a quiet harbour by a "
-    "painter who was born in a fishing town.",
+    **PAINTERS,
     "mirela_vasko.txt": "Mirela Vasko\nMirela Vasko was a painter of harbour towns, born in the "
     "town of Brno.",
     "mirela_vastic.txt": "Mirela Vastić\nMirela Vastić, a painter and etcher, was born in the "
@@ -62,23 +46,14 @@ NAME_ALIKES = {"Mirela Vasko", "Mirela Vastić"}
 def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KnowledgeAgent]:
-    root = shared_folder(tmp_path_factory, "test_bridge_links")
-    docs = root / "docs"
-    docs.mkdir(exist_ok=True)
-    for name, text in CORPUS.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    with KnowledgeAgent(module_engine.open(), default_text_embedder()) as a:
-        report = a.ingest([str(docs)])
-        assert report.ingested == len(CORPUS), report.failures
-        yield a
+    yield from corpus_agent(module_engine, tmp_path_factory, "test_bridge_links", CORPUS)
 
 
 def test_the_bridge_passage_is_found_past_name_alike_distractors(
     agent: KnowledgeAgent, request: pytest.FixtureRequest
 ) -> None:
-    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=AccessContext())
     plan, _analysis = agent.plan(QUESTION)
-    outcomes = Executor(env).run(plan)
+    outcomes = run_plan(agent, plan)
     text, _images = final_evidence(plan, outcomes)
     top5 = list(dict.fromkeys(h.title for h in text if h.title))[:5]
     first = next(s for s in plan.plan if s.type == "vector_search")

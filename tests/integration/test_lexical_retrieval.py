@@ -14,11 +14,11 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
 from kgrag.core import AccessContext
-from kgrag.executor.base import ExecutionEnv, StepOutcome
-from kgrag.executor.scheduler import Executor
+from kgrag.executor.base import StepOutcome
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from tests.support.across import shared_folder
+from tests.support.corpus import run_plan
 from tests.support.engines import Engine
 from tests.support.lexical import lexical_hits
 
@@ -53,8 +53,7 @@ def agent(
 def _run(
     agent: KnowledgeAgent, plan: Plan, access: AccessContext = ALICE
 ) -> dict[int, StepOutcome]:
-    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=access)
-    return Executor(env).run(plan)
+    return run_plan(agent, plan, access)
 
 
 def _names(hits: list) -> list[str]:  # type: ignore[type-arg]

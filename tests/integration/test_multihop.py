@@ -10,9 +10,7 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
-from kgrag.core import AccessContext, Hit
-from kgrag.executor.base import ExecutionEnv
-from kgrag.executor.scheduler import Executor
+from kgrag.core import Hit
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
@@ -21,30 +19,13 @@ from tests.support.across import (  # noqa: F401 (a fixture)
     same_on_both_engines,
     shared_folder,
 )
+from tests.support.corpus import PAINTERS, corpus_agent, run_plan
 from tests.support.engines import Engine
 
 #: Plans run and answers given must be the same on both engines (tests/support/across.py).
 pytestmark = pytest.mark.usefixtures("compared_across_engines")
 
-# Each file's first line is its title (the passage's main entity). Distractors share the
-# questions' wording (painters, birthplaces, harbours) so that plain vector search prefers them
-# to the bridge passage, which names neither the painting nor the question's words.
-CORPUS = {
-    "quiet_harbour.txt": "The Quiet Harbour\nThe Quiet Harbour is an oil painting of fishing "
-    "boats at dusk, painted in 1887 by Mirela Vastok.",
-    "mirela_vastok.txt": "Mirela Vastok\nMirela Vastok (1851-1920) grew up in Kestrin, where "
-    "her father kept a bakery, and later taught drawing at the academy in Vienna.",
-    "kestrin.txt": "Kestrin\nKestrin is a market town. The river Olsava flows through the town "
-    "on its way to the Danube.",
-    "ivo_darl.txt": "Ivo Darl\nIvo Darl was a painter born in the town of Ulm; the painter is "
-    "known for harbour scenes and was born to a family of sailors.",
-    "tomas_brenn.txt": "Tomas Brenn\nTomas Brenn, a landscape painter, was born in the town of "
-    "Graz, the birthplace of several painters of his generation.",
-    "harbour_paintings.txt": "Harbour paintings\nHarbour paintings by painters of the 1880s "
-    "show quiet harbours, boats and the towns where the painters were born.",
-    "evening_boats.txt": "Evening Boats\nEvening Boats is a painting of a quiet harbour by a "
-    "painter who was born in a fishing town.",
-}
+CORPUS = PAINTERS
 TWO_HOP = "In which town was the painter of The Quiet Harbour born?"
 TWO_HOP_GOLD = {"The Quiet Harbour", "Mirela Vastok"}
 THREE_HOP = "Which river flows through the town where the painter of The Quiet Harbour grew up?"
@@ -56,22 +37,7 @@ def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KnowledgeAgent]:
     # the same paths for both engines (tests/support/across.py)
-    root = shared_folder(tmp_path_factory, "test_multihop")
-    docs = root / "docs"
-    docs.mkdir(exist_ok=True)
-    for name, text in CORPUS.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    store = module_engine.open()
-    with KnowledgeAgent(store, default_text_embedder()) as a:
-        report = a.ingest([str(docs)])
-        assert report.ingested == len(CORPUS), report.failures
-        yield a
-
-
-def _env(agent: KnowledgeAgent) -> ExecutionEnv:
-    return ExecutionEnv(
-        store=agent.store, text_embedder=agent.text_embedder, access=AccessContext()
-    )
+    yield from corpus_agent(module_engine, tmp_path_factory, "test_multihop", CORPUS)
 
 
 def _titles(hits: list[Hit], n: int) -> list[str]:
@@ -90,7 +56,7 @@ def _dense(agent: KnowledgeAgent, question: str, n: int) -> list[str]:
             ]
         }
     )
-    return _titles(Executor(_env(agent)).run(plan)[1].result, n)
+    return _titles(run_plan(agent, plan)[1].result, n)
 
 
 def _kgrag(
@@ -100,7 +66,7 @@ def _kgrag(
     default, analysis = agent.plan(question)
     entity_ids = [e.id for e in analysis.entity_mentions]
     plan = default if hops == 2 else rule_plan(question, entity_ids=entity_ids, hops=hops)
-    outcomes = Executor(_env(agent)).run(plan)
+    outcomes = run_plan(agent, plan)
     text, _images = final_evidence(plan, outcomes)
     hop = next(s for s in plan.plan if s.type == "multi_hop")
     assert outcomes[hop.step_id].status == "ok", outcomes[hop.step_id].error
@@ -184,7 +150,7 @@ def test_multi_hop_walks_only_the_relationships_it_names(
                     ]
                 }
             )
-            outcomes = Executor(_env(a)).run(plan)
+            outcomes = run_plan(a, plan)
             assert [h.id for h in outcomes[1].result] == [chunks[0]]
             assert outcomes[2].status == "ok", outcomes[2].error
             names = [

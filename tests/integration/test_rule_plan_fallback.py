@@ -10,25 +10,18 @@ import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
-from kgrag.core import AccessContext
 from kgrag.errors import ModelError
-from kgrag.executor.base import ExecutionEnv, StepOutcome
-from kgrag.executor.scheduler import Executor
+from kgrag.executor.base import StepOutcome
 from kgrag.modalities.base import TextEmbedder
-from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
-from tests.support.across import outcomes_digest, same_on_both_engines, shared_folder
+from tests.support.across import outcomes_digest, same_on_both_engines
+from tests.support.corpus import PAINTERS, corpus_agent, run_plan
 from tests.support.engines import Engine
 
+#: Three passages of a 2-hop chain and a distractor (tests/support/corpus.py).
 CORPUS = {
-    "quiet_harbour.txt": "The Quiet Harbour\nThe Quiet Harbour is an oil painting of fishing "
-    "boats at dusk, painted in 1887 by Mirela Vastok.",
-    "mirela_vastok.txt": "Mirela Vastok\nMirela Vastok (1851-1920) grew up in Kestrin, where "
-    "her father kept a bakery, and later taught drawing at the academy in Vienna.",
-    "kestrin.txt": "Kestrin\nKestrin is a market town. The river Olsava flows through the town "
-    "on its way to the Danube.",
-    "tomas_brenn.txt": "Tomas Brenn\nTomas Brenn, a landscape painter, was born in the town of "
-    "Graz, the birthplace of several painters of his generation.",
+    name: PAINTERS[name]
+    for name in ("quiet_harbour.txt", "mirela_vastok.txt", "kestrin.txt", "tomas_brenn.txt")
 }
 QUESTION = "Did Mirela Vastok grow up in Kestrin?"
 
@@ -54,23 +47,13 @@ def agent(
     module_engine: Engine, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KnowledgeAgent]:
     # the same paths for both engines (tests/support/across.py)
-    root = shared_folder(tmp_path_factory, "test_rule_plan_fallback")
-    docs = root / "docs"
-    docs.mkdir(exist_ok=True)
-    for name, text in CORPUS.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    store = module_engine.open()
-    with KnowledgeAgent(store, default_text_embedder()) as a:
-        report = a.ingest([str(docs)])
-        assert report.ingested == len(CORPUS), report.failures
-        yield a
+    yield from corpus_agent(module_engine, tmp_path_factory, "test_rule_plan_fallback", CORPUS)
 
 
 def _run(agent: KnowledgeAgent, embedder: TextEmbedder) -> tuple[Plan, dict[int, StepOutcome]]:
     plan, analysis = agent.plan(QUESTION)
     assert len(analysis.entity_mentions) >= 2, analysis.entity_mentions
-    env = ExecutionEnv(store=agent.store, text_embedder=embedder, access=AccessContext())
-    return plan, Executor(env).run(plan)
+    return plan, run_plan(agent, plan, embedder=embedder)
 
 
 def _steps(plan: Plan, template: str) -> list[int]:
