@@ -30,9 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from kgrag.agent.names import fold, name_phrases, question_names, raw_words
+from kgrag.agent.word_vectors import word_vectors
 from kgrag.core import Hit
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import key_terms, stem, terms
@@ -103,9 +102,9 @@ def _near_words(names: set[str], evidence: Sequence[Hit]) -> list[str]:
 
 def written_otherwise(asked: Sequence[str], near: Sequence[str], embedder: TextEmbedder) -> bool:
     """Is one of the ``asked`` words one of the ``near`` words written otherwise (their
-    embeddings at least :data:`WORD_MATCH` similar: "keeps" and "kept")?"""
+    embeddings at least :data:`WORD_MATCH` similar: "keeps" and "kept")? Each word is embedded
+    once per text model (:mod:`kgrag.agent.word_vectors`)."""
     if not asked or not near:
         return False
-    vectors = np.asarray(embedder.embed([*asked, *near]), dtype=np.float32)
-    similarity = vectors[: len(asked)] @ vectors[len(asked) :].T
+    similarity = word_vectors(asked, embedder) @ word_vectors(near, embedder).T
     return bool(similarity.max() >= WORD_MATCH)

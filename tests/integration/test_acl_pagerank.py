@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +21,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.audit import build_audit
 from kgrag.core import OPERATOR, AccessContext
-from kgrag.errors import ModelError
 from kgrag.executor.base import ExecutionEnv, StepOutcome
 from kgrag.executor.scheduler import Executor
 from kgrag.executor.trace import TraceWriter, read_trace
-from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.models import Plan
 from kgrag.planner.rule import rule_plan
@@ -35,6 +33,7 @@ from tests.support.across import (  # noqa: F401 (a fixture)
     same_on_both_engines,
     shared_folder,
 )
+from tests.support.embedders import UnavailableEmbedder
 from tests.support.engines import Engine
 
 #: Plans run and answers given must be the same on both engines (tests/support/across.py).
@@ -57,23 +56,6 @@ BOB = AccessContext(user="bob", groups=("engineering",))
 ALICE = AccessContext(user="alice")
 
 
-class _UnavailableEmbedder:
-    """A text model that cannot embed: the vector search fails, so the plan's entity lookup
-    seeds the PageRank expansion (what the rule plan does when the search finds nothing)."""
-
-    def __init__(self, inner: TextEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dimensions = inner.dimensions
-        self.max_tokens = inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        raise ModelError("the text model is unavailable")
-
-
 @dataclass
 class World:
     agent: KnowledgeAgent
@@ -92,7 +74,7 @@ def _plan(agent: KnowledgeAgent, access: AccessContext) -> Plan:
 def _run(agent: KnowledgeAgent, access: AccessContext) -> tuple[Plan, dict[int, StepOutcome]]:
     plan = _plan(agent, access)
     env = ExecutionEnv(
-        store=agent.store, text_embedder=_UnavailableEmbedder(agent.text_embedder), access=access
+        store=agent.store, text_embedder=UnavailableEmbedder(agent.text_embedder), access=access
     )
     return plan, Executor(env).run(plan)
 

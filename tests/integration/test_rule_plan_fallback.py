@@ -4,18 +4,18 @@ seed the PageRank expansion; with vector hits they are skipped and the bridge re
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.loop import final_evidence
-from kgrag.errors import ModelError
 from kgrag.executor.base import StepOutcome
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.models import Plan
 from tests.support.across import outcomes_digest, same_on_both_engines
 from tests.support.corpus import PAINTERS, corpus_agent, run_plan
+from tests.support.embedders import UnavailableEmbedder
 from tests.support.engines import Engine
 
 #: Three passages of a 2-hop chain and a distractor (tests/support/corpus.py).
@@ -24,22 +24,6 @@ CORPUS = {
     for name in ("quiet_harbour.txt", "mirela_vastok.txt", "kestrin.txt", "tomas_brenn.txt")
 }
 QUESTION = "Did Mirela Vastok grow up in Kestrin?"
-
-
-class _UnavailableEmbedder:
-    """A text model that cannot embed (a broken install): every vector search fails."""
-
-    def __init__(self, inner: TextEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dimensions = inner.dimensions
-        self.max_tokens = inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        raise ModelError("the text model is unavailable")
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +66,7 @@ def test_entity_steps_are_skipped_when_the_vector_search_finds_hits(
 def test_entities_seed_pagerank_when_the_vector_search_fails(
     agent: KnowledgeAgent, request: pytest.FixtureRequest
 ) -> None:
-    plan, outcomes = _run(agent, _UnavailableEmbedder(agent.text_embedder))
+    plan, outcomes = _run(agent, UnavailableEmbedder(agent.text_embedder))
     # The lexical step and the aggregates are left out of the comparison: FalkorDB's full-text
     # tokeniser (RediSearch) does not split words at a line break ("Kestrin\nKestrin is" is one
     # token), which its template makes up for with prefix searches, so the engines' candidate

@@ -4,14 +4,17 @@ The sentences are the suite's answer tests' and the real files' of tests/data/su
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kgrag.agent.relation import asks_beyond_names, written_otherwise
 from kgrag.agent.support import assess
+from kgrag.agent.word_vectors import word_vectors
 from kgrag.core import Hit
 from kgrag.modalities.base import TextEmbedder
 from kgrag.modalities.text import default_text_embedder
 from kgrag.text import term_set
+from tests.support.embedders import CountingEmbedder
 
 KEPT = "The Spare Pump SP-4 is kept by Hedy Lamarr."
 SEAL = (
@@ -91,3 +94,19 @@ def test_a_word_matches_its_inflections_not_its_neighbours(embedder: TextEmbedde
     assert written_otherwise(["wrote"], ["written"], embedder)
     assert not written_otherwise(["capital"], ["tasmania", "hobart"], embedder)
     assert not written_otherwise(["founded"], ["corporation", "series"], embedder)
+
+
+def test_each_word_is_embedded_once_and_gives_the_same_decision(embedder: TextEmbedder) -> None:
+    counting = CountingEmbedder(embedder)
+    asked, near = ["steered"], ["steering", "harbourmaster", "tiller"]
+    decision = written_otherwise(asked, near, counting)
+    assert set(counting.given) <= {*asked, *near}  # some may be kept from an earlier question
+    seen = len(counting.given)
+    assert written_otherwise(asked, near, counting) == decision  # asked again: nothing embedded
+    assert len(counting.given) == seen
+    written_otherwise(asked, ["quillwrightery", "tiller"], counting)
+    assert counting.given[seen:] == ["quillwrightery"]  # only the word not seen before
+    # the kept vectors are the model's own
+    kept = word_vectors(["steered", "quillwrightery"], counting)
+    fresh = np.asarray(embedder.embed(["steered", "quillwrightery"]), dtype=np.float32)
+    assert np.allclose(kept, fresh, atol=1e-5)
