@@ -35,6 +35,8 @@ _LINE_COMMENT = re.compile(r'\\".*$')
 _COMMENT = re.compile(r"^[.']\s*\\\"")
 _TABLE_OPTIONS = re.compile(r"[\w\s(),|]*;")
 _TABLE_FORMAT = re.compile(r"[lrcnasLRCNAS^_=|\s.biBIfFwWeEtTuUzZpPvVdDxX0-9()-]+")
+#: The longest line read as a term its indented body (``.RS``) goes on from: an option's forms.
+_MAX_TERM_CHARS = 80
 #: A condition on nroff (what ``man`` formats for a terminal) followed by a request: that request.
 _NROFF_BRANCH = re.compile(r"^[.']\s*i[ef]\s+n\s+([.'].*)$")
 _TITLE_MACRO = re.compile(r"^\.(TH|Dt)\s", re.IGNORECASE)
@@ -380,6 +382,8 @@ def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
                 if args:
                     current[-1:] = ["".join([*current[-1:], _inline(" ".join(args))])]
                 continue
+            if name == "RS" and fill and len(current) == 1 and len(current[0]) <= _MAX_TERM_CHARS:
+                continue  # DocBook's term (".PP", "-r, --remove", ".RS 4"): its body follows it
             if name in _BREAKS:
                 flush()
                 continue

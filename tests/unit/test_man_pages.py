@@ -115,3 +115,15 @@ def test_a_macro_the_page_defines_prints_its_arguments_only_if_its_body_does() -
         '.IX Header "NAME"\ntool \\- a tool\n.URL "https://example.org" "Home"\n'
     )
     assert "Header" not in text and "https://example.org" in text
+
+
+def test_an_option_and_its_indented_description_are_one_paragraph(tmp_path: Path) -> None:
+    """DocBook and Asciidoctor write an option as ``.PP`` / its forms / ``.RS 4`` / its body: the
+    forms stood in a paragraph of their own, so on the eleventh real folder modprobe's "This
+    option causes modprobe to remove rather than insert a module" did not say which option."""
+    _, text = _read("choom.1.gz", tmp_path)
+    paragraphs = text.split("\n\n")
+    assert "-p, --pid pid Specifies process ID." in paragraphs
+    assert "-V, --version Print version and exit." in paragraphs
+    described = "The choom command displays and adjusts Out-Of-Memory killer score setting."
+    assert described in paragraphs
