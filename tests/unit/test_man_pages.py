@@ -20,10 +20,10 @@ MAN = Path(__file__).parents[1] / "data" / "man"
 LIMIT = 10_000_000
 
 
-def _read(name: str, tmp_path: Path) -> tuple[str, str]:
+def _read(name: str, tmp_path: Path, folder: Path = MAN) -> tuple[str, str]:
     """The page as a file of the folder it was installed in would be read (``zstd.1``)."""
     path = tmp_path / name.removesuffix(".gz")
-    path.write_bytes(gzip.decompress((MAN / name).read_bytes()))
+    path.write_bytes(gzip.decompress((folder / name).read_bytes()))
     (found,) = expand_inputs([str(path)]).items
     doc = parse(found, LIMIT)
     return doc.title, "\n".join(p.text for p in doc.pages)
@@ -94,7 +94,7 @@ def test_a_pod2man_page_keeps_its_option_tags_and_not_its_index_entries(tmp_path
     --all Item --all ..." and "rF Title READELF 1": pod2man's ``.IX`` (an index entry the page
     defines as a macro printing nothing) was read as words, the ``.ie n .IP "-a"`` tags were
     dropped with their condition, and ``.PD 0`` split a short option from its long one."""
-    _, text = _read("readelf.1.gz", tmp_path)
+    _, text = _read("readelf.1.gz", tmp_path, MAN.parent / "pod2man")
     paragraphs = text.split("\n\n")
     assert "Item" not in text.split() and "Title" not in text.split() and "rF" not in text
     assert paragraphs[0] == "NAME"  # not "\\" from a condition's "\\{\\" line
