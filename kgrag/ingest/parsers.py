@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
+from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
@@ -114,7 +115,7 @@ def parse_bytes(
     elif suffix in spreadsheet.SUFFIXES:
         title, pages, images, tables = _parse_spreadsheet(item, data, suffix)
     elif item.modality == "text":
-        title, pages, images, roff = _parse_text(item, data, suffix)
+        title, pages, images, tables, roff = _parse_text(item, data, suffix)
         if roff:  # a man page: stored as what it is, whatever its name ("zstd.1.gz")
             item = item.model_copy(update={"mime": ROFF_MIME})
     elif item.modality == "pdf":
@@ -206,8 +207,10 @@ def _check_size(path: Path, size: int, max_bytes: int) -> None:
 
 def _parse_text(
     item: SourceItem, data: bytes, suffix: str
-) -> tuple[str, list[ParsedPage], list[ParsedImage], bool]:
-    """The text's title, its one page and no images, and whether it was roff (a man page)."""
+) -> tuple[str, list[ParsedPage], list[ParsedImage], list[ParsedTable], bool]:
+    """The text's title, its one page (none when a Markdown file is only tables), no images, a
+    Markdown file's pipe tables (:mod:`kgrag.ingest.markdown_tables`), and whether it was roff
+    (a man page)."""
     path = item.path
     info = is_info(data)
     if info:  # a GNU Info manual: its nodes' text, without the NUL of its index marker
@@ -216,7 +219,9 @@ def _parse_text(
     markup = ""
     roff = False
     headings: tuple[Heading, ...] = ()
+    tables: tuple[ParsedTable, ...] = ()
     if suffix in (".md", ".markdown"):
+        raw, tables = pipe_tables(raw, path)
         text, heading, headings = markdown_text(raw)
         markup = " and Markdown markup"
     elif is_roff(raw):  # a man page, whatever its name ("zstd.1", "cscope.man")
@@ -226,7 +231,7 @@ def _parse_text(
         text, heading = raw, None
         if info:
             headings = info_headings(text)
-    if not text.strip():
+    if not text.strip() and not tables:
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
         # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
@@ -234,7 +239,8 @@ def _parse_text(
         title = _file_title(path)
     else:
         title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
-    return title, [ParsedPage(number=None, text=text, headings=headings)], [], roff
+    pages = [ParsedPage(number=None, text=text, headings=headings)] if text.strip() else []
+    return title, pages, [], list(tables), roff
 
 
 #: File names that say what kind of file it is, not what it is about: the folder says that.

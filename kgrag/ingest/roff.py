@@ -6,12 +6,16 @@ comment or ``.TH "ZSTD" "1" "February 2023"``. :func:`is_roff` tells such a text
 whatever its name; :func:`roff_text` keeps the words (filled into paragraphs, section headings
 on lines of their own, no-fill blocks line by line) and titles the page ``zstd(1)``. Requests
 that define macros, strings, registers or conditions are dropped, never executed; ``.so``
-(include another file) is not followed.
+(include another file) is not followed. A macro the page defines itself is not run either: a
+call to it is read as its definition would print it (:func:`page_macros`): pod2man's ``.IX
+Item "--all"`` (an index entry, defined to print nothing) gives no words, its ``.Vb 1`` starts
+a verbatim block as the ``.nf`` in its body does.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from kgrag.ingest.sections import Heading, line_headings
 from kgrag.text.words import word_set
@@ -31,19 +35,23 @@ _LINE_COMMENT = re.compile(r'\\".*$')
 _COMMENT = re.compile(r"^[.']\s*\\\"")
 _TABLE_OPTIONS = re.compile(r"[\w\s(),|]*;")
 _TABLE_FORMAT = re.compile(r"[lrcnasLRCNAS^_=|\s.biBIfFwWeEtTuUzZpPvVdDxX0-9()-]+")
+#: The longest line read as a term its indented body (``.RS``) goes on from: an option's forms.
+_MAX_TERM_CHARS = 80
+#: A condition on nroff (what ``man`` formats for a terminal) followed by a request: that request.
+_NROFF_BRANCH = re.compile(r"^[.']\s*i[ef]\s+n\s+([.'].*)$")
 _TITLE_MACRO = re.compile(r"^\.(TH|Dt)\s", re.IGNORECASE)
 
 
 #: Requests and macros that say how to lay out the text, not what it says: a paragraph break.
 _BREAKS = word_set(
-    """PP P LP sp br in RS RE ne ad na hy nh ta ti ll HP PD Pp Lp Bl El Bd Ed It ns rs bp
+    """PP P LP sp br in RS RE ne ad na hy nh ta ti ll HP Pp Lp Bl El Bd Ed It ns rs bp
     EX EE YS"""
 )
 #: Requests whose line holds no words of the page (definitions, conditions, registers, fonts).
 _DROPPED = word_set(
     """ds nr as rm rn am if ie el so tr cc c2 ec eo lf mso do pso ft ps vs fam ss cu ul uf
     ev hc hw lg pc pl mk rt ch wh dt it em ls pn po tm ab ex cs bd fp fl ig Dd Os UC AT
-    DT OP als"""
+    DT OP als rr rnn aln PD"""
 )
 #: Alternating-font macros: their arguments are joined without spaces (``.BR ls (1)``).
 _ALTERNATING = word_set("BR RB BI IB IR RI")
@@ -149,6 +157,46 @@ def is_roff(text: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class PageMacro:
+    """What a macro defined by the page itself (``.de Vb``) does, as far as its text goes."""
+
+    prints_arguments: bool  #: a text line of its body uses an argument (``\\$1``)
+    fill: bool | None  #: True when its body holds ``.fi``, False for ``.nf``, else None
+
+
+def page_macros(lines: list[str]) -> dict[str, PageMacro]:
+    """The macros ``lines`` define with ``.de`` (at the top or inside a condition), each read
+    over all its definitions: it prints its arguments if any body prints one."""
+    found: dict[str, PageMacro] = {}
+    body: list[str] | None = None
+    name = end = ""
+    for line in lines:
+        request = _request(line.strip())
+        if body is not None:
+            if request is not None and request[0] == end:
+                found[name] = _page_macro(body, found.get(name))
+                body = None
+            else:
+                body.append(line.strip())
+            continue
+        if request is not None and request[0] in ("de", "de1", "dei") and request[1]:
+            name, args = request[1][0], request[1]
+            end = args[1] if len(args) > 1 else "."
+            body = []
+    return found
+
+
+def _page_macro(body: list[str], before: PageMacro | None) -> PageMacro:
+    prints = any("\\$" in line for line in body if _request(line) is None)
+    requests = [r[0] for r in map(_request, body) if r is not None]
+    fill = True if "fi" in requests else False if "nf" in requests else None
+    if before is not None:
+        prints = prints or before.prints_arguments
+        fill = before.fill if fill is None else fill
+    return PageMacro(prints_arguments=prints, fill=fill)
+
+
 def _definition_end(name: str, args: list[str]) -> str | None:
     """The line that ends the macro definition or ignored block ``name`` starts, if it does."""
     if name == "ig":
@@ -247,6 +295,7 @@ def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     skip_until: str | None = None  # the end of a macro definition or an ignored block
     in_table_format = False
     tag_next = False  # the line after ``.TP`` is the item's tag
+    tag_only = False  # the paragraph holds an ``.IP`` tag and nothing else yet
 
     def flush() -> None:
         text = (" " if fill else "\n").join(s for s in current if s.strip())
@@ -261,8 +310,12 @@ def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             joined[-1] = joined[-1][:-2] + raw
         else:
             joined.append(raw)
+    defined = page_macros(joined)
     for raw in joined:
         line = raw.rstrip()
+        nroff = _NROFF_BRANCH.match(line)
+        if nroff is not None:  # ".ie n .IP ..." : the branch a terminal's man takes
+            line = nroff.group(1)
         request = _request(line)
         if skip_until is not None:
             if request and request[0] == skip_until:
@@ -312,10 +365,14 @@ def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
                 tag_next = True
                 continue
             if name == "IP":
-                flush()
                 tag = _inline(args[0]).strip() if args else ""
+                if tag and tag_only and current:  # "-a" then "--all": one item, "-a, --all"
+                    current[-1] += ","
+                else:
+                    flush()
                 if tag:
                     current.append("-" if tag in ("•", "*", "-", "o", "▪") else tag)
+                tag_only = bool(tag)
                 continue
             if name in ("UR", "MT"):
                 if args:
@@ -325,14 +382,25 @@ def man_page_text(source: str) -> tuple[str, str | None, tuple[Heading, ...]]:
                 if args:
                     current[-1:] = ["".join([*current[-1:], _inline(" ".join(args))])]
                 continue
+            if name == "RS" and fill and len(current) == 1 and len(current[0]) <= _MAX_TERM_CHARS:
+                continue  # DocBook's term (".PP", "-r, --remove", ".RS 4"): its body follows it
             if name in _BREAKS:
                 flush()
+                continue
+            macro = defined.get(name)
+            if macro is not None and not macro.prints_arguments:
+                if macro.fill is not None:  # pod2man's .Vb / .Ve: a verbatim block
+                    flush()
+                    fill = macro.fill
                 continue
             if name in _DROPPED or not re.fullmatch(r"[A-Za-z][\w]{0,2}", name):
                 continue
             text = _inline(_macro_text(name, args))  # .B, .I, .SM, mdoc's .Nm, .Nd, .Ar, ...
         else:
+            if line.endswith("\\") and not line.endswith("\\\\"):
+                line = line[:-1]  # an escaped newline: the line goes on ("\\{\\" of a condition)
             text = _inline(line)
+        tag_only = False
         if tag_next:
             tag_next = False
             current.append(text)

@@ -20,10 +20,10 @@ MAN = Path(__file__).parents[1] / "data" / "man"
 LIMIT = 10_000_000
 
 
-def _read(name: str, tmp_path: Path) -> tuple[str, str]:
+def _read(name: str, tmp_path: Path, folder: Path = MAN) -> tuple[str, str]:
     """The page as a file of the folder it was installed in would be read (``zstd.1``)."""
     path = tmp_path / name.removesuffix(".gz")
-    path.write_bytes(gzip.decompress((MAN / name).read_bytes()))
+    path.write_bytes(gzip.decompress((folder / name).read_bytes()))
     (found,) = expand_inputs([str(path)]).items
     doc = parse(found, LIMIT)
     return doc.title, "\n".join(p.text for p in doc.pages)
@@ -87,3 +87,43 @@ def test_definitions_and_conditions_are_never_text() -> None:
     )
     assert title == "tool(8)"
     assert text == "NAME\n\ntool - does things— well"
+
+
+def test_a_pod2man_page_keeps_its_option_tags_and_not_its_index_entries(tmp_path: Path) -> None:
+    """Found on the eleventh real folder (BENCHMARKS.md): readelf's options read "-a Item -a
+    --all Item --all ..." and "rF Title READELF 1": pod2man's ``.IX`` (an index entry the page
+    defines as a macro printing nothing) was read as words, the ``.ie n .IP "-a"`` tags were
+    dropped with their condition, and ``.PD 0`` split a short option from its long one."""
+    _, text = _read("readelf.1.gz", tmp_path, MAN.parent / "pod2man")
+    paragraphs = text.split("\n\n")
+    assert "Item" not in text.split() and "Title" not in text.split() and "rF" not in text
+    assert paragraphs[0] == "NAME"  # not "\\" from a condition's "\\{\\" line
+    assert any(p.startswith("-a, --all Equivalent to specifying --file-header") for p in paragraphs)
+    assert any(p.startswith("-h, --file-header Displays the information") for p in paragraphs)
+    assert (
+        "This program performs a similar function to objdump but it goes into more detail"
+        in " ".join(text.split())
+    )
+    _, lwp = _read("lwp-dump.1p.gz", tmp_path)
+    assert "--agent string Override the user agent string passed to the server." in lwp
+    assert "Item" not in lwp.split() and "Header" not in lwp.split()
+
+
+def test_a_macro_the_page_defines_prints_its_arguments_only_if_its_body_does() -> None:
+    text, _ = roff_text(
+        '.de IX\n..\n.de URL\n\\\\$2 <\\\\$1>\n..\n.TH "TOOL" "1"\n.SH NAME\n'
+        '.IX Header "NAME"\ntool \\- a tool\n.URL "https://example.org" "Home"\n'
+    )
+    assert "Header" not in text and "https://example.org" in text
+
+
+def test_an_option_and_its_indented_description_are_one_paragraph(tmp_path: Path) -> None:
+    """DocBook and Asciidoctor write an option as ``.PP`` / its forms / ``.RS 4`` / its body: the
+    forms stood in a paragraph of their own, so on the eleventh real folder modprobe's "This
+    option causes modprobe to remove rather than insert a module" did not say which option."""
+    _, text = _read("choom.1.gz", tmp_path)
+    paragraphs = text.split("\n\n")
+    assert "-p, --pid pid Specifies process ID." in paragraphs
+    assert "-V, --version Print version and exit." in paragraphs
+    described = "The choom command displays and adjusts Out-Of-Memory killer score setting."
+    assert described in paragraphs
