@@ -1,0 +1,111 @@
+"""Is a quoted passage about a namesake of what the question names?
+
+"Which region is Corey Taylor's city of birth located?" quoted "John H. Taylor (Mormon) Born in
+Salt Lake City, Utah Territory, Taylor was the son of ..."; "... the place of birth of David
+Morse" quoted "Morse Bluff Township is one of twenty-four townships ..."; "Who is the spouse of
+Big Eye's main director?" quoted a passage naming "The Eye of the Beholder". Each quote holds a
+word of one of the question's name phrases, so the quoted-names gate (kgrag.agent.support)
+lets it through, but the word is part of *another* name: the passage is about someone or
+something else that shares a word with what is asked about.
+
+:func:`namesake` is true when, for a name phrase of the question of two content words or more
+("Corey Taylor"), none of the cited passages holds the phrase whole (as consecutive words, in
+its title, its section's headings or its text, or in an evidence passage of its document: a
+manual's chapter says "make" where another says "GNU make"), and a cited passage
+
+- writes a word of the phrase inside a name of its own that holds a capitalised word the phrase
+  does not ("John H. Taylor", "Morse Bluff Township", "The Eye of the Beholder"): a *different
+  name*, which the passage's bare mentions ("Taylor was baptized") then refer to; and
+- does not write, capitalised, the phrase's other word ("Corey", "David", "Big"): the word that
+  tells the two apart is missing (a capitalised word in the passage's title, headings or text
+  counts; "big - budget" is not the name "Big").
+
+A passage that shortens the name without naming anyone else ("sed" for "GNU sed", "Taylor" for
+"Corey Taylor", "the Make utility") is no namesake: nothing in it names another thing with the
+shared word. Reading only the cited passages, their headings and their document's evidence
+passages, no corpus statistics, so the same rule reads any folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kgrag.agent.names import JOINING, content_word, holds, name_phrases, raw_words, words
+from kgrag.core import Hit
+from kgrag.text import stem
+from kgrag.text.folding import fold
+
+#: A name of a passage: capitalised words (or numbers), joined by spaces and the joining words
+#: of :data:`kgrag.agent.names.JOINING` ("The Eye of the Beholder"), never across a comma (a
+#: list of places "Salt Lake City, Utah Territory, Taylor" is three names).
+_NAME = re.compile(
+    r"\b[A-Z][\w'.-]*"
+    r"(?:[ \t]+(?:(?:of|the|de|la|le|von|van|der|du|del|and|&)[ \t]+)*[A-Z][\w'.-]*)*"
+)
+
+
+def namesake(question: str, cited: Sequence[Hit], evidence: Sequence[Hit] = ()) -> bool:
+    """Does a ``cited`` passage name a namesake of one of ``question``'s name phrases, none of
+    the cited passages holding that phrase whole (see the module doc)? ``evidence``: the
+    answer's evidence passages; one of a cited passage's own document holding the phrase
+    counts as the cited passage holding it."""
+    return any(
+        _names_another(phrase, hit) and not _holds_whole(phrase, hit, evidence)
+        for phrase in _multi_word(question)
+        for hit in cited
+    )
+
+
+def _multi_word(question: str) -> list[tuple[str, ...]]:
+    """The question's name phrases of two words or more, stemmed, without their joining words
+    ("Journal of Psychotherapy Integration" -> journal, psychotherapi, integr) and numbers: a
+    version or a year is written apart from its name as often as beside it ("Release 3.19.0"
+    under a Valgrind heading), and a passage names no one with it."""
+    out = []
+    for phrase in name_phrases(question):
+        kept = tuple(w for w in phrase if w not in JOINING and not w.isdigit())
+        if len(set(kept)) >= 2:
+            out.append(kept)
+    return out
+
+
+def _texts(hit: Hit) -> list[str]:
+    """Where a passage says what it names: its title, its section's headings, its text."""
+    return [hit.title or "", *hit.section, hit.text or ""]
+
+
+def _holds_whole(phrase: tuple[str, ...], hit: Hit, evidence: Sequence[Hit]) -> bool:
+    """Does ``hit`` (or a copy of it, or an evidence passage of its document) hold ``phrase``
+    as consecutive words?"""
+    same = [
+        h
+        for h in evidence
+        if h.id == hit.id or (hit.document_id is not None and h.document_id == hit.document_id)
+    ]
+    return any(
+        holds([w for w in words(text) if w not in JOINING and not w.isdigit()], phrase)
+        for h in (*hit.and_copies(), *same)
+        for text in _texts(h)
+    )
+
+
+def _names_another(phrase: tuple[str, ...], hit: Hit) -> bool:
+    """Does ``hit`` write a word of ``phrase`` inside a name of its own holding a capitalised
+    word ``phrase`` does not, and miss, capitalised, another word of ``phrase``?"""
+    wanted = {w for w in phrase if w not in JOINING}
+    capitalised: set[str] = set()
+    other = False
+    for text in _texts(hit):
+        for match in _NAME.finditer(fold(text)):
+            said = [w for w in raw_words(match.group(0)) if w.lower() not in JOINING]
+            # a leading sentence word ("Later Taylor moved") is no part of the name
+            while said and not content_word(said[0]):
+                said = said[1:]
+            stems = [stem(w) for w in said]
+            capitalised.update(stems)
+            if wanted & set(stems) and any(
+                s not in wanted and w[:1].isupper() for s, w in zip(stems, said, strict=True)
+            ):
+                other = True
+    return other and not wanted <= capitalised
