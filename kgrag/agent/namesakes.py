@@ -35,6 +35,7 @@ from kgrag.agent.names import JOINING, content_word, holds, name_phrases, raw_wo
 from kgrag.core import Hit
 from kgrag.text import stem
 from kgrag.text.folding import fold
+from kgrag.text.sentences import sentence_texts
 
 #: A name of a passage: capitalised words (or numbers), joined by spaces and the joining words
 #: of :data:`kgrag.agent.names.JOINING` ("The Eye of the Beholder"), never across a comma (a
@@ -49,12 +50,21 @@ def namesake(question: str, cited: Sequence[Hit], evidence: Sequence[Hit] = ()) 
     """Does a ``cited`` passage name a namesake of one of ``question``'s name phrases, none of
     the cited passages holding that phrase whole (see the module doc)? ``evidence``: the
     answer's evidence passages; one of a cited passage's own document holding the phrase
-    counts as the cited passage holding it."""
-    return any(
-        _names_another(phrase, hit) and not _holds_whole(phrase, hit, evidence)
-        for phrase in _multi_word(question)
-        for hit in cited
-    )
+    counts as the cited passage holding it, and a word they write in lower case is an ordinary
+    word, whose sharing tells nothing."""
+    ordinary = _lower_case(evidence or cited)
+    for phrase in _multi_word(question):
+        if any(_holds_whole(phrase, hit, evidence) for hit in cited):
+            continue
+        if any(_names_another(phrase, hit, ordinary) for hit in cited):
+            return True
+    return False
+
+
+def _lower_case(hits: Sequence[Hit]) -> set[str]:
+    """The words ``hits`` write in lower case (stemmed): ordinary words ("river", "make",
+    "union"), which many names share ("Nam Khan River", "POSIX Make", "European Union")."""
+    return {stem(w) for h in hits for w in raw_words(h.text or "") if w[:1].islower()}
 
 
 def _multi_word(question: str) -> list[tuple[str, ...]]:
@@ -90,21 +100,23 @@ def _holds_whole(phrase: tuple[str, ...], hit: Hit, evidence: Sequence[Hit]) -> 
     )
 
 
-def _names_another(phrase: tuple[str, ...], hit: Hit) -> bool:
-    """Does ``hit`` write a word of ``phrase`` inside a name of its own holding a capitalised
-    word ``phrase`` does not, and miss, capitalised, another word of ``phrase``?"""
+def _names_another(phrase: tuple[str, ...], hit: Hit, ordinary: set[str]) -> bool:
+    """Does ``hit`` write a word of ``phrase`` that is no ``ordinary`` word inside a name of
+    its own holding a capitalised word ``phrase`` does not, and miss, capitalised, another word
+    of ``phrase``?"""
     wanted = {w for w in phrase if w not in JOINING}
     capitalised: set[str] = set()
     other = False
-    for text in _texts(hit):
-        for match in _NAME.finditer(fold(text)):
+    sentences = [s for text in _texts(hit) for s in sentence_texts(text, min_chars=1)]
+    for sentence in sentences:
+        for match in _NAME.finditer(fold(sentence)):
             said = [w for w in raw_words(match.group(0)) if w.lower() not in JOINING]
             # a leading sentence word ("Later Taylor moved") is no part of the name
             while said and not content_word(said[0]):
                 said = said[1:]
             stems = [stem(w) for w in said]
             capitalised.update(stems)
-            if wanted & set(stems) and any(
+            if (wanted & set(stems)) - ordinary and any(
                 s not in wanted and w[:1].isupper() for s, w in zip(stems, said, strict=True)
             ):
                 other = True

@@ -33,10 +33,19 @@ def test_another_name_with_the_shared_word_is_a_namesake() -> None:
     assert namesake("Who directed Big Eye?", [film])
 
 
-def test_the_same_passage_quoted_beside_the_subjects_is_still_a_namesake() -> None:
+def test_a_quote_holding_the_phrase_whole_clears_it() -> None:
     band = _hit("Corey Taylor sings in Stone Sour, an American rock band.")
-    assert namesake("Where was Corey Taylor born?", [TAYLOR, band])
+    assert not namesake("Where was Corey Taylor born?", [TAYLOR, band])
     assert not namesake("Where was Corey Taylor born?", [band])
+
+
+def test_an_ordinary_word_shared_tells_nothing() -> None:
+    # "river" is written in lower case: "Nam Khan River" is no namesake of "Bubye River"
+    falls = _hit("The falls are on the Nam Khan River, a river of Laos.")
+    assert not namesake("Where is the Bubye River found?", [falls])
+    assert namesake(
+        "Where is the Bubye River found?", [_hit("The falls are on the Nam Khan River.")]
+    )
 
 
 def test_a_shortened_name_is_no_namesake() -> None:
