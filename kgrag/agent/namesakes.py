@@ -8,22 +8,26 @@ word of one of the question's name phrases, so the quoted-names gate (kgrag.agen
 lets it through, but the word is part of *another* name: the passage is about someone or
 something else that shares a word with what is asked about.
 
-:func:`namesake` is true when, for a name phrase of the question of two content words or more
-("Corey Taylor"), none of the cited passages holds the phrase whole (as consecutive words, in
-its title, its section's headings or its text, or in an evidence passage of its document: a
-manual's chapter says "make" where another says "GNU make"), and a cited passage
+:func:`namesake` is true when, for a name phrase of the question of two words or more
+("Corey Taylor"; numbers and joining words left out), none of the cited passages holds the
+phrase whole (as consecutive words, in its title, its section's headings or its text, or in an
+evidence passage of its document: a manual's chapter says "make" where another says "GNU
+make"), and a cited passage
 
 - writes a word of the phrase inside a name of its own that holds a capitalised word the phrase
   does not ("John H. Taylor", "Morse Bluff Township", "The Eye of the Beholder"): a *different
-  name*, which the passage's bare mentions ("Taylor was baptized") then refer to; and
-- does not write, capitalised, the phrase's other word ("Corey", "David", "Big"): the word that
-  tells the two apart is missing (a capitalised word in the passage's title, headings or text
-  counts; "big - budget" is not the name "Big").
+  name*, which the passage's bare mentions ("Taylor was baptized") then refer to;
+- and that shared word is no ordinary word: the evidence never writes it in lower case ("river"
+  of "Nam Khan River" for "Bubye River", "make" of "POSIX Make" for "GNU Make", "union" of
+  "European Union" tell nothing apart; "Taylor", "Morse" are only names);
+- and does not write, capitalised, the phrase's other word ("Corey", "David", "Big"): the word
+  that tells the two apart is missing ("big - budget" is not the name "Big").
 
 A passage that shortens the name without naming anyone else ("sed" for "GNU sed", "Taylor" for
 "Corey Taylor", "the Make utility") is no namesake: nothing in it names another thing with the
-shared word. Reading only the cited passages, their headings and their document's evidence
-passages, no corpus statistics, so the same rule reads any folder.
+shared word. It reads only the cited passages, their headings and the answer's evidence, no
+corpus statistics, and has no constant: the same rule reads any folder. Measured in
+BENCHMARKS.md "Answers and abstention" (the namesake gate).
 """
 
 from __future__ import annotations
