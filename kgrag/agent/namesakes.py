@@ -16,7 +16,8 @@ make"), and a cited passage
 
 - writes a word of the phrase inside a name of its own that holds a capitalised word the phrase
   does not ("John H. Taylor", "Morse Bluff Township", "The Eye of the Beholder"): a *different
-  name*, which the passage's bare mentions ("Taylor was baptized") then refer to;
+  name*, which the passage's bare mentions ("Taylor was baptized") then refer to; initials of
+  the phrase's own words are not another name ("R.A. Fisher" for "Ronald Fisher");
 - and that shared word is no ordinary word: the evidence never writes it in lower case ("river"
   of "Nam Khan River" for "Bubye River", "make" of "POSIX Make" for "GNU Make", "union" of
   "European Union" tell nothing apart; "Taylor", "Morse" are only names);
@@ -109,6 +110,7 @@ def _names_another(phrase: tuple[str, ...], hit: Hit, ordinary: set[str]) -> boo
     its own holding a capitalised word ``phrase`` does not, and miss, capitalised, another word
     of ``phrase``?"""
     wanted = {w for w in phrase if w not in JOINING}
+    initials = {w[:1] for w in wanted}
     capitalised: set[str] = set()
     other = False
     sentences = [s for text in _texts(hit) for s in sentence_texts(text, min_chars=1)]
@@ -120,8 +122,11 @@ def _names_another(phrase: tuple[str, ...], hit: Hit, ordinary: set[str]) -> boo
                 said = said[1:]
             stems = [stem(w) for w in said]
             capitalised.update(stems)
+            extra = [w for s, w in zip(stems, said, strict=True) if s not in wanted]
+            # initials of the phrase's own words ("R.A. Fisher" for "Ronald Fisher") are the
+            # same name written short
             if (wanted & set(stems)) - ordinary and any(
-                s not in wanted and w[:1].isupper() for s, w in zip(stems, said, strict=True)
+                w[:1].isupper() and (len(w) > 1 or w.lower() not in initials) for w in extra
             ):
                 other = True
     return other and not wanted <= capitalised

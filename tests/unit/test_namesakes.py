@@ -49,6 +49,10 @@ def test_an_ordinary_word_shared_tells_nothing() -> None:
 
 
 def test_a_shortened_name_is_no_namesake() -> None:
+    # initials of the phrase's words: the same name written short
+    iris = _hit("The Iris flower data set was introduced by R.A. Fisher in 1936.")
+    assert not namesake("Which data set did Ronald Fisher introduce?", [iris])
+    assert namesake("Which data set did Ronald Fisher introduce?", [_hit("James Fisher wrote it.")])
     # the bare shared word, or a name made only of the phrase's words
     assert not namesake("Where was Corey Taylor born?", [_hit("Taylor was born in Des Moines.")])
     assert not namesake("What does GNU Make do?", [_hit("The Make utility reads a makefile.")])
