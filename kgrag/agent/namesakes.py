@@ -16,13 +16,15 @@ make"), and a cited passage
 
 - writes a word of the phrase inside a name of its own that holds a capitalised word the phrase
   does not ("John H. Taylor", "Morse Bluff Township", "The Eye of the Beholder"): a *different
-  name*, which the passage's bare mentions ("Taylor was baptized") then refer to; initials of
-  the phrase's own words are not another name ("R.A. Fisher" for "Ronald Fisher");
+  name*, which the passage's bare mentions ("Taylor was baptized") then refer to;
 - and that shared word is no ordinary word: the evidence never writes it in lower case ("river"
   of "Nam Khan River" for "Bubye River", "make" of "POSIX Make" for "GNU Make", "union" of
   "European Union" tell nothing apart; "Taylor", "Morse" are only names);
 - and does not write, capitalised, the phrase's other word ("Corey", "David", "Big"): the word
-  that tells the two apart is missing ("big - budget" is not the name "Big").
+  that tells the two apart is missing ("big - budget" is not the name "Big"). Ordinary words
+  ending the phrase name the kind of thing it is and tell nothing apart: "PCI ID Repository"
+  over pci.ids' "PCI ID Project" is no namesake. Honorifics ("Sir R.A. Fisher") and initials
+  ("R.A. Fisher" for "Ronald Fisher") are no other name.
 
 A passage that shortens the name without naming anyone else ("sed" for "GNU sed", "Taylor" for
 "Corey Taylor", "the Make utility") is no namesake: nothing in it names another thing with the
@@ -48,6 +50,12 @@ from kgrag.text.sentences import sentence_texts
 _NAME = re.compile(
     r"\b[A-Z][\w'.-]*"
     r"(?:[ \t]+(?:(?:of|the|de|la|le|von|van|der|du|del|and|&)[ \t]+)*[A-Z][\w'.-]*)*"
+)
+
+
+#: Words before a name that are no part of it ("Sir R.A. Fisher" is "R.A. Fisher").
+HONORIFICS = frozenset(
+    {"sir", "dame", "dr", "mr", "mrs", "ms", "prof", "professor", "lord", "lady"}
 )
 
 
@@ -110,7 +118,6 @@ def _names_another(phrase: tuple[str, ...], hit: Hit, ordinary: set[str]) -> boo
     its own holding a capitalised word ``phrase`` does not, and miss, capitalised, another word
     of ``phrase``?"""
     wanted = {w for w in phrase if w not in JOINING}
-    initials = {w[:1] for w in wanted}
     capitalised: set[str] = set()
     other = False
     sentences = [s for text in _texts(hit) for s in sentence_texts(text, min_chars=1)]
@@ -122,11 +129,27 @@ def _names_another(phrase: tuple[str, ...], hit: Hit, ordinary: set[str]) -> boo
                 said = said[1:]
             stems = [stem(w) for w in said]
             capitalised.update(stems)
-            extra = [w for s, w in zip(stems, said, strict=True) if s not in wanted]
-            # initials of the phrase's own words ("R.A. Fisher" for "Ronald Fisher") are the
-            # same name written short
+            extra = [
+                w
+                for s, w in zip(stems, said, strict=True)
+                if s not in wanted and w.lower() not in HONORIFICS
+            ]
+            # an initial ("R.A. Fisher" for "Ronald Fisher", "Ronald A. Fisher") or an
+            # honorific ("Sir") is no other name
             if (wanted & set(stems)) - ordinary and any(
-                w[:1].isupper() and (len(w) > 1 or w.lower() not in initials) for w in extra
+                w[:1].isupper() and len(w) > 1 for w in extra
             ):
                 other = True
-    return other and not wanted <= capitalised
+    return other and bool(_telling(phrase, wanted - capitalised, ordinary))
+
+
+def _telling(phrase: tuple[str, ...], missing: set[str], ordinary: set[str]) -> set[str]:
+    """The ``missing`` words of ``phrase`` that tell a name apart: not those of its last run of
+    ordinary words, the kind of thing it names ("Repository" of "PCI ID Repository", which a
+    file calls the "PCI ID Project")."""
+    kind: set[str] = set()
+    for word in reversed(phrase):
+        if word not in missing or word not in ordinary:
+            break
+        kind.add(word)
+    return missing - kind

@@ -69,3 +69,14 @@ def test_the_documents_own_passage_naming_the_phrase_clears_it() -> None:
     assert not namesake("What does GNU Make do?", [posix], [posix, heading])
     titled = _hit("POSIX Make is specified by the standard.", title="GNU Make manual")
     assert not namesake("What does GNU Make do?", [titled])
+
+
+def test_honorifics_and_a_trailing_kind_word_tell_nothing_apart() -> None:
+    iris = _hit("This is the data set of Sir R.A. Fisher, the best known in the literature.")
+    assert not namesake("Which data set did Ronald Fisher introduce?", [iris])
+    # "repository" is an ordinary word ending the phrase: the kind of thing, not its name
+    pci = _hit("List of PCI ID's, maintained by the PCI ID Project; a repository of IDs.")
+    assert not namesake("Who maintains the PCI ID Repository?", [pci])
+    # a leading word is the name's own, ordinary or not ("big - budget", "Big Eye")
+    film = _hit("A big - budget film based on The Eye of the Beholder.")
+    assert namesake("Who directed Big Eye?", [film])
