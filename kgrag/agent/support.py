@@ -37,7 +37,10 @@ document is no hop). Reported as ``quoted_names``; the fold figures simulate it 
 (bench/abstention.py). Likewise a question naming one thing whose evidence holds none of the
 words it asks with besides that name, as written or written otherwise ("keeps" / "kept"), is
 unsupported (kgrag.agent.relation, reported as ``beyond_names``): the evidence mentions its
-subject and says nothing of what it asks about it ("Australia" in a time-zone row).
+subject and says nothing of what it asks about it ("Australia" in a time-zone row). And an
+answer quoting a passage about a namesake is unsupported (kgrag.agent.namesakes, reported as
+``namesake``): no quote holds a name phrase of the question whole, and one names another thing
+with a word of it ("John H. Taylor" quoted for "Corey Taylor").
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
