@@ -38,6 +38,10 @@ thresholds chosen by the same procedure on the same folds; ``chain_model_folds``
 ``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
 kgrag ships, with each rule's held-out false abstention split by retrieval.
 
+The namesake gate (kgrag.agent.namesakes, ``namesake_gate``): the subject model's held-out
+figures with the gate as the agent decides and with every row read as if it had not fired, the
+model's constants chosen on four folds either way; the gate has no constant of its own.
+
     python bench/abstention.py [answers.json]
 """
 
