@@ -38,6 +38,10 @@ thresholds chosen by the same procedure on the same folds; ``chain_model_folds``
 ``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
 kgrag ships, with each rule's held-out false abstention split by retrieval.
 
+The namesake gate (kgrag.agent.namesakes, ``namesake_gate``): the subject model's held-out
+figures with the gate as the agent decides and with every row read as if it had not fired, the
+model's constants chosen on four folds either way; the gate has no constant of its own.
+
     python bench/abstention.py [answers.json]
 """
 
@@ -114,6 +118,8 @@ def quoted(row: Row) -> bool:
     hold one of the question's names)."""
     support = row["support"] or {}
     if not support.get("beyond_names", True):  # the evidence holds the name alone
+        return False
+    if support.get("namesake", False):  # a quote is about a namesake (kgrag.agent.namesakes)
         return False
     if "quoted_names" in support:
         return bool(support["quoted_names"])
@@ -419,6 +425,37 @@ def subject_by_retrieval(
     return out
 
 
+def namesake_gate(rows: Sequence[Row], y: np.ndarray, folds: np.ndarray) -> Row:
+    """The subject model's held-out figures with and without the namesake gate
+    (kgrag.agent.namesakes, ``namesake``: a quoted passage names another thing with a word of
+    the question's name phrase): without it, every row is read as if the gate had not fired
+    (what the agent decided before it, the gate being the last test of
+    kgrag.agent.support.assess); with it, as the agent decides. The gate has no constant of its
+    own: the model's weights, threshold and floor are chosen on four folds either way."""
+    out: Row = {}
+    for name, gated in (("without", False), ("with", True)):
+        read = [r if gated else _without_namesake(r) for r in rows]
+        fixed = np.array([outside(r) for r in read])
+        x = np.array([features(r, SUBJECT_FEATURES) for r in read], dtype=float)
+        cv = subject_cross_validation(x, y, fixed, folds)
+        out[name] = {"folds": cv, "held_out_pooled": pooled(cv)}
+    out["stopped"] = {
+        s: [r["id"] for r in rows if r["setting"] == s and (r["support"] or {}).get("namesake")]
+        for s in ("answerable", "unanswerable")
+    }
+    return out
+
+
+def _without_namesake(row: Row) -> Row:
+    """``row`` as the agent would have decided it without the namesake gate: the other tests
+    of its support (kgrag.agent.support.assess) decide, and a gated abstention answers when
+    they pass."""
+    support = row["support"] or {}
+    if not support.get("namesake", False):
+        return row
+    return {**row, "support": {**support, "namesake": False}}
+
+
 def pooled(folds: Sequence[Row]) -> dict[str, float]:
     n = sum(x["held_out"]["questions"] for x in folds)
     return {
@@ -599,6 +636,9 @@ def main(argv: Sequence[str] = ()) -> int:
             }
             for name, cv_rows in variants.items()
         },
+        # the namesake gate (kgrag.agent.namesakes): the subject model's held-out figures
+        # without and with it
+        "namesake_gate": namesake_gate(rows, y, folds),
         # the model (reported beside each answer, not deciding), over every question
         "model": {
             "weights": list(SUPPORT_MODEL),
@@ -635,6 +675,10 @@ def main(argv: Sequence[str] = ()) -> int:
                 )
             }
             | {k: v["held_out_pooled"] for k, v in out["dense_variants"].items()}
+            | {
+                f"namesake_gate_{k}": out["namesake_gate"][k]["held_out_pooled"]
+                for k in ("without", "with")
+            }
         )
     )
     return 0

@@ -37,7 +37,10 @@ document is no hop). Reported as ``quoted_names``; the fold figures simulate it 
 (bench/abstention.py). Likewise a question naming one thing whose evidence holds none of the
 words it asks with besides that name, as written or written otherwise ("keeps" / "kept"), is
 unsupported (kgrag.agent.relation, reported as ``beyond_names``): the evidence mentions its
-subject and says nothing of what it asks about it ("Australia" in a time-zone row).
+subject and says nothing of what it asks about it ("Australia" in a time-zone row). And an
+answer quoting a passage about a namesake is unsupported (kgrag.agent.namesakes, reported as
+``namesake``): no quote holds a name phrase of the question whole, and one names another thing
+with a word of it ("John H. Taylor" quoted for "Corey Taylor").
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -90,6 +93,7 @@ from kgrag.agent.names import (
     raw_words,
     words,
 )
+from kgrag.agent.namesakes import namesake
 from kgrag.agent.relation import asks_beyond_names
 from kgrag.core import Frozen, Hit
 from kgrag.modalities.base import TextEmbedder
@@ -179,6 +183,10 @@ class Support(Frozen):
     """Whether the evidence holds a word a question naming one thing asks with besides that
     name, as written or written otherwise (kgrag.agent.relation): else it mentions the subject
     and says nothing of what is asked about it, and the answer abstains."""
+    namesake: bool = False
+    """Whether a cited passage names a namesake of one of the question's name phrases and none
+    holds that phrase whole ("John H. Taylor" quoted for "Corey Taylor", kgrag.agent.namesakes):
+    the quote is about someone else, and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -351,9 +359,12 @@ def assess(
     beyond = not named or asks_beyond_names(
         question, shown, _found_terms(question, shown), embedder
     )
+    # a quoted passage names another thing sharing a word of the question's name phrase
+    # ("John H. Taylor" for "Corey Taylor") and no quoted passage holds the phrase whole
+    other = named and namesake(question, cited, shown)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
-        supported = supported and beyond
+        supported = supported and beyond and not other
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
     return Support(
@@ -371,6 +382,7 @@ def assess(
         subject_probability=round(subject_p, 4),
         quoted_names=quoted,
         beyond_names=beyond,
+        namesake=other,
         dense_top=dense.top if dense else 0.0,
         dense_margin=dense.margin if dense else 0.0,
         named=named,
