@@ -18,6 +18,8 @@ from kgrag.ingest.models import ParsedPage
 
 FAQ = Path("/usr/share/doc/zlib1g-dev/FAQ.gz")
 README = Path("/usr/share/doc/zlib1g-dev/README.gz")
+CHANGELOG = Path("/usr/share/doc/libharfbuzz0b/changelog.gz")
+XZ_FAQ = Path("/usr/share/doc/xz-utils/faq.txt.gz")
 ZIP_QUESTION = "11. Can zlib handle .zip archives?"
 
 pytestmark = pytest.mark.skipif(not FAQ.exists(), reason="zlib1g-dev's FAQ is not installed")
@@ -53,6 +55,10 @@ def test_each_question_of_the_faq_is_a_section_that_starts_a_chunk(
 
 def test_a_text_without_questions_and_answers_is_no_faq() -> None:
     assert faq_headings(_text(README)) == ()
+    # a changelog whose commit messages ask "How was this not updated?", "Did this ever
+    # work?" and one more, in two million characters
+    if CHANGELOG.exists():
+        assert faq_headings(_text(CHANGELOG)) == ()
     # three questions in a row without answers between them are not a FAQ's
     asked = "Why?\n\nWhy not?\n\nWho knows?\n\nNobody does.\n"
     assert faq_headings(asked) == ()
@@ -82,3 +88,9 @@ def test_a_faq_of_unnumbered_questions() -> None:
         "What does the red lamp mean?\n\nThe pressure is too high: stop the pump.",
     ]
     assert re.fullmatch(r"Pump FAQ\s*", chunks[0].text)
+
+
+@pytest.mark.skipif(not XZ_FAQ.exists(), reason="xz-utils' FAQ is not installed")
+def test_questions_written_after_q_are_a_faqs() -> None:
+    questions = [h.text for h in faq_headings(_text(XZ_FAQ))]
+    assert questions[:2] == ["Q: What do the letters XZ mean?", "Q: What are LZMA and LZMA2?"]
