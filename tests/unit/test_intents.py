@@ -255,7 +255,7 @@ def test_when_something_was_built_is_still_a_content_question() -> None:
     [
         # the tenth real folder's: read as a listing ("at least 20 documents")
         "Where should grep bug reports be sent?",
-        "Where should I send bug reports?",
+        "Where do I report bugs in sed?",
     ],
 )
 def test_where_to_send_something_is_a_content_question(question: str) -> None:
