@@ -151,11 +151,13 @@ def fulltext_query(question: str) -> str:
     punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise
     alike. A word is also asked for in its other spellings
     (:func:`~kgrag.text.spelling.spellings`: ``licence | license``; the indexes see the text as
-    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. The only operators
-    are these ``|`` and ``*``, never the user's. The question is folded first
+    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. A word of one or two
+    letters is left out unless it is a code the question names (``the ISO 3166 code KY``).
+    The only operators are these ``|`` and ``*``, never the user's. The question is folded first
     (:func:`~kgrag.text.folding.fold`: ``Zürich`` is asked for as ``zurich``, which finds the
     text written either way)."""
     terms: list[str] = []
+    codes = frozenset(identifiers(fold(question)))
     for word in _IDENT.findall(fold(question).lower()):
         parts = _PART.findall(word)
         if is_dotted_number(word):
@@ -164,7 +166,9 @@ def fulltext_query(question: str) -> str:
         else:
             wanted = ([word] if "_" in word else []) + parts
         terms.extend(
-            t for t in wanted if t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit())
+            t
+            for t in wanted
+            if t in codes or (t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit()))
         )
     chosen = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
     unique = list(dict.fromkeys(s for t in chosen for s in spellings(t)))

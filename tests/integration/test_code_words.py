@@ -1,10 +1,11 @@
 """A short code the question calls a code ("the ISO 639-2 code haw") on both engines, over the
-real ISO code tables of iso-codes (/usr/share/iso-codes/json: ISO 639-2 languages and ISO 4217
-currencies, read as the JSON text they are). The tenth real folder's "Which language has the
-ISO 639-2 code haw?" was answered from a README: "haw" was no code identifier, so the lexical
-ranking, which finds the table rows holding it, had weight 0 in the fusion, and the dense search
-does not tell "haw" from "hau" or "hat" (nor "CHF" from "XAU": here the passage holding CHF was
-not among the dense ranking's first five). Now the passage holding the code is among the
+real ISO code tables of iso-codes (/usr/share/iso-codes/json: ISO 639-2 languages, ISO 4217
+currencies and ISO 3166-1 countries, read as the JSON text they are). The tenth real folder's
+"Which language has the ISO 639-2 code haw?" was answered from a README: "haw" was no code
+identifier, so the lexical ranking, which finds the table rows holding it, had weight 0 in the
+fusion, and the dense search does not tell "haw" from "hau" or "hat" (nor "CHF" from "XAU":
+here the passage holding CHF was not among the dense ranking's first five); a code of two
+letters ("KY") was not even a full-text term. Now the passage holding the code is among the
 evidence's first (:data:`FIRST`)."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from kgrag.modalities.text import default_text_embedder
 from tests.support.engines import Engine
 
 TABLES = Path("/usr/share/iso-codes/json")
-FILES = [TABLES / "iso_639-2.json", TABLES / "iso_4217.json"]
+FILES = [TABLES / "iso_639-2.json", TABLES / "iso_4217.json", TABLES / "iso_3166-1.json"]
 READER = AccessContext(user="eve")
 #: The evidence passages the code's must be among: the answer quotes from the first few.
 FIRST = 3
@@ -47,6 +48,7 @@ def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
     [
         ("Which language has the ISO 639-2 code haw?", '"alpha_3": "haw"'),
         ("Which currency has the ISO 4217 code CHF?", '"alpha_3": "CHF"'),
+        ("Which country has the ISO 3166 code KY?", '"alpha_2": "KY"'),
     ],
 )
 def test_the_passage_holding_the_code_leads_the_evidence(

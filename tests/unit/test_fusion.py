@@ -138,6 +138,10 @@ def test_a_word_the_question_calls_a_code_is_an_identifier() -> None:
     assert not names_identifier("What is the code for?")
     assert not names_identifier("Which language do they speak in Hawaii?")
     assert not names_identifier("Who wrote the code?")
+    # a code of two letters is asked for, as other words of two letters are not
+    assert fulltext_query("Which country has the ISO 3166 code KY?") == (
+        "country | has | iso | 3166 | code | ky"
+    )
 
 
 def test_bm25_finds_a_version_written_with_more_numbers_and_not_its_neighbour() -> None:
