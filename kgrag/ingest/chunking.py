@@ -3,7 +3,8 @@
 Sentences are found by :func:`kgrag.text.sentences.sentence_spans` (abbreviations such as "e.g."
 or "Dr.", initials and decimals do not end a sentence; a blank line always does). They are packed
 into chunks of at most ``max_tokens``; consecutive chunks of a page share whole trailing sentences
-up to ``overlap_tokens``. A chunk never spans two pages, and a sentence longer than ``max_tokens``
+up to ``overlap_tokens``. A chunk never spans two pages, nor two of a FAQ's questions
+(:mod:`kgrag.ingest.faq`: each question starts a chunk), and a sentence longer than ``max_tokens``
 is cut between words (a single over-long "word" between characters). ``count_tokens`` is called
 once per sentence (and once per word of an over-long sentence), never per candidate chunk.
 """
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from kgrag.ingest.faq import faq_headings
 from kgrag.ingest.models import ParsedPage, TextChunk
 from kgrag.ingest.sections import Heading, SectionPath, numbered_headings
 from kgrag.text.sentences import sentence_spans
@@ -55,7 +57,7 @@ def chunk_text(
     marked = any(h.level > 0 for page in pages for h in page.headings)
     for page in pages:
         text = page.text
-        headings = _page_headings(page, marked)
+        headings, questions = _page_headings(page, marked)
         units: list[_Unit] = []
         for start, end in sentence_spans(text):
             tokens = count_tokens(text[start:end])
@@ -64,7 +66,7 @@ def chunk_text(
             else:
                 units.extend(_split_long(text, start, end, count_tokens, max_tokens))
         h = 0
-        for start, end in _pack(units, max_tokens, overlap_tokens):
+        for start, end in _pack_each(units, questions, max_tokens, overlap_tokens):
             while h < len(headings) and headings[h].start <= start:
                 sections.enter(headings[h])
                 h += 1
@@ -83,11 +85,40 @@ def chunk_text(
     return chunks
 
 
-def _page_headings(page: ParsedPage, marked: bool) -> list[Heading]:
+def _page_headings(page: ParsedPage, marked: bool) -> tuple[list[Heading], list[int]]:
     """The page's headings in order: those its format marks (``marked``: the document's format
-    marks some), else its numbered heading lines; a PDF page's running header (level 0) first."""
-    found = [h for h in page.headings if h.level > 0] if marked else numbered_headings(page.text)
-    return sorted([h for h in page.headings if h.level == 0] + list(found), key=lambda h: h.start)
+    marks some), else a FAQ's questions (:func:`~kgrag.ingest.faq.faq_headings`), else its
+    numbered heading lines; a PDF page's running header (level 0) first. With them, where the
+    FAQ's questions start: each starts a chunk."""
+    questions = () if marked else faq_headings(page.text)
+    found: Sequence[Heading]
+    if marked:
+        found = [h for h in page.headings if h.level > 0]
+    else:
+        found = questions or numbered_headings(page.text)
+    headings = sorted(
+        [h for h in page.headings if h.level == 0] + list(found), key=lambda h: h.start
+    )
+    return headings, [q.start for q in questions]
+
+
+def _pack_each(
+    units: Sequence[_Unit], breaks: Sequence[int], max_tokens: int, overlap_tokens: int
+) -> list[tuple[int, int]]:
+    """:func:`_pack` of the units between consecutive ``breaks`` (character offsets), each
+    run on its own: no chunk, and no overlap, crosses a break."""
+    if not breaks:
+        return _pack(units, max_tokens, overlap_tokens)
+    groups: list[list[_Unit]] = [[]]
+    edges = iter(sorted(breaks))
+    edge = next(edges, None)
+    for unit in units:
+        if edge is not None and unit.start >= edge:
+            groups.append([])
+            while edge is not None and unit.start >= edge:
+                edge = next(edges, None)
+        groups[-1].append(unit)
+    return [span for group in groups if group for span in _pack(group, max_tokens, overlap_tokens)]
 
 
 def _pack(units: Sequence[_Unit], max_tokens: int, overlap_tokens: int) -> list[tuple[int, int]]:

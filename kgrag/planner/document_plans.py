@@ -55,8 +55,18 @@ _TYPES_ASKED = re.compile(
 _WHEN_ADDED = re.compile(
     r"^\s*(?:when|(?:on\s+)?what\s+(?:date|day|time))\s+(?:was|were|is|did|has|had)\s+(.+?)\s+"
     r"(?:(?:first|last|originally|initially)\s+)?(?:get\s+|got\s+|been\s+)?"
-    r"(?:added|created|ingested|uploaded|stored|indexed|imported|saved|put in|dated|written"
+    r"(added|created|ingested|uploaded|stored|indexed|imported|saved|put in|dated|written"
     r"|modified|updated|changed|made)\b",
+    re.I,
+)
+#: The verbs of :data:`_WHEN_ADDED` that only a store does: "When was the turbine overhaul log
+#: added?" asks when a document was, whatever the intent classifier reads (content, as "When
+#: was the Eiffel Tower built?"), when nothing follows the verb ("When was salt added to the
+#: soup?" is about salt).
+_STORE_VERBS = word_set("added ingested uploaded indexed imported")
+_TO_THE_STORE = re.compile(
+    r"\s*(?:(?:to|in|into)\s+(?:the\s+)?(?:store|collection|library|folder|index|archive)\s*)?"
+    r"[?.!]*\s*$",
     re.I,
 )
 _TYPE_NOUNS = word_set(
@@ -101,6 +111,8 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
         asked = _asked_of_documents(question)
         if asked is not None:
             return asked
+    elif _asks_when_stored(question):
+        return _asked_of_documents(question)
     if analysis.query_class is QueryClass.LISTING:
         if named_document_types(question) or _TAGGED.search(question):
             # "which images ...", "... tagged X"; "which Git release notes ...": about Git
@@ -143,6 +155,18 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
             "trace": "profile each side (entity passages or document summary), side by side",
         }
     return None
+
+
+def _asks_when_stored(question: str) -> bool:
+    """Whether ``question`` asks when something was added to the store ("When was the turbine
+    overhaul log added?", "when did X get uploaded?"): a verb of :data:`_STORE_VERBS` ends
+    it."""
+    when = _WHEN_ADDED.search(question)
+    return (
+        when is not None
+        and when.group(2).lower() in _STORE_VERBS
+        and _TO_THE_STORE.match(question, when.end()) is not None
+    )
 
 
 def _asked_of_documents(question: str) -> dict[str, object] | None:

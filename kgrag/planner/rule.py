@@ -89,21 +89,34 @@ _IDENTIFIER = re.compile(
     rf"|\b{DOTTED_NUMBER}\b"  # a version or a dotted number: 3.19, 2.6.32
 )
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)", re.IGNORECASE)
+#: A word the question calls a code: the one word after "code" (or "symbol", "abbreviation",
+#: ...) that ends the question or a clause ("the ISO 639-2 code haw?", "the currency code CHF,
+#: ..."). A short code of letters alone ("haw", "CHF") is a word to an embedding, which scores
+#: "hat" or "CHE" alike, while the full-text index matches it whole, as it does ``ZT-9``.
+_CALLED_CODE = re.compile(
+    r"\b(?:code|codes|symbol|abbreviation|acronym|ticker|identifier|id)\s+"
+    r"([A-Za-z][A-Za-z0-9]{0,7})\s*(?=[?.!,;:]|$)",
+    re.IGNORECASE,
+)
 
 
 def identifiers(question: str) -> tuple[str, ...]:
     """The code identifiers and versions ``question`` names (:func:`names_identifier`), lower
     case, as :func:`~kgrag.text.tokens.lexical_tokens` writes them (``asn1_der_decoding``,
-    ``zt-9``, ``3.19``)."""
-    found = (m.group(0) for m in _IDENTIFIER.finditer(question))
-    return tuple(dict.fromkeys(w.removesuffix("()").lower() for w in found if _is_identifier(w)))
+    ``zt-9``, ``3.19``, ``haw``)."""
+    found = [m.group(0) for m in _IDENTIFIER.finditer(question)]
+    words = [w.removesuffix("()").lower() for w in found if _is_identifier(w)]
+    called = (m.group(1).lower() for m in _CALLED_CODE.finditer(question))
+    words += [w for w in called if w not in QUESTION_STOP_WORDS]
+    return tuple(dict.fromkeys(words))
 
 
 def names_identifier(question: str) -> bool:
     """Whether ``question`` names a code identifier: a word joined by underscores, a camelCase
     word, a call ``name()``, a code mixing letters and digits (``ZT-9``, ``asn1``; not an
-    ordinal or a decade such as ``19th`` or ``1990s``), or a version (``3.19``: an embedding
-    scores ``3.18`` alike)."""
+    ordinal or a decade such as ``19th`` or ``1990s``), a version (``3.19``: an embedding
+    scores ``3.18`` alike), or a word it calls a code (``the ISO 639-2 code haw``; not a stop
+    word: "what is the code for?")."""
     return bool(identifiers(question))
 
 
@@ -138,11 +151,13 @@ def fulltext_query(question: str) -> str:
     punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise
     alike. A word is also asked for in its other spellings
     (:func:`~kgrag.text.spelling.spellings`: ``licence | license``; the indexes see the text as
-    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. The only operators
-    are these ``|`` and ``*``, never the user's. The question is folded first
+    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. A word of one or two
+    letters is left out unless it is a code the question names (``the ISO 3166 code KY``).
+    The only operators are these ``|`` and ``*``, never the user's. The question is folded first
     (:func:`~kgrag.text.folding.fold`: ``Zürich`` is asked for as ``zurich``, which finds the
     text written either way)."""
     terms: list[str] = []
+    codes = frozenset(identifiers(fold(question)))
     for word in _IDENT.findall(fold(question).lower()):
         parts = _PART.findall(word)
         if is_dotted_number(word):
@@ -151,7 +166,9 @@ def fulltext_query(question: str) -> str:
         else:
             wanted = ([word] if "_" in word else []) + parts
         terms.extend(
-            t for t in wanted if t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit())
+            t
+            for t in wanted
+            if t in codes or (t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit()))
         )
     chosen = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
     unique = list(dict.fromkeys(s for t in chosen for s in spellings(t)))

@@ -14,6 +14,8 @@ from kgrag.planner.rule import (
     IDENTIFIER_LEXICAL_WEIGHT,
     LEXICAL_WEIGHT,
     fulltext_query,
+    identifiers,
+    lexical_weight,
     names_identifier,
     rule_plan,
 )
@@ -119,6 +121,27 @@ def test_names_identifier() -> None:
     assert not names_identifier("Who painted The Quiet Harbour in 1887?")
     assert not names_identifier("Which 19th-century painter worked in the 1890s?")
     assert names_identifier("What changed in Valgrind 3.19?")  # a version
+
+
+def test_a_word_the_question_calls_a_code_is_an_identifier() -> None:
+    """The tenth real folder's "Which language has the ISO 639-2 code haw?": "haw" was no
+    identifier, so the lexical ranking that finds the row ``"alpha_3": "haw"`` had weight 0
+    (the embedding scores "hau" and "hat" alike). A word the question calls a code, ending it
+    or a clause, is one; a stop word there is not ("what is the code for?"), nor a word the
+    question does not call a code."""
+    assert identifiers("Which language has the ISO 639-2 code haw?") == ("haw",)
+    assert identifiers("Which currency has the ISO 4217 code CHF?") == ("chf",)
+    assert lexical_weight("Which language has the ISO 639-2 code haw?") == (
+        IDENTIFIER_LEXICAL_WEIGHT
+    )
+    assert not names_identifier("What is the numeric ISO 4217 code of the yen?")
+    assert not names_identifier("What is the code for?")
+    assert not names_identifier("Which language do they speak in Hawaii?")
+    assert not names_identifier("Who wrote the code?")
+    # a code of two letters is asked for, as other words of two letters are not
+    assert fulltext_query("Which country has the ISO 3166 code KY?") == (
+        "country | has | iso | 3166 | code | ky"
+    )
 
 
 def test_bm25_finds_a_version_written_with_more_numbers_and_not_its_neighbour() -> None:

@@ -248,3 +248,44 @@ def test_when_something_was_built_is_still_a_content_question() -> None:
     analysis = analyse("When was the Eiffel Tower built?")
     assert analysis.query_class is QueryClass.CONTENT_SEARCH
     assert document_plan("When was the Eiffel Tower built?", analysis) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the tenth real folder's: read as a listing ("at least 20 documents")
+        "Where should grep bug reports be sent?",
+        "Where do I report bugs in sed?",
+    ],
+)
+def test_where_to_send_something_is_a_content_question(question: str) -> None:
+    analysis = analyse(question)
+    assert analysis.query_class is QueryClass.CONTENT_SEARCH, analysis.cues
+    assert document_plan(question, analysis) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [
+        ("When was the turbine overhaul log added?", "turbine overhaul log"),
+        ("when did the pump manual get uploaded?", "pump manual"),
+        ("When was the chiller report added to the collection?", "chiller report"),
+    ],
+)
+def test_when_a_document_was_added_gets_its_dates_whatever_the_class(
+    question: str, target: str
+) -> None:
+    """ "When was the turbine overhaul log added?" was read as a content question (p 0.59) and
+    searched the passages: a verb only a store does ends it, so it asks for the document's
+    dates; a thing added to something else is still content."""
+    plan = document_plan(question, analyse(question))
+    assert plan is not None
+    (step,) = plan.plan
+    assert step.type == "document_dates"
+    assert getattr(step.parameters, "target", None) == target
+
+
+def test_what_was_added_to_something_else_is_still_content() -> None:
+    for question in ("When was salt added to the soup?", "When was fluoride added to water?"):
+        analysis = analyse(question)
+        assert document_plan(question, analysis) is None, question
