@@ -5,6 +5,7 @@ this machine (tests/data/svg) and drawings written here."""
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ pytest.importorskip("resvg_py", reason="the image extra (resvg-py) is not instal
 from PIL import Image
 
 from kgrag.errors import IngestError
-from kgrag.ingest.formats.svg import RASTER_SIDE, read_svg
+from kgrag.ingest.formats.svg import PROBE_SIDE, RASTER_SIDE, read_svg
 from kgrag.ingest.sources import file_type
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "svg" / "dependencies.svg"
@@ -131,3 +132,16 @@ def test_a_bad_svg_is_refused_naming_the_file_and_what_is_wrong(
         read_svg(path, data)
     assert raised.value.path == str(path)
     assert reason in raised.value.reason
+
+
+SLOW = Path("/usr/share/icons/Adwaita/scalable/legacy/preferences-desktop-appearance-symbolic.svg")
+
+
+@pytest.mark.skipif(not SLOW.is_file(), reason="Debian's adwaita-icon-theme is not installed")
+def test_a_drawing_too_slow_to_draw_large_is_kept_small() -> None:
+    """Nine masks and a filter over embedded 1024x800 photographs: 72 s to draw at 1,024 pixels
+    here, 4.5 s at 256 (the time grows with the pixels)."""
+    t0 = time.perf_counter()
+    drawing = read_svg(SLOW, SLOW.read_bytes())
+    assert time.perf_counter() - t0 < 30
+    assert max(drawing.width, drawing.height) in (PROBE_SIDE, RASTER_SIDE)

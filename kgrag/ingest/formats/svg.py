@@ -6,7 +6,8 @@ writes them, are expanded within libxml2's amplification limits). Links to anyth
 file (an ``<image>`` or ``<use>`` naming another file or a URL) are dropped, so drawing it reads
 no other file. The tree left is drawn by resvg (``resvg-py``, in process, no network) on white,
 fitted into :data:`RASTER_SIDE` pixels a side (a 16-pixel icon is drawn large enough for CLIP, a
-65 cm diagram is not drawn at 2,457 pixels), and stored as a PNG picture like any other image:
+65 cm diagram is not drawn at 2,457 pixels; a drawing too slow to draw that large is kept at
+:data:`PROBE_SIDE`), and stored as a PNG picture like any other image:
 CLIP embedding, DEPICTS links, listed among the pictures.
 
 Its words are kept as the picture's text, so a question naming them finds it: the drawing's own
@@ -21,6 +22,7 @@ from __future__ import annotations
 import io
 import time
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kgrag.errors import IngestError
@@ -34,10 +36,24 @@ if TYPE_CHECKING:
 
     from lxml import etree
 
-__all__ = ["MIN_IMAGE_SIDE", "RASTER_SIDE", "SVG", "SvgDrawing", "read_svg"]
+__all__ = [
+    "DRAW_BUDGET_S",
+    "MIN_IMAGE_SIDE",
+    "PROBE_SIDE",
+    "RASTER_SIDE",
+    "SVG",
+    "SvgDrawing",
+    "read_svg",
+]
 
 #: Pixels of the longer side the drawing is fitted into (aspect kept; CLIP looks at 224).
 RASTER_SIDE = 1024
+#: The drawing is first drawn this many pixels a side; it is drawn again at :data:`RASTER_SIDE`
+#: only when that, at the time the first took (it grows with the pixels), fits in
+#: :data:`DRAW_BUDGET_S`. Masks and filters over embedded photographs make some icons slow:
+#: Adwaita's preferences-desktop-appearance-symbolic.svg took 4.5 s at 256 pixels, 72 s at 1,024.
+PROBE_SIDE = 256
+DRAW_BUDGET_S = 2.0
 #: A drawing thinner than this when drawn (a rule, a 1024x3 line) is not a picture; as for images.
 MIN_IMAGE_SIDE = 16
 #: CSS pixels per inch: the sizes written in cm, mm, in or pt are converted at it.
@@ -79,19 +95,11 @@ def read_svg(path: Path, data: bytes) -> SvgDrawing:
     lxml_etree = require(path, "lxml.etree", "lxml", extra="image")
     markup = lxml_etree.tostring(root, encoding="unicode")
     resvg = require(path, "resvg_py", "resvg-py", extra="image")
+    fonts = any(_local(e) == "text" for e in root.iter())  # loading the system's fonts: ~50 ms
     t0 = time.perf_counter()
-    try:
-        png = bytes(
-            resvg.svg_to_bytes(
-                svg_string=markup,
-                width=RASTER_SIDE,
-                height=RASTER_SIDE,
-                dpi=_DPI,
-                background="#ffffff",
-            )
-        )
-    except (ValueError, RuntimeError) as e:
-        raise IngestError(str(path), f"SVG drawing cannot be drawn: {e}") from e
+    png = _draw(path, resvg, markup, PROBE_SIDE, fonts)
+    if (time.perf_counter() - t0) * (RASTER_SIDE / PROBE_SIDE) ** 2 <= DRAW_BUDGET_S:
+        png = _draw(path, resvg, markup, RASTER_SIDE, fonts)
     render_s = time.perf_counter() - t0
     from PIL import Image
 
@@ -104,6 +112,22 @@ def read_svg(path: Path, data: bytes) -> SvgDrawing:
             f"pictures need at least {MIN_IMAGE_SIDE} pixels on each side",
         )
     return SvgDrawing(png, width, height, words, title, render_s)
+
+
+def _draw(path: Path, resvg: ModuleType, markup: str, side: int, fonts: bool) -> bytes:
+    try:
+        return bytes(
+            resvg.svg_to_bytes(
+                svg_string=markup,
+                width=side,
+                height=side,
+                dpi=_DPI,
+                background="#ffffff",
+                skip_system_fonts=not fonts,
+            )
+        )
+    except (ValueError, RuntimeError) as e:
+        raise IngestError(str(path), f"SVG drawing cannot be drawn: {e}") from e
 
 
 def _parse(path: Path, data: bytes) -> etree._Element:
