@@ -300,12 +300,13 @@ def test_a_text_file_of_no_known_type_is_read_as_plain_text(tmp_path: Path, name
     assert (item.modality, item.mime) == ("text", "text/plain") and not result.rejected
 
 
-def test_svg_and_unnamed_jsonl_are_not_read_as_text(tmp_path: Path) -> None:
+def test_svg_is_a_picture_and_unnamed_jsonl_is_not_read_as_text(tmp_path: Path) -> None:
     touch(tmp_path / "docs" / "logo.svg", '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n')
     touch(tmp_path / "docs" / "job.jsonl", '{"path": "a.md"}\n')
     result = expand_inputs([str(tmp_path / "docs")])
-    assert not result.items
-    assert sorted(r.kind for r in result.rejected) == ["manifest_not_named", "unsupported_type"]
+    (item,) = result.items
+    assert (item.path.name, item.modality, item.mime) == ("logo.svg", "image", "image/svg+xml")
+    assert [r.kind for r in result.rejected] == ["manifest_not_named"]
 
 
 def test_a_legacy_office_file_is_read_when_libreoffice_is_installed(tmp_path: Path) -> None:

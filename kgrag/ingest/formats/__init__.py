@@ -19,6 +19,7 @@ from kgrag.ingest.formats import odt as odt
 from kgrag.ingest.formats import pptx as pptx
 from kgrag.ingest.formats import rst as rst
 from kgrag.ingest.formats import rtf as rtf
+from kgrag.ingest.formats import svg as svg
 from kgrag.ingest.formats.registry import (
     DocumentFormat,
     ParsedContent,

@@ -65,7 +65,7 @@ class CellBudget:
             )
 
 
-def require(path: Path, module: str, package: str) -> ModuleType:
+def require(path: Path, module: str, package: str, *, extra: str = "docs") -> ModuleType:
     """``module``, or an IngestError naming ``path`` and the extra that installs ``package``."""
     try:
         return importlib.import_module(module)
@@ -73,7 +73,7 @@ def require(path: Path, module: str, package: str) -> ModuleType:
         raise IngestError(
             str(path),
             f"reading this file needs the optional package {package!r}; install it with: "
-            "pip install 'kgrag[docs]'",
+            f"pip install 'kgrag[{extra}]'",
         ) from e
 
 
