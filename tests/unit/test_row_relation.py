@@ -1,0 +1,89 @@
+"""A table row read back for the support test (kgrag.agent.rows, kgrag.ingest.table_rows), on the
+real ISO 3166 country table of the tz database (/usr/share/zoneinfo/iso3166.tab) made rows as
+kgrag stores them. Without a text model only words as written count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgrag.agent.rows import relates, rows_relate, table_names
+from kgrag.core import Hit
+from kgrag.core.hits import file_words, name_words
+from kgrag.ingest.models import ParsedTable
+from kgrag.ingest.table_rows import read_row, table_chunks
+
+ISO3166 = Path("/usr/share/zoneinfo/iso3166.tab")
+
+pytestmark = pytest.mark.skipif(not ISO3166.exists(), reason="tzdata is not installed")
+
+
+def _rows() -> list[Hit]:
+    lines = ISO3166.read_text(encoding="utf-8").splitlines()
+    data = tuple(tuple(line.split("\t")) for line in lines if line and not line.startswith("#"))
+    table = ParsedTable(index=0, sheet="country codes", header=("code", "country"), rows=data)
+    chunks = table_chunks("doc_1", (table,), 0, lambda t: len(t.split()), 200)
+    return [
+        Hit(
+            id=c["id"],
+            kind="chunk",
+            score=0.0,
+            text=c["text"],
+            document_id="doc_1",
+            title="country codes",
+            uri="/data/iso_3166.xlsx",
+            table=c["table"],
+            sheet=c["sheet"],
+            row=c["table_row"],
+        )
+        for c in chunks
+    ]
+
+
+def _row(code: str) -> Hit:
+    return next(h for h in _rows() if f"code: {code};" in (h.text or ""))
+
+
+def test_a_row_reads_back_as_its_context_and_cells() -> None:
+    rows = _rows()
+    assert len(rows) > 240
+    nz = read_row(_row("NZ").text or "")
+    assert (nz.context, nz.cells) == ("country codes", (("code", "NZ"), ("country", "New Zealand")))
+    assert read_row("Operator: ai.onnx:Conv; Note: Only 2D Conv is supported.").cells == (
+        ("Operator", "ai.onnx:Conv"),
+        ("Note", "Only 2D Conv is supported."),
+    )
+
+
+def test_a_rows_table_is_known_by_its_sheet_title_and_file_name() -> None:
+    # the sheet (the context its text starts with) and the title are one name, the file another
+    assert table_names(_row("NZ")) == ["country codes", "iso 3166"]
+    assert file_words("/x/nnapi_supported_ops.md") == "nnapi supported ops"
+    assert file_words("/x/iso-codes README.md.gz") == "iso-codes README"
+    assert name_words("iso_4217") == "iso 4217"
+    paragraph = Hit(id="c1", kind="chunk", score=0.0, text="New Zealand", title="atlas")
+    assert table_names(paragraph) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "related"),
+    [
+        ("Which country has the code NZ?", True),  # a column and a cell
+        ("What is New Zealand?", True),  # every word in one cell: what the row is
+        ("What is the population of New Zealand?", False),  # the name cell alone
+        ("What is the distance between Wellington and New Zealand?", False),
+    ],
+)
+def test_a_row_relates_two_words_of_the_question_in_two_places(
+    question: str, related: bool
+) -> None:
+    assert relates(question, _row("NZ"), None) is related
+
+
+def test_only_answers_quoting_rows_alone_are_judged_by_their_rows() -> None:
+    question = "What is the population of New Zealand?"
+    paragraph = Hit(id="c1", kind="chunk", score=0.0, text="New Zealand has 5 million people.")
+    assert not rows_relate(question, [_row("NZ"), _row("AU")], None)
+    assert rows_relate(question, [_row("NZ"), paragraph], None)
+    assert rows_relate(question, [], None)
