@@ -34,13 +34,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgrag.agent.names import fold, question_names, raw_words
+from kgrag.agent.names import fold, question_names, raw_words, words
 from kgrag.agent.relation import ANYTHING_ABOUT, DEFINITION, WORD_MATCH, written_otherwise
 from kgrag.agent.word_vectors import word_vectors
 from kgrag.core import Hit
 from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.table_rows import read_row
 from kgrag.modalities.base import TextEmbedder
+from kgrag.planner.rule import identifiers
 from kgrag.text import key_terms, stem, terms
 from kgrag.text.sentences import sentence_texts
 
@@ -67,13 +68,26 @@ def row_context(hit: Hit) -> str:
     return "\n".join(table_names(hit))
 
 
+def _said(text: str) -> set[str]:
+    """The stemmed words of ``text``: its terms and every word (a two-letter code, "KY", is no
+    term), identifiers as words too."""
+    return set(terms(fold(text))) | set(words(text)) | set(words(name_words(text)))
+
+
+def _asked(question: str) -> set[str]:
+    """The stemmed words ``question`` asks with: its content terms and the codes it names
+    ("the ISO 3166 code KY"), less the words that ask for anything said of the subject."""
+    codes = {stem(w) for code in identifiers(question) for w in raw_words(code)}
+    return (set(terms(fold(question))) | codes) - ANYTHING_ABOUT - DEFINITION
+
+
 def _places(hit: Hit) -> list[set[str]]:
-    """The stemmed terms of each place of a row: its table's context, each column's name, each
+    """The stemmed words of each place of a row: its table's context, each column's name, each
     cell's value."""
     row = read_row(hit.text or "")
-    places = [set(terms(fold(row_context(hit))))]
+    places = [_said(row_context(hit))]
     for column, value in row.cells:
-        places += [set(terms(fold(name_words(column)))), set(terms(fold(value)))]
+        places += [_said(column), _said(value)]
     return [p for p in places if p]
 
 
@@ -84,7 +98,7 @@ def _content_words(text: str) -> list[str]:
 
 def relates(question: str, hit: Hit, embedder: TextEmbedder | None) -> bool:
     """Does the row ``hit`` say something of what ``question`` asks (see the module doc)?"""
-    wanted = set(terms(fold(question))) - ANYTHING_ABOUT - DEFINITION
+    wanted = _asked(question)
     held = [wanted & place for place in _places(hit)]
     if not any(held):
         return False
@@ -122,15 +136,18 @@ def table_bridged(
 ) -> bool:
     """Is a ``cited`` row's table named (every content word of one of its
     :func:`table_names`, as written or written otherwise) in a sentence of an ``evidence``
-    passage of another document that holds one of the question's names?"""
+    passage of another document, not a row, that holds one of the question's names?"""
     names = question_names(question)
     rows = [h for h in cited if is_row(h)]
     if not rows or not names:
         return False
+    # prose of another document: a row of a copy of the table repeats its caption, and says
+    # nothing of what the table is
+    prose = [h for h in evidence if not is_row(h)]
     for row in rows:
         sentences = [
             sentence
-            for hit in evidence
+            for hit in prose
             if hit.document_id is None or hit.document_id != row.document_id
             for sentence in [hit.title or "", *sentence_texts(hit.text or "", min_chars=1)]
             if names & set(terms(fold(sentence)))

@@ -4,11 +4,12 @@ kgrag stores them. Without a text model only words as written count."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
 
-from kgrag.agent.rows import relates, rows_relate, table_names
+from kgrag.agent.rows import relates, rows_relate, table_bridged, table_names
 from kgrag.core import Hit
 from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.models import ParsedTable
@@ -87,3 +88,34 @@ def test_only_answers_quoting_rows_alone_are_judged_by_their_rows() -> None:
     assert not rows_relate(question, [_row("NZ"), _row("AU")], None)
     assert rows_relate(question, [_row("NZ"), paragraph], None)
     assert rows_relate(question, [], None)
+
+
+README = Path("/usr/share/doc/iso-codes/README.md.gz")
+
+
+@pytest.mark.skipif(not README.exists(), reason="iso-codes is not installed")
+def test_a_row_is_bridged_by_prose_naming_its_table_beside_the_question_names() -> None:
+    """iso-codes' README writes "* ISO 4217 (currencies):": a row of a sheet of currencies is
+    about what the question names. A row of a copy of that table in another file repeats the
+    sheet's name beside a value, and bridges nothing."""
+    readme = gzip.decompress(README.read_bytes()).decode("utf-8")
+    prose = Hit(id="r1", kind="chunk", score=0.0, text=readme, document_id="doc_r", title="README")
+    yen = Hit(
+        id="c74",
+        kind="chunk",
+        score=0.0,
+        text="currencies — alpha_3: JPY; numeric: 392; name: Yen",
+        document_id="doc_x",
+        title="currencies",
+        uri="/data/currencies.xlsx",
+        table=1,
+        sheet="currencies",
+        row=74,
+    )
+    mark = yen.model_copy(
+        update={"id": "c12", "row": 12, "text": "currencies — alpha_3: BAM; numeric: 977"}
+    )
+    copy = yen.model_copy(update={"id": "o74", "document_id": "doc_o", "uri": "/o/codes.ods"})
+    assert table_bridged("What is the numeric ISO 4217 code of the yen?", [yen], [prose], None)
+    assert not table_bridged("What is the numeric ISO 4217 code of the yen?", [yen], [yen], None)
+    assert not table_bridged("Which currency has the numeric code 392?", [mark], [copy], None)
