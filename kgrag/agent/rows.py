@@ -16,15 +16,19 @@ restrictions does NNAPI have for the Conv operator?" the row "Operator: ai.onnx:
   http://www.currency-iso.org/..." in iso-codes' README, for the sheet "currencies"), as written
   or written otherwise (kgrag.agent.relation's word match), passes the quoted-names gate as the
   last hop of a multi-hop answer does;
-- *a row says of its subject what its columns say* (:func:`rows_relate`): its cells name the
-  thing it is about ("name: Swiss Franc"), and what it says of it is in its other cells, under
-  their columns, or in its table's context. An answer quoting only rows none of which holds two
-  of the question's words in two places of it (two cells, a cell and a column's name, a cell and
-  its table's context), nor every word of the question in one place ("What is the Swiss
-  franc?"), nor, written otherwise, a word of it the row does not hold ("keeps" under a column
-  "Kept by"), says nothing of what is asked: "What is the exchange rate between the Swiss franc
-  and the euro?" quoted the rows "name: Swiss Franc" and "name: Euro" of a code table (the tenth
-  folder's Q18). Reported as ``rows_relate``.
+- *a row says of its subject what its other cells say* (:func:`rows_relate`): a cell, its
+  column's name and its value, names the thing the row is about ("name: Swiss Franc",
+  "Operator: ai.onnx:Conv"), as its table's context does, and what the row says of it is in
+  its other cells. An answer quoting only rows none of which holds words of the question in
+  two of its cells (each one the other does not), nor every word of the question in one cell
+  and its table's context ("What is the Swiss franc?"), nor, written otherwise, each word of
+  it that it does not hold ("keeps" under a column "Kept by"), says nothing of what is asked:
+  "What is the exchange rate between the Swiss franc and the euro?" quoted the rows "name:
+  Swiss Franc" and "name: Euro" of a code table (the tenth folder's Q18). Reported as
+  ``rows_relate``. The cost: a relation written in other words is not seen ("What
+  restrictions does NNAPI have for the Conv operator?" over "Note: Only 2D Conv is
+  supported" abstains, as "How fast is the Conv operator under NNAPI?" must: no word, as
+  written or by the word match, tells the two apart; BENCHMARKS.md).
 
 No constant of its own: the word match is kgrag.agent.relation's ``WORD_MATCH``, chosen on the
 MuSiQue corpus's words. MuSiQue has no table rows, so none of this changes its answers.
@@ -74,21 +78,23 @@ def _said(text: str) -> set[str]:
     return set(terms(fold(text))) | set(words(text)) | set(words(name_words(text)))
 
 
+#: "Which country has ...", "What restrictions does NNAPI have ...": a verb of possession asks
+#: for nothing a row must write.
+HAVING = frozenset(stem(w) for w in ("has", "have", "had", "having"))
+
+
 def _asked(question: str) -> set[str]:
     """The stemmed words ``question`` asks with: its content terms and the codes it names
-    ("the ISO 3166 code KY"), less the words that ask for anything said of the subject."""
+    ("the ISO 3166 code KY"), less the words that ask for anything said of the subject or for
+    what it is, and :data:`HAVING`."""
     codes = {stem(w) for code in identifiers(question) for w in raw_words(code)}
-    return (set(terms(fold(question))) | codes) - ANYTHING_ABOUT - DEFINITION
+    return (set(terms(fold(question))) | codes) - ANYTHING_ABOUT - DEFINITION - HAVING
 
 
-def _places(hit: Hit) -> list[set[str]]:
-    """The stemmed words of each place of a row: its table's context, each column's name, each
-    cell's value."""
-    row = read_row(hit.text or "")
-    places = [_said(row_context(hit))]
-    for column, value in row.cells:
-        places += [_said(column), _said(value)]
-    return [p for p in places if p]
+def _cells(hit: Hit) -> list[set[str]]:
+    """The stemmed words of each cell of a row, its column's name and its value: one place
+    ("Operator: ai.onnx:Conv" is the Conv operator, "name: Swiss Franc" the Swiss franc)."""
+    return [_said(f"{column} {value}") for column, value in read_row(hit.text or "").cells]
 
 
 def _content_words(text: str) -> list[str]:
@@ -99,20 +105,23 @@ def _content_words(text: str) -> list[str]:
 def relates(question: str, hit: Hit, embedder: TextEmbedder | None) -> bool:
     """Does the row ``hit`` say something of what ``question`` asks (see the module doc)?"""
     wanted = _asked(question)
-    held = [wanted & place for place in _places(hit)]
+    held = [wanted & cell for cell in _cells(hit)]
     if not any(held):
         return False
-    if any(h == wanted for h in held):  # asks nothing but what one place holds
-        return True
+    # two cells, each holding a word of the question the other does not: what the row says of
+    # its subject (a cell repeating the subject's name, "Note: Only 2D Conv ...", says no more)
     for i, first in enumerate(held):
         for second in held[i + 1 :]:
-            if first and second and (len(first | second) > 1):
+            if first - second and second - first:
                 return True
+    # the question's words the row holds are in one cell (and in its table's context, which
+    # names what the row is about, as a heading does): the others must be written otherwise
+    # somewhere in it ("keeps" under the column "Kept by"), or the question asks what it is
+    missing = wanted - set().union(*held) - _said(row_context(hit))
+    if not missing:
+        return True
     if embedder is None:
         return False
-    # every word of the question the row holds is in one place: another word of it may be
-    # written otherwise in another place ("keeps" under the column "Kept by")
-    missing = wanted - set().union(*held)
     asked = [w.lower() for w in raw_words(question) if set(terms(fold(w))) & missing]
     row = read_row(hit.text or "")
     elsewhere = [row_context(hit), *(t for cell in row.cells for t in cell)]

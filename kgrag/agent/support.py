@@ -191,8 +191,8 @@ class Support(Frozen):
     the quote is about someone else, and the answer abstains."""
     rows_relate: bool = True
     """False when every cited passage is a table row and none holds two of the question's
-    words in two of its places (cells, columns, its table's context) nor the question's words
-    in one (kgrag.agent.rows): the rows name its subject and say nothing of what is asked
+    words in two of its cells, nor the question's other words in its table's context or written
+    otherwise (kgrag.agent.rows): the rows name its subject and say nothing of what is asked
     ("name: Swiss Franc" quoted for an exchange rate), and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
@@ -380,8 +380,8 @@ def assess(
     # ("John H. Taylor" for "Corey Taylor") and no quoted passage holds the phrase whole
     other = named and namesake(question, cited, shown)
     # every quoted passage is a table row, and none holds the question's words in two of its
-    # places (cells, columns, table context): the rows name its subject and say nothing of what
-    # is asked ("name: Swiss Franc" for an exchange rate; kgrag.agent.rows)
+    # cells nor its other words elsewhere: the rows name its subject and say nothing of what is
+    # asked ("name: Swiss Franc" for an exchange rate; kgrag.agent.rows)
     related = rows_relate(question, cited, embedder)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.rows import relates, rows_relate, table_bridged, table_names
+from kgrag.agent.support import subject_phrases
 from kgrag.core import Hit
 from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.models import ParsedTable
@@ -119,3 +120,29 @@ def test_a_row_is_bridged_by_prose_naming_its_table_beside_the_question_names() 
     assert table_bridged("What is the numeric ISO 4217 code of the yen?", [yen], [prose], None)
     assert not table_bridged("What is the numeric ISO 4217 code of the yen?", [yen], [yen], None)
     assert not table_bridged("Which currency has the numeric code 392?", [mark], [copy], None)
+
+
+NNAPI = Path(__file__).parents[1] / "data" / "markdown_tables" / "nnapi_supported_ops.md"
+
+
+def test_a_rows_file_name_is_where_it_names_its_subject() -> None:
+    """ONNX Runtime's ``nnapi_supported_ops.md`` says "NNAPI" only in its name: its rows hold
+    the question's two name phrases, "NNAPI" in their leads (kgrag.agent.support.leads)."""
+    line = next(x for x in NNAPI.read_text(encoding="utf-8").splitlines() if ":Conv|" in x)
+    assert line.startswith("|ai.onnx:Conv|Only 2D Conv is supported.")
+    conv = Hit(
+        id="c9",
+        kind="chunk",
+        score=0.0,
+        text="Operator: ai.onnx:Conv; Note: Only 2D Conv is supported.",
+        title="nnapi_supported_ops",
+        uri=str(NNAPI),
+        table=1,
+        row=9,
+    )
+    question = "What restrictions does NNAPI have for the Conv operator?"
+    assert subject_phrases(question, [conv]) == 1.0
+    # and the row names the Conv operator and says nothing the question asks, as written
+    assert not relates(question, conv, None)
+    assert not relates("How fast is the Conv operator under NNAPI?", conv, None)
+    assert relates("What note does NNAPI give for the Conv operator?", conv, None)
