@@ -40,7 +40,11 @@ unsupported (kgrag.agent.relation, reported as ``beyond_names``): the evidence m
 subject and says nothing of what it asks about it ("Australia" in a time-zone row). And an
 answer quoting a passage about a namesake is unsupported (kgrag.agent.namesakes, reported as
 ``namesake``): no quote holds a name phrase of the question whole, and one names another thing
-with a word of it ("John H. Taylor" quoted for "Corey Taylor").
+with a word of it ("John H. Taylor" quoted for "Corey Taylor"). A table row counts its table's
+context (caption or sheet, title, file name) as a paragraph counts its title, may be the last
+hop of an answer through prose naming its table, and an answer quoting only rows that hold the
+question's words in one cell and none of the rest is unsupported (kgrag.agent.rows, reported as
+``rows_relate``: "name: Swiss Franc" quoted for an exchange rate).
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
