@@ -21,7 +21,7 @@ restrictions does NNAPI have for the Conv operator?" the row "Operator: ai.onnx:
   "Operator: ai.onnx:Conv"), as its table's context does, and what the row says of it is in
   its other cells. An answer quoting only rows none of which holds words of the question in
   two of its cells (each one the other does not), nor every word of the question in one cell
-  and its table's context ("What is the Swiss franc?"), nor, written otherwise, each word of
+  and its table's context ("What is the Swiss franc?"), nor, written otherwise, a word of
   it that it does not hold ("keeps" under a column "Kept by"), says nothing of what is asked:
   "What is the exchange rate between the Swiss franc and the euro?" quoted the rows "name:
   Swiss Franc" and "name: Euro" of a code table (the tenth folder's Q18). Reported as
