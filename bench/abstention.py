@@ -113,13 +113,16 @@ def quoted(row: Row) -> bool:
     """Do the quoted-names gate (kgrag.agent.support: the cited passages name what the
     question names, or a thing a passage naming it mentions) and the names-alone gate
     (kgrag.agent.relation: the evidence holds a word the question asks with besides the one
-    thing it names, ``beyond_names``) let the answer through? Read from ``quoted_names``; an
+    thing it names, ``beyond_names``), the namesake gate and the table-row gate
+    (kgrag.agent.rows, ``rows_relate``) let the answer through? Read from ``quoted_names``; an
     older answers.json without it, from ``names`` (the gate before bridges: the cited passages
     hold one of the question's names)."""
     support = row["support"] or {}
     if not support.get("beyond_names", True):  # the evidence holds the name alone
         return False
     if support.get("namesake", False):  # a quote is about a namesake (kgrag.agent.namesakes)
+        return False
+    if not support.get("rows_relate", True):  # quoted rows only name it (kgrag.agent.rows)
         return False
     if "quoted_names" in support:
         return bool(support["quoted_names"])

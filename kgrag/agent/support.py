@@ -40,7 +40,11 @@ unsupported (kgrag.agent.relation, reported as ``beyond_names``): the evidence m
 subject and says nothing of what it asks about it ("Australia" in a time-zone row). And an
 answer quoting a passage about a namesake is unsupported (kgrag.agent.namesakes, reported as
 ``namesake``): no quote holds a name phrase of the question whole, and one names another thing
-with a word of it ("John H. Taylor" quoted for "Corey Taylor").
+with a word of it ("John H. Taylor" quoted for "Corey Taylor"). A table row counts its table's
+context (caption or sheet, title, file name) as a paragraph counts its title, may be the last
+hop of an answer through prose naming its table, and an answer quoting only rows that hold the
+question's words in one cell and none of the rest is unsupported (kgrag.agent.rows, reported as
+``rows_relate``: "name: Swiss Franc" quoted for an exchange rate).
 
 The decision is ``evidence_score >= SUPPORT_THRESHOLD`` (the mean of ``evidence_names`` and
 ``evidence_terms``) and the *subject model*'s probability at least ``SUBJECT_PROBABILITY``: a
@@ -95,7 +99,9 @@ from kgrag.agent.names import (
 )
 from kgrag.agent.namesakes import namesake
 from kgrag.agent.relation import asks_beyond_names
+from kgrag.agent.rows import row_context, rows_relate, table_bridged
 from kgrag.core import Frozen, Hit
+from kgrag.core.hits import name_words
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
 from kgrag.text.sentences import sentence_texts
@@ -187,6 +193,11 @@ class Support(Frozen):
     """Whether a cited passage names a namesake of one of the question's name phrases and none
     holds that phrase whole ("John H. Taylor" quoted for "Corey Taylor", kgrag.agent.namesakes):
     the quote is about someone else, and the answer abstains."""
+    rows_relate: bool = True
+    """False when every cited passage is a table row and none holds two of the question's
+    words in two of its cells, nor the question's other words in its table's context or written
+    otherwise (kgrag.agent.rows): the rows name its subject and say nothing of what is asked
+    ("name: Swiss Franc" quoted for an exchange rate), and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -212,7 +223,7 @@ def _found_terms(question: str, hits: Sequence[Hit]) -> set[str]:
     found: set[str] = set()
     written: set[str] = set()
     for hit in hits:
-        text = f"{hit.title or ''} {hit.text or ''}"
+        text = f"{hit.title or ''} {hit.text or ''} {row_context(hit)}"
         found.update(terms(fold(text)))
         written.update(w.lower() for w in raw_words(text))
     return found | initialised(question, written)
@@ -249,10 +260,13 @@ def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:
 
 
 def leads(hit: Hit) -> list[str]:
-    """``hit``'s title, its folder's name and the first sentence of each of its paragraphs:
-    where a text says what it is about (a heading, a topic sentence, a table row), or where its
-    owner did (a release notes file in ``valgrind/``)."""
-    out = [hit.title or "", hit.folder]
+    """``hit``'s title (an identifier's words too: ``nnapi_supported_ops``), its folder's name,
+    a table row's table context (its caption or sheet, its file's name: kgrag.agent.rows) and
+    the first sentence of each of its paragraphs: where a text says what it is about (a
+    heading, a topic sentence, a table row), or where its owner did (a release notes file in
+    ``valgrind/``)."""
+    title = hit.title or ""
+    out = [title, name_words(title), hit.folder, row_context(hit)]
     for paragraph in _PARAGRAPH.split(hit.text or ""):
         sentences = sentence_texts(paragraph, min_chars=1)
         if sentences:
@@ -352,7 +366,14 @@ def assess(
     # it mentions: the evidence holds its names elsewhere (a listing line that mentions them),
     # and the quotes answer another question that shares its other words ("port" of lsof's
     # "-P list port numbers")
-    quoted = not named or names > 0.0 or bridged(question, cited, shown)
+    # a quoted table row's table may be what a sentence holding the question's names names
+    # (kgrag.agent.rows: "ISO 4217: ...currency..." for a sheet of currencies)
+    quoted = (
+        not named
+        or names > 0.0
+        or bridged(question, cited, shown)
+        or table_bridged(question, cited, shown, embedder)
+    )
     # the evidence holds the one thing the question names and none of the words it asks with
     # besides, as written or written otherwise ("Australia" in a time-zone row, for "What is the
     # capital of Australia?"; "kept" answers "keeps")
@@ -362,11 +383,16 @@ def assess(
     # a quoted passage names another thing sharing a word of the question's name phrase
     # ("John H. Taylor" for "Corey Taylor") and no quoted passage holds the phrase whole
     other = named and namesake(question, cited, shown)
+    # every quoted passage is a table row, and none holds the question's words in two of its
+    # cells nor its other words elsewhere: the rows name its subject and say nothing of what is
+    # asked ("name: Swiss Franc" for an exchange rate; kgrag.agent.rows)
+    related = rows_relate(question, cited, embedder)
     if named:
         supported = ev_score >= threshold and subject_p >= SUBJECT_PROBABILITY and quoted
         supported = supported and beyond and not other
     else:
         supported = ev_terms >= NAMELESS_THRESHOLD
+    supported = supported and related
     return Support(
         names=round(names, 4),
         terms=round(term_cov, 4),
@@ -383,6 +409,7 @@ def assess(
         quoted_names=quoted,
         beyond_names=beyond,
         namesake=other,
+        rows_relate=related,
         dense_top=dense.top if dense else 0.0,
         dense_margin=dense.margin if dense else 0.0,
         named=named,

@@ -7,12 +7,34 @@ from typing import Any, Literal
 
 from kgrag.core.frozen import Frozen
 
-__all__ = ["Hit", "HitKind", "folder_words"]
+__all__ = ["Hit", "HitKind", "file_words", "folder_words", "name_words"]
 
 HitKind = Literal["chunk", "segment", "image", "entity", "document"]
 
 
 _SEPARATORS = re.compile(r"[\s_.+]+")
+
+
+def name_words(name: str) -> str:
+    """A name written as one identifier, as words: ``_``, ``.`` and ``+`` as spaces
+    (``nnapi_supported_ops`` -> ``nnapi supported ops``; a hyphenated name kept)."""
+    return _SEPARATORS.sub(" ", name).strip()
+
+
+#: Suffixes of a compressed file, under which its own type's is (``FAQ.gz``, ``a.txt.gz``).
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def file_words(uri: str | None) -> str:
+    """The words of the name of the file at ``uri``, without its type's suffix (and a
+    compression suffix): ``/docs/nnapi_supported_ops.md`` -> ``nnapi supported ops``."""
+    name = (uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    for suffix in _COMPRESSED:
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    stem, dot, _ = name.rpartition(".")
+    return name_words(stem if dot and stem else name)
 
 
 def folder_words(uri: str | None) -> str:

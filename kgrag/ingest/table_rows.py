@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgrag.core import Frozen
 from kgrag.ingest.chunking import chunk_text
 from kgrag.ingest.models import ParsedPage, ParsedTable
 from kgrag.ingest.records import TableRecord
 
-__all__ = ["row_text", "table_chunks", "table_id", "table_records"]
+__all__ = ["RowText", "read_row", "row_text", "table_chunks", "table_id", "table_records"]
 
 
 def table_id(document_id: str, index: int) -> str:
@@ -36,7 +37,35 @@ def row_cells(header: tuple[str, ...], row: tuple[str, ...]) -> list[str]:
 
 
 def row_text(header: tuple[str, ...], row: tuple[str, ...]) -> str:
-    return "; ".join(row_cells(header, row))
+    return CELL_MARK.join(row_cells(header, row))
+
+
+#: Between a row chunk's table context and its cells, and between two cells (:func:`table_chunks`).
+CONTEXT_MARK = " — "
+CELL_MARK = "; "
+
+
+class RowText(Frozen):
+    """A row chunk's text read back: the table context it starts with (caption or sheet) and its
+    cells as (column, value); a cell written without its column (a header-only table's row, or
+    a piece of a long cell) has the column ``""``."""
+
+    context: str = ""
+    cells: tuple[tuple[str, str], ...] = ()
+
+
+def read_row(text: str) -> RowText:
+    """``text`` of a row chunk (:func:`table_chunks`) as its context and cells. A value holding
+    ``"; "`` reads as two cells, the second without a column."""
+    context = ""
+    head, mark, rest = text.partition(CONTEXT_MARK)
+    if mark and CELL_MARK not in head and ": " not in head:
+        context, text = head.strip(), rest
+    cells = []
+    for cell in text.split(CELL_MARK):
+        column, colon, value = cell.partition(": ")
+        cells.append((column.strip(), value.strip()) if colon else ("", cell.strip()))
+    return RowText(context=context, cells=tuple(c for c in cells if c[0] or c[1]))
 
 
 def table_context(table: ParsedTable) -> str | None:
@@ -91,7 +120,7 @@ def table_chunks(
             )
             for k, text in enumerate(pieces):
                 if context:
-                    text = f"{context} — {text}"
+                    text = f"{context}{CONTEXT_MARK}{text}"
                 out.append(
                     {
                         "id": f"{tid}r{number}" + (f"p{k}" if k else ""),
@@ -113,16 +142,16 @@ def _pack(cells: list[str], count_tokens: Callable[[str], int], max_tokens: int)
     for cell in cells:
         if count_tokens(cell) > max_tokens:
             if current:
-                pieces.append("; ".join(current))
+                pieces.append(CELL_MARK.join(current))
                 current = []
             pieces += [
                 c.text for c in chunk_text([ParsedPage(text=cell)], count_tokens, max_tokens, 0)
             ]
             continue
-        if current and count_tokens("; ".join([*current, cell])) > max_tokens:
-            pieces.append("; ".join(current))
+        if current and count_tokens(CELL_MARK.join([*current, cell])) > max_tokens:
+            pieces.append(CELL_MARK.join(current))
             current = []
         current.append(cell)
     if current:
-        pieces.append("; ".join(current))
+        pieces.append(CELL_MARK.join(current))
     return [p for p in pieces if p.strip()]
