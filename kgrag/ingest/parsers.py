@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
+from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
@@ -323,15 +324,6 @@ _SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
-_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_EM_STAR = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
-_EM_UNDER = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_CODE = re.compile(r"(`+)(.+?)\1")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -390,7 +382,7 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
         line = _BLOCKQUOTE.sub("", line)
         m = _ATX_HEADING.match(line)
         if m:
-            line = _inline(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
+            line = inline_text(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
             if heading is None and line.strip():
                 heading = line.strip()
             marks.append((len(lines_out), len(m.group(1)), line))
@@ -406,21 +398,8 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             marks.append((len(lines_out) - 1, 1 if setext.group(1)[0] == "=" else 2, lines_out[-1]))
             lines_out.append("")
             continue
-        lines_out.append(_inline(line))
+        lines_out.append(inline_text(line))
     return "\n".join(lines_out).strip("\n"), heading, line_headings(lines_out, marks)
-
-
-def _inline(line: str) -> str:
-    # code spans first: their content is literal, keep it without the backticks
-    line = _CODE.sub(lambda m: m.group(2).strip(), line)
-    line = _IMAGE.sub(r"\1", line)
-    line = _LINK.sub(r"\1", line)
-    line = _REF_LINK.sub(r"\1", line)
-    line = _AUTOLINK.sub(r"\1", line)
-    line = _STRONG.sub(r"\2", line)
-    line = _EM_STAR.sub(r"\1", line)
-    line = _EM_UNDER.sub(r"\1", line)
-    return _STRIKE.sub(r"\1", line)
 
 
 def _first_line(text: str) -> str | None:
