@@ -15,6 +15,8 @@ Its words are kept as the picture's text, so a question naming them finds it: th
 tooltip) and every ``<text>`` element, in document order, each once. The root title is the
 document's title and the picture's caption. A file that is not an SVG drawing (not XML, cut
 short, another format under an ``.svg`` name, another XML root) is refused, naming what it is.
+A gzipped drawing (``.svgz``) is read as its ``.svg`` after the bounded decompression of any
+``.gz`` (:func:`kgrag.ingest.containers.kinds.compressed_name`).
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ _OTHER_FORMATS: tuple[tuple[bytes, str], ...] = (
     (b"GIF8", "a GIF image"),
     (b"RIFF", "a RIFF file (WebP image or WAVE sound)"),
     (b"%PDF-", "a PDF document"),
-    (b"\x1f\x8b", "gzip-compressed (an .svgz file): decompress it to .svg"),
+    (b"\x1f\x8b", "gzip-compressed: a compressed drawing is read when named .svgz"),
     (b"PK\x03\x04", "a zip archive"),
 )
 
