@@ -31,6 +31,7 @@ from kgrag.ingest.sections import Heading, line_headings, locate_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
+from kgrag.text.file_names import file_name_title
 from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
@@ -130,8 +131,8 @@ def parse_bytes(
         raise _fail(path, "recordings inside archives and messages are not read; extract it")
     else:
         title, pages, images = _parse_audio(item, data, max_media_seconds)
-    if in_memory and title == path.stem:
-        title = (name or path).stem
+    if in_memory and title == _stem_title(path):
+        title = _stem_title(name or path)
     if item.title:
         title = item.title
     logger.debug(
@@ -261,8 +262,13 @@ def _file_title(path: PurePath) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
     "copyright (espeak-ng)", so that two packages' licence files are told apart."""
     if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
-        return f"{path.stem} ({path.parent.name})"
-    return path.stem
+        return f"{_stem_title(path)} ({path.parent.name})"
+    return _stem_title(path)
+
+
+def _stem_title(path: PurePath) -> str:
+    """The file's name without its extension, read as a title (:func:`file_name_title`)."""
+    return file_name_title(path.stem)
 
 
 #: Headings that name a section of any document, not a document ("Introduction", "README").
@@ -430,7 +436,7 @@ def _parse_spreadsheet(
             pages.append(ParsedPage(number=None, text=described))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
-    return path.stem, pages, [], tables
+    return _stem_title(path), pages, [], tables
 
 
 # ----------------------------------------------------------------------------------------- pdf
@@ -505,7 +511,9 @@ def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
             + ("; OCR found no text either" if ocr_ran else "; is it a scan? run OCR on it first"),
         )
     title = (
-        _pdf_title(reader) or (_naming(_first_line(pages[0].text)) if pages else None) or path.stem
+        _pdf_title(reader)
+        or (_naming(_first_line(pages[0].text)) if pages else None)
+        or _stem_title(path)
     )
     outline = _pdf_outline(reader)
     pages = [
@@ -628,7 +636,7 @@ def _parse_image(
             f"image is {width}x{height} pixels; images need at least {MIN_IMAGE_SIDE} pixels "
             "on each side",
         )
-    title = path.stem
+    title = _stem_title(path)
     if in_memory:  # no file of its own: the pipeline saves it beside the extracted ones
         image = ParsedImage(data=data, width=width, height=height, caption=item.title)
     else:
@@ -686,4 +694,4 @@ def _parse_audio(item: SourceItem, data: bytes, max_media_seconds: float) -> _Pa
         raise _fail(path, f"does not look like a {suffix} file (expected {expected})")
     # before any decoding: a tiny file can hold hours of audio (MediaTooLongError names it)
     check_media(path, max_media_seconds)
-    return path.stem, [], []
+    return _stem_title(path), [], []
