@@ -3,7 +3,7 @@ indexes, relationship types) and data rewrites (:class:`~kgrag.graph.schema.Data
 named write statement; :class:`~kgrag.graph.schema.SearchProperty`, a property computed in
 Python; :class:`~kgrag.graph.schema.ManPageTypes`, documents' types decided in Python).
 A migration mends what is stored, not what was read: a document stored before a reader changed
-(man pages read from roff, Markdown tables, SVG drawings) is read anew only when ingested again.
+(man pages read from roff, Markdown tables as rows) is read anew only when ingested again.
 Run at open and by ``kgrag db migrate``; never from the write path."""
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ log = logging.getLogger(__name__)
 NOT_MENDED = (
     "migrations mend what is stored (schema, types, search properties), not what was read from "
     "a file: a document ingested by an older kgrag keeps the text its reader gave then (a man "
-    "page's roff source, a Markdown table as text, a skipped .svg or .svgz) until it is "
-    "ingested again, into a new store or after `kgrag delete DOCUMENT_ID` (an unchanged file "
-    "is skipped)"
+    "page's roff source, a Markdown table as text, an XPM icon as text) until it is ingested "
+    "again, into a new store or after `kgrag delete DOCUMENT_ID` (an unchanged file is skipped); "
+    "a file skipped then (an .svg, an .svgz) is read by ingesting its folder again"
 )
 
 
