@@ -26,11 +26,13 @@ db_app = App(no_args_is_help=True, help="Schema and statistics of the store.")
 @db_app.command("migrate")
 def db_migrate(store: StoreOpt = None) -> None:
     """Apply pending schema migrations."""
-    from kgrag.graph.migrations import migrate, status
+    from kgrag.graph.migrations import NOT_MENDED, migrate, status
 
     with open_store(store, run_migrations=False) as st:
         applied = migrate(st)
         err.print(f"applied {len(applied)} migrations; {len(status(st))} known")
+        if applied:
+            err.print(f"note: {NOT_MENDED}", markup=False)
 
 
 @db_app.command("status")

@@ -1,7 +1,9 @@
 """Ordered, named migrations, recorded as ``Migration`` nodes: schema operations (constraints,
 indexes, relationship types) and data rewrites (:class:`~kgrag.graph.schema.DataMigration`, a
 named write statement; :class:`~kgrag.graph.schema.SearchProperty`, a property computed in
-Python).
+Python; :class:`~kgrag.graph.schema.ManPageTypes`, documents' types decided in Python).
+A migration mends what is stored, not what was read: a document stored before a reader changed
+(man pages read from roff, Markdown tables as rows) is read anew only when ingested again.
 Run at open and by ``kgrag db migrate``; never from the write path."""
 
 from __future__ import annotations
@@ -9,16 +11,32 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import Any
 
 from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
-from kgrag.graph.schema import MIGRATIONS, DataMigration, RelationshipTypes, SearchProperty
+from kgrag.graph.schema import (
+    MIGRATIONS,
+    DataMigration,
+    ManPageTypes,
+    RelationshipTypes,
+    SearchProperty,
+)
 from kgrag.graph.store import SCHEMA_AWAIT_TIMEOUT_S, GraphStore
 from kgrag.text.folding import folded
 from kgrag.text.search_properties import chunk_search_properties
 
 log = logging.getLogger(__name__)
+
+#: What a migration cannot mend, said by ``kgrag db migrate`` when it applied one.
+NOT_MENDED = (
+    "migrations mend what is stored (schema, types, search properties), not what was read from "
+    "a file: a document ingested by an older kgrag keeps the text its reader gave then (a man "
+    "page's roff source, a Markdown table as text, an XPM icon as text) until it is ingested "
+    "again, into a new store or after `kgrag delete DOCUMENT_ID` (an unchanged file is skipped); "
+    "a file skipped then (an .svg, an .svgz) is read by ingesting its folder again"
+)
 
 
 class MigrationStatus(Frozen):
@@ -70,6 +88,40 @@ def fill_search_property(store: GraphStore, op: SearchProperty, page: int = FILL
         after = rows[-1]["id"]
 
 
+#: Passages of a document read to tell its roff source: a page's licence comments fill the first
+#: (GNU bc's 30 lines before its ``.TH``), pod2man's preamble some 130 lines.
+SNIFF_PASSAGES = 4
+
+
+def mend_man_page_types(store: GraphStore, page: int = FILL_PAGE) -> int:
+    """Store as :data:`~kgrag.ingest.roff.ROFF_MIME` every document stored as plain text that
+    :func:`~kgrag.ingest.roff.read_as_man_page` says is a man page (by its file name, title and
+    first :data:`SNIFF_PASSAGES` passages), in pages by id; return how many. Running it again
+    finds none."""
+    # ingestion's own decision; imported here, as kgrag.ingest imports the graph package
+    from kgrag.ingest.roff import ROFF_MIME, read_as_man_page
+    from kgrag.ingest.sources import PLAIN_TEXT
+
+    after = ""
+    changed = 0
+    while True:
+        rows = store.read(
+            "document_plain_text_page",
+            {"after": after, "limit": page, "mime": PLAIN_TEXT[1], "passages": SNIFF_PASSAGES},
+        )
+        if not rows:
+            return changed
+        updates = [
+            {"id": r["id"], "value": ROFF_MIME}
+            for r in rows
+            if read_as_man_page(PurePath(r["uri"] or "").name, r["title"], "\n".join(r["texts"]))
+        ]
+        if updates:
+            store.write_rows("document_set_mime", updates)
+            changed += len(updates)
+        after = rows[-1]["id"]
+
+
 def migrate(
     store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S, together: bool = False
 ) -> list[str]:
@@ -101,6 +153,11 @@ def migrate(
                                 op.property,
                                 n,
                             )
+                    elif isinstance(op, ManPageTypes):
+                        n = mend_man_page_types(store)
+                        log.info(
+                            "migration %s: %d man pages stored as text/troff", migration.name, n
+                        )
                     elif isinstance(op, RelationshipTypes):
                         store.declare_relationship_types(op.types)
                     else:

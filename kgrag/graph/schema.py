@@ -124,6 +124,17 @@ class SearchProperty(Frozen):
     dialect: Literal["falkordb", "neo4j"] | None = None
 
 
+class ManPageTypes(Frozen):
+    """Gives the man pages stored as plain text (before kgrag stored a man page as
+    ``text/troff``) that type, page by page: a document is one when
+    :func:`kgrag.ingest.roff.read_as_man_page` says so of its file name, title and first passages
+    (:func:`kgrag.graph.migrations.mend_man_page_types`). Only the type changes: a page stored
+    before kgrag read roff keeps its source as its text until it is ingested again.
+    Idempotent: a page mended is no longer plain text."""
+
+    kind: Literal["man_page_types"] = "man_page_types"
+
+
 class RelationshipTypes(Frozen):
     """Declares relationship types in the store's schema before any write uses them
     (:meth:`GraphStore.declare_relationship_types`). FalkorDB creates a type with the first
@@ -135,7 +146,7 @@ class RelationshipTypes(Frozen):
     types: tuple[str, ...]
 
 
-MigrationOp = SchemaOp | DataMigration | RelationshipTypes | SearchProperty
+MigrationOp = SchemaOp | DataMigration | RelationshipTypes | SearchProperty | ManPageTypes
 
 
 class VectorIndex(Frozen):
@@ -279,6 +290,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         name="0012_folded_names",
         ops=(ENTITY_NAME_FOLDED, SearchProperty(label="Entity", property="name_folded")),
     ),
+    # Man pages are stored as text/troff (what "Which man pages do you have?" lists); stores
+    # ingested before held them as text/plain. Their type is mended here; their text is not (a
+    # page ingested before kgrag read roff is its source until it is ingested again).
+    Migration(name="0013_man_page_types", ops=(ManPageTypes(),)),
 )
 
 

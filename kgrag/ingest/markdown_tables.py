@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from kgrag.ingest.formats._common import CellBudget, make_table
+from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.models import ParsedTable
 
 __all__ = ["pipe_tables"]
@@ -25,8 +26,6 @@ _DELIMITER_CELL = re.compile(r"\s*:?-+:?\s*")
 #: A cell's pipe: not one escaped as ``\|``.
 _PIPE = re.compile(r"(?<!\\)\|")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_MARKERS = re.compile(r"(\*\*|__|`)")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
 def _cells(line: str) -> list[str]:
@@ -39,8 +38,10 @@ def _cells(line: str) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    text = _LINK.sub(r"\1", _BREAK.sub(" ", text))
-    return " ".join(_MARKERS.sub("", text).replace("\\|", "|").split())
+    """A cell's words: line breaks (``<br>``) as spaces, inline markup off
+    (:func:`~kgrag.ingest.markdown_inline.inline_text`), an escaped pipe as a pipe."""
+    text = inline_text(_BREAK.sub(" ", text))
+    return " ".join(text.replace("\\|", "|").split())
 
 
 def _is_delimiter(line: str, width: int) -> bool:

@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
+from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
@@ -30,6 +31,7 @@ from kgrag.ingest.sections import Heading, line_headings, locate_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
+from kgrag.text.file_names import file_name_title
 from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
@@ -129,8 +131,8 @@ def parse_bytes(
         raise _fail(path, "recordings inside archives and messages are not read; extract it")
     else:
         title, pages, images = _parse_audio(item, data, max_media_seconds)
-    if in_memory and title == path.stem:
-        title = (name or path).stem
+    if in_memory and title == _stem_title(path):
+        title = _stem_title(name or path)
     if item.title:
         title = item.title
     logger.debug(
@@ -260,8 +262,13 @@ def _file_title(path: PurePath) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
     "copyright (espeak-ng)", so that two packages' licence files are told apart."""
     if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
-        return f"{path.stem} ({path.parent.name})"
-    return path.stem
+        return f"{_stem_title(path)} ({path.parent.name})"
+    return _stem_title(path)
+
+
+def _stem_title(path: PurePath) -> str:
+    """The file's name without its extension, read as a title (:func:`file_name_title`)."""
+    return file_name_title(path.stem)
 
 
 #: Headings that name a section of any document, not a document ("Introduction", "README").
@@ -323,15 +330,6 @@ _SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
-_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_EM_STAR = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
-_EM_UNDER = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
-_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_CODE = re.compile(r"(`+)(.+?)\1")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -390,7 +388,7 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
         line = _BLOCKQUOTE.sub("", line)
         m = _ATX_HEADING.match(line)
         if m:
-            line = _inline(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
+            line = inline_text(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
             if heading is None and line.strip():
                 heading = line.strip()
             marks.append((len(lines_out), len(m.group(1)), line))
@@ -406,21 +404,8 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             marks.append((len(lines_out) - 1, 1 if setext.group(1)[0] == "=" else 2, lines_out[-1]))
             lines_out.append("")
             continue
-        lines_out.append(_inline(line))
+        lines_out.append(inline_text(line))
     return "\n".join(lines_out).strip("\n"), heading, line_headings(lines_out, marks)
-
-
-def _inline(line: str) -> str:
-    # code spans first: their content is literal, keep it without the backticks
-    line = _CODE.sub(lambda m: m.group(2).strip(), line)
-    line = _IMAGE.sub(r"\1", line)
-    line = _LINK.sub(r"\1", line)
-    line = _REF_LINK.sub(r"\1", line)
-    line = _AUTOLINK.sub(r"\1", line)
-    line = _STRONG.sub(r"\2", line)
-    line = _EM_STAR.sub(r"\1", line)
-    line = _EM_UNDER.sub(r"\1", line)
-    return _STRIKE.sub(r"\1", line)
 
 
 def _first_line(text: str) -> str | None:
@@ -451,7 +436,7 @@ def _parse_spreadsheet(
             pages.append(ParsedPage(number=None, text=described))
     else:
         tables = spreadsheet.parse_xlsx(path, data)
-    return path.stem, pages, [], tables
+    return _stem_title(path), pages, [], tables
 
 
 # ----------------------------------------------------------------------------------------- pdf
@@ -526,7 +511,9 @@ def _parse_pdf(item: SourceItem, data: bytes, ocr_enabled: bool) -> _Parsed:
             + ("; OCR found no text either" if ocr_ran else "; is it a scan? run OCR on it first"),
         )
     title = (
-        _pdf_title(reader) or (_naming(_first_line(pages[0].text)) if pages else None) or path.stem
+        _pdf_title(reader)
+        or (_naming(_first_line(pages[0].text)) if pages else None)
+        or _stem_title(path)
     )
     outline = _pdf_outline(reader)
     pages = [
@@ -649,7 +636,7 @@ def _parse_image(
             f"image is {width}x{height} pixels; images need at least {MIN_IMAGE_SIDE} pixels "
             "on each side",
         )
-    title = path.stem
+    title = _stem_title(path)
     if in_memory:  # no file of its own: the pipeline saves it beside the extracted ones
         image = ParsedImage(data=data, width=width, height=height, caption=item.title)
     else:
@@ -707,4 +694,4 @@ def _parse_audio(item: SourceItem, data: bytes, max_media_seconds: float) -> _Pa
         raise _fail(path, f"does not look like a {suffix} file (expected {expected})")
     # before any decoding: a tiny file can hold hours of audio (MediaTooLongError names it)
     check_media(path, max_media_seconds)
-    return path.stem, [], []
+    return _stem_title(path), [], []

@@ -20,11 +20,44 @@ from dataclasses import dataclass
 from kgrag.ingest.sections import Heading, line_headings
 from kgrag.text.words import word_set
 
-__all__ = ["ROFF_MIME", "is_roff", "man_page_text", "roff_text"]
+__all__ = [
+    "ROFF_MIME",
+    "is_roff",
+    "man_page_name",
+    "man_page_text",
+    "read_as_man_page",
+    "roff_text",
+]
 
 #: The MIME type stored for a document read from roff (a man page), whatever its file's name
 #: or compression: what "Which man pages do you have?" lists (:mod:`kgrag.planner.params`).
 ROFF_MIME = "text/troff"
+
+#: A man page's file name: the page, its section (1 to 9, with the suffix some sections carry:
+#: ``Foo::Bar.3pm``, ``ssl.3ssl``, ``xterm.1x``) and a compression suffix (``zstd.1.gz``).
+_MAN_PAGE_NAME = re.compile(r"^(.+)\.([1-9][a-z]{0,8})(?:\.(?:gz|bz2|xz|zst|lz|lzma|Z))?$")
+
+
+def man_page_name(name: str) -> tuple[str, str] | None:
+    """The page and section a man page's file name gives (``zstd.1.gz``: ``("zstd", "1")``),
+    None for another name. A name alone does not make a man page (``syslog.1`` is a rotated
+    log): :func:`read_as_man_page` asks the content too."""
+    found = _MAN_PAGE_NAME.match(name)
+    return (found.group(1), found.group(2)) if found else None
+
+
+def read_as_man_page(name: str, title: str | None, text: str | None) -> bool:
+    """Whether a document stored as plain text, named ``name``, titled ``title`` and whose text
+    begins with ``text`` (its first passages), was a man page: a man page's file name, and
+    either its text is roff source (:func:`is_roff`, as ingestion decides today; kgrag stored
+    the source before it read roff) or its title names the file's section as
+    :func:`man_page_text` titles a page (``zstd(1)``; kgrag read roff before it stored man
+    pages as :data:`ROFF_MIME`)."""
+    found = man_page_name(name)
+    if found is None:
+        return False
+    return is_roff(text or "") or (title or "").lower().endswith(f"({found[1]})")
+
 
 #: Lines read at most to decide whether a text is roff.
 _SNIFF_LINES = 300

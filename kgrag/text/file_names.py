@@ -18,7 +18,13 @@ from kgrag.text.stemming import stem
 from kgrag.text.stopwords import FUNCTION_WORDS, QUESTION_STOP_WORDS
 from kgrag.text.words import word_set
 
-__all__ = ["CAMERA_WORDS", "name_matches", "name_words", "picture_query_terms"]
+__all__ = [
+    "CAMERA_WORDS",
+    "file_name_title",
+    "name_matches",
+    "name_words",
+    "picture_query_terms",
+]
 
 #: The words of the names cameras, phones and apps give pictures: they say nothing of what a
 #: picture shows (a trailing number is dropped before the comparison: ``DSC0001`` is ``dsc``).
@@ -87,3 +93,15 @@ def name_matches(terms: Sequence[str], name: str) -> bool:
         if stem(a + b) in words or a + b in words:
             joined.update((i, i + 1))
     return all(t in words or i in joined for i, t in enumerate(terms))
+
+
+#: Underscores between two letters or digits: what a file name writes for a space.
+_NAME_SPACE = re.compile(r"(?<=[^\W_])_+(?=[^\W_])")
+
+
+def file_name_title(stem: str) -> str:
+    """A document's title made of its file's name without its extension (``stem``), read as a
+    title: underscores between words are spaces (``nnapi_supported_ops``: "nnapi supported
+    ops"); hyphens stay (``zstd-1.5.4``, ``2024-03-01``, ``e-mail``), and so do underscores
+    at the ends of a name (``__init__``)."""
+    return _NAME_SPACE.sub(" ", stem)

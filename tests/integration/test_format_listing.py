@@ -8,16 +8,19 @@ listed every text document)."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kgrag.agent.agent import KnowledgeAgent
+from kgrag.ingest.roff import ROFF_MIME
 from kgrag.modalities.text import default_text_embedder
 from tests.support.across import shared_folder
 from tests.support.answered import cited_files
 from tests.support.engines import Engine
+from tests.support.raw import as_before, open_migrates, raw_write
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 REAL = [
@@ -66,3 +69,48 @@ def test_a_listing_by_format_lists_the_files_of_that_format_alone(
 ) -> None:
     found = agent.ask(question, admin=True)
     assert cited_files(found) == expected, found.answer
+
+
+#: Man pages as stores ingested before man pages had a type of their own hold them: as plain
+#: text, read from roff (titled "cscope(1)") or, before kgrag read roff, their source as their
+#: text (titled by its first line). A rotated log named like a man page stays plain text.
+_OLD_DOCUMENTS = [
+    {
+        "id": "old-zstd",
+        "uri": "/usr/share/man/man1/zstd.1.gz",
+        "title": '.TH "ZSTD" "1" "February 2023" "zstd 1.5.4" "User Commands"',
+        "text": gzip.decompress((DATA / "man" / "zstd.1.gz").read_bytes()).decode()[:2000],
+    },
+    {
+        "id": "old-syslog",
+        "uri": "/var/log/syslog.1",
+        "title": "syslog",
+        "text": "Nov 26 06:25:01 host CRON[1042]: (root) CMD (test -x /usr/sbin/anacron)\n",
+    },
+]
+_AS_BEFORE = """
+MATCH (d:Document {mime: $troff}) SET d.mime = $plain
+WITH count(d) AS downgraded
+UNWIND $old AS old
+CREATE (d:Document {id: old.id, uri: old.uri, title: old.title, modality: 'text',
+                    mime: $plain, status: 'complete', acl: ['*'], ingested_at: $at,
+                    bytes: size(old.text), chunk_count: 1, image_count: 0, tags: []})
+CREATE (:Chunk {id: old.id + '-0', text: old.text, position: 0, document_id: old.id})
+       -[:PART_OF]->(d)
+"""
+
+
+def test_man_pages_a_store_held_as_plain_text_are_listed_once_it_is_opened(
+    agent: KnowledgeAgent, module_engine: Engine
+) -> None:
+    """Migration 0013_man_page_types: the store as an older kgrag wrote it (before: "No readable
+    document matches."), opened again, lists its man pages, by name and content: not the log."""
+    params = {"troff": ROFF_MIME, "plain": "text/plain", "old": _OLD_DOCUMENTS}
+    raw_write(agent.store, _AS_BEFORE, {**params, "at": "2026-11-26T19:00:00+00:00"})
+    as_before(agent.store, "0013_man_page_types", "RETURN 1")
+    assert cited_files(agent.ask("Which man pages do you have?", admin=True)) == set()
+    open_migrates(module_engine, "0013_man_page_types")
+    found = agent.ask("Which man pages do you have?", admin=True)
+    assert cited_files(found) == {"cscope.1.gz", "zstd.1.gz"}, found.answer
+    rows = agent.store.read_freeform("MATCH (d:Document {id: 'old-syslog'}) RETURN d.mime AS m")
+    assert [r["m"] for r in rows] == ["text/plain"]

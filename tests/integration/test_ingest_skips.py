@@ -23,7 +23,7 @@ def _folder(root: Path) -> Path:
     (folder / "notes").mkdir(parents=True)
     (folder / "notes" / "pump.md").write_text("# Pump\n\nThe Feed Pump FP-2 was repaired.\n")
     (folder / "roster.txt").write_text("Grace Hopper keeps the spare seals.\n")
-    (folder / "logo.svgz").write_bytes(os.urandom(256))
+    (folder / "logo.xcf").write_bytes(os.urandom(256))
     (folder / "scan.djvu").write_bytes(b"AT&TFORM" + os.urandom(248))
     (folder / "rows.jsonl").write_text('{"path": "roster.txt"}\n')
     (folder / "gone.txt").symlink_to(folder / "nowhere.txt")
@@ -44,7 +44,7 @@ def test_every_skipped_file_is_listed_with_its_reason(engine: Engine, tmp_path: 
     assert first["ingested"] == 2 and first["failed"] == 0
     kinds = {Path(s["path"]).name: s["kind"] for s in first["skips"]}
     assert kinds == {
-        "logo.svgz": "unsupported_type",
+        "logo.xcf": "unsupported_type",
         "scan.djvu": "unsupported_type",
         "rows.jsonl": "manifest_not_named",
         "gone.txt": "unreadable",
@@ -62,7 +62,7 @@ def test_every_skipped_file_is_listed_with_its_reason(engine: Engine, tmp_path: 
     assert "skipped: unchanged 2, unsupported type 2, manifest not named 1, unreadable 1" in (
         shown.stderr
     ), shown.stderr
-    for name in ("logo.svgz", "scan.djvu", "rows.jsonl", "gone.txt", "pump.md", "roster.txt"):
+    for name in ("logo.xcf", "scan.djvu", "rows.jsonl", "gone.txt", "pump.md", "roster.txt"):
         assert name in shown.stderr, name
 
 

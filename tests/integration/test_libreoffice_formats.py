@@ -28,8 +28,8 @@ if soffice() is None:  # scripts/setup.sh installs it; say so rather than pass w
 
 GOOD = {
     "orchard_lo.doc": ("Orchard Survey of Pellworth Farm", "application/msword"),
-    "orchard_yield.xls": ("orchard_yield", "application/vnd.ms-excel"),
-    "orchard_yield.ods": ("orchard_yield", "application/vnd.oasis.opendocument.spreadsheet"),
+    "orchard_yield.xls": ("orchard yield", "application/vnd.ms-excel"),
+    "orchard_yield.ods": ("orchard yield", "application/vnd.oasis.opendocument.spreadsheet"),
     "review_lo.ppt": ("Quarterly Review of the Ferry Service", "application/vnd.ms-powerpoint"),
     "review_lo.odp": (
         "Quarterly Review of the Ferry Service",

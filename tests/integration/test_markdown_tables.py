@@ -51,7 +51,7 @@ def test_pipe_table_rows_are_rows_of_a_table(
     found = {Path(r["uri"]).name: r for r in rows}
     assert set(found) == {"compressor.md", "nnapi_supported_ops.md"}
     assert list(found["nnapi_supported_ops.md"]["header"]) == ["Operator", "Note"]
-    assert found["nnapi_supported_ops.md"]["title"] == "nnapi_supported_ops"
+    assert found["nnapi_supported_ops.md"]["title"] == "nnapi supported ops"
     assert found["nnapi_supported_ops.md"]["chunks"] > 40
     assert (list(found["compressor.md"]["header"]), found["compressor.md"]["chunks"]) == (
         ["Level", "Window", "Speed"],

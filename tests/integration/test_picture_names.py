@@ -121,7 +121,8 @@ def test_a_photo_of_a_flower_is_the_picture_named_flower(agent: KnowledgeAgent) 
 def test_a_picture_the_asker_cannot_read_is_never_found_by_name(agent: KnowledgeAgent) -> None:
     answer = agent.ask(FLOWER, user="ann")
     titles = {str(hit.get("title")) for hit in _returned(agent, answer)}
-    assert "orchid_flower" not in titles and "orchid_flower.png" not in _pictures(answer)
+    assert not titles & {"orchid flower", "orchid_flower"}
+    assert "orchid_flower.png" not in _pictures(answer)
     botanist = agent.ask(FLOWER, user="bea", groups=["botany"])
     assert set(_pictures(botanist)) == {"flower.jpg", "orchid_flower.png"}, botanist.answer
 

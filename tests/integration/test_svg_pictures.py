@@ -6,10 +6,14 @@ two diagrams). A real drawing from this machine (tests/data/svg: postgresql-comm
 dependency diagram, whose labels are ``<text>`` elements) and a logo made here (a ``<title>``, a
 ``<desc>`` and a ``<text>``) are ingested as images; bad SVGs (not XML, cut short, a PNG under an
 ``.svg`` name, an HTML page under one) each fail alone, named with what is wrong, storing nothing.
+A gzipped drawing (``.svgz``: LibreOffice Basic's icon of this machine, gzipped as icon themes
+ship them) is read as its ``.svg`` (before: skipped as an unsupported type); a gzip bomb and an
+``.svgz`` that is not gzip fail alone, named.
 """
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,7 +58,13 @@ def _bad_svgs(folder: Path) -> dict[str, tuple[Path, str]]:
     for p in folder.iterdir():
         if p.suffix != ".svg":
             p.unlink()
+    bomb = folder / "bomb.svgz"
+    bomb.write_bytes(gzip.compress(b" " * 20_000_000, 9))
+    noise = folder / "noise.svgz"
+    noise.write_bytes(bytes(range(256)))
     return {
+        "a gzip bomb": (bomb, "a gzip bomb?"),
+        "not gzip": (noise, "not gzip data"),
         "cut short": (cut, "not valid XML"),
         "not XML": (prose, "not valid XML"),
         "a PNG": (png, "a PNG image"),
@@ -70,10 +80,11 @@ def ingested(
     (folder / "dependencies.svg").write_bytes((DATA / "dependencies.svg").read_bytes())
     (folder / "harbour-logo.svg").write_text(LOGO, "utf-8")
     (folder / "notes.md").write_text(NOTES, "utf-8")
+    (folder / "libreoffice-basic.svgz").write_bytes((DATA / "libreoffice-basic.svgz").read_bytes())
     bad = _bad_svgs(tmp_path_factory.mktemp("svg-bad") / "bad")
     agent = offline_agent(module_engine.open(), tmp_path_factory.mktemp("svg-images"))
     good = agent.ingest([str(folder)])
-    assert good.failed == 0 and good.ingested == 3, good
+    assert good.failed == 0 and good.ingested == 4, good
     report = agent.ingest([str(p) for p, _ in bad.values()])
     yield agent, report, bad
     agent.store.close()
@@ -100,6 +111,9 @@ def test_svg_drawings_are_stored_as_pictures(
     assert drawn["harbour-logo.svg"]["width"] == drawn["harbour-logo.svg"]["height"] == 1024
     assert drawn["harbour-logo.svg"]["caption"] == "Kestrel Harbour lighthouse logo"
     assert drawn["dependencies.svg"]["width"] == 1024  # 65 x 24 cm, fitted into 1024 pixels
+    assert documents["libreoffice-basic.svgz"]["modality"] == "image"
+    assert documents["libreoffice-basic.svgz"]["mime"] == "image/svg+xml"
+    assert drawn["libreoffice-basic.svgz"]["width"] == 1024
 
 
 def test_the_pictures_listed_are_the_drawings(
@@ -107,7 +121,11 @@ def test_the_pictures_listed_are_the_drawings(
 ) -> None:
     agent, _, _ = ingested
     answer = agent.ask("Which pictures do you have?", admin=True)
-    assert cited_files(answer) == {"dependencies.svg", "harbour-logo.svg"}, answer.answer
+    assert cited_files(answer) == {
+        "dependencies.svg",
+        "harbour-logo.svg",
+        "libreoffice-basic.svgz",
+    }, answer.answer
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.ingest.parsers import parse
-from kgrag.ingest.roff import is_roff, roff_text
+from kgrag.ingest.roff import is_roff, man_page_name, read_as_man_page, roff_text
 from kgrag.ingest.sources import expand_inputs
 
 MAN = Path(__file__).parents[1] / "data" / "man"
@@ -127,3 +127,52 @@ def test_an_option_and_its_indented_description_are_one_paragraph(tmp_path: Path
     assert "-V, --version Print version and exit." in paragraphs
     described = "The choom command displays and adjusts Out-Of-Memory killer score setting."
     assert described in paragraphs
+
+
+@pytest.mark.parametrize("name", ["zstd.1.gz", "cscope.1.gz", "choom.1.gz", "lwp-dump.1p.gz"])
+def test_a_man_page_stored_as_plain_text_is_told_by_its_name_and_what_was_stored(
+    name: str, tmp_path: Path
+) -> None:
+    """What migration 0013_man_page_types asks of a document an older kgrag stored as plain
+    text: its source and its first line as title (before kgrag read roff), or its words and
+    ``name(section)`` title (before kgrag stored man pages as text/troff)."""
+    source = gzip.decompress((MAN / name).read_bytes()).decode()
+    title, words = _read(name, tmp_path)
+    assert read_as_man_page(name, source.splitlines()[0], source[:2000])
+    assert read_as_man_page(name, title, words[:2000])
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "text"),
+    [
+        # a rotated log, a numbered backup, a man page name on a text that is not a man page
+        ("syslog.1", "syslog", "Nov 26 06:25:01 host CRON[1042]: (root) CMD (run-parts)\n"),
+        ("notes.txt.2", "Meeting notes", "Meeting notes\n\nAgenda (1)\n"),
+        ("release.3", "Release 3 (draft)", "Release 3 (draft)\n\nWhat changed.\n"),
+        # roff source under a name that is no man page's: ingestion reads it as one, the
+        # migration leaves it (its name says nothing)
+        ("cscope.man", "cscope(1)", '.TH CSCOPE "1"\n.SH NAME\ncscope\n'),
+    ],
+)
+def test_a_plain_text_named_like_a_man_page_is_not_one(name: str, title: str, text: str) -> None:
+    assert not read_as_man_page(name, title, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("zstd.1.gz", ("zstd", "1")),
+        ("Foo::Bar.3pm", ("Foo::Bar", "3pm")),
+        ("ssl.3ssl.gz", ("ssl", "3ssl")),
+        ("lwp-dump.1p.gz", ("lwp-dump", "1p")),
+        ("xterm.1x.xz", ("xterm", "1x")),
+        ("iptables.8", ("iptables", "8")),
+        ("zstd.1.txt", None),
+        ("notes.md", None),
+        ("page.0", None),
+    ],
+)
+def test_a_man_page_file_name_gives_the_page_and_its_section(
+    name: str, found: tuple[str, str] | None
+) -> None:
+    assert man_page_name(name) == found

@@ -22,7 +22,7 @@ def _parse(path: Path):  # type: ignore[no-untyped-def]
 
 def test_a_readme_that_is_one_table_is_a_table_of_rows() -> None:
     doc = _parse(DATA / "nnapi_supported_ops.md")
-    assert doc.title == "nnapi_supported_ops"  # not its header row
+    assert doc.title == "nnapi supported ops"  # not its header row
     assert not doc.pages  # nothing but the table (and a comment)
     (table,) = doc.tables
     assert table.header == ("Operator", "Note")

@@ -193,7 +193,7 @@ def test_a_generic_first_heading_of_an_html_page_is_no_title() -> None:
     manuals were titled "Introduction"); the file name titles it."""
     (found,) = expand_inputs([str(DATA / "formats" / "go_mem_head.html")]).items
     doc = parse(found, LIMIT)
-    assert doc.title == "go_mem_head"
+    assert doc.title == "go mem head"
     assert doc.pages[0].text.startswith("Introduction\n")
 
 

@@ -4,8 +4,11 @@ this machine (tests/data/svg) and drawings written here."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,8 +18,10 @@ pytest.importorskip("resvg_py", reason="the image extra (resvg-py) is not instal
 from PIL import Image
 
 from kgrag.errors import IngestError
+from kgrag.ingest.containers.expand import parse_all
 from kgrag.ingest.formats.svg import PROBE_SIDE, RASTER_SIDE, read_svg
-from kgrag.ingest.sources import file_type
+from kgrag.ingest.models import ParsedInputs
+from kgrag.ingest.sources import expand_inputs, file_type
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "svg" / "dependencies.svg"
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">{body}</svg>'
@@ -145,3 +150,45 @@ def test_a_drawing_too_slow_to_draw_large_is_kept_small() -> None:
     drawing = read_svg(SLOW, SLOW.read_bytes())
     assert time.perf_counter() - t0 < 30
     assert max(drawing.width, drawing.height) in (PROBE_SIDE, RASTER_SIDE)
+
+
+SVGZ = REAL.parent / "libreoffice-basic.svgz"
+
+
+def _parsed(path: Path) -> ParsedInputs:
+    (item,) = expand_inputs([str(path)]).items
+    return parse_all(item, 10_000_000)
+
+
+def test_a_gzipped_drawing_is_read_as_its_svg(tmp_path: Path) -> None:
+    """An .svgz (LibreOffice Basic's icon, gzipped as icon themes ship them): before, skipped as
+    an unsupported type."""
+    assert file_type(".svgz") is not None
+    path = tmp_path / SVGZ.name
+    path.write_bytes(SVGZ.read_bytes())
+    (doc,) = _parsed(path).documents
+    assert (doc.source.modality, doc.source.mime) == ("image", "image/svg+xml")
+    assert doc.title == "libreoffice-basic" and len(doc.images) == 1
+    assert doc.images[0].width == doc.images[0].height == RASTER_SIDE
+    assert doc.sha256 == hashlib.sha256(gzip.decompress(SVGZ.read_bytes())).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        # 20 MB of spaces in 19 KB: stopped after a megabyte, not inflated
+        ("bomb.svgz", lambda: gzip.compress(b" " * 20_000_000, 9), "a gzip bomb?"),
+        ("cut.svgz", lambda: SVGZ.read_bytes()[:1000], "gzip data ends early (truncated?)"),
+        ("noise.svgz", lambda: bytes(range(256)), "not gzip data (no gzip header)"),
+        ("notes.svgz", lambda: gzip.compress(b"Meeting notes.\n"), "corrupt SVG: not valid XML"),
+    ],
+)
+def test_a_bad_svgz_fails_alone_naming_the_file(
+    tmp_path: Path, name: str, content: Callable[[], bytes], reason: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content())
+    parsed = _parsed(path)
+    assert parsed.documents == ()
+    (failure,) = parsed.refused
+    assert failure.path == str(path) and reason in failure.reason

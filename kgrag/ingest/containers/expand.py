@@ -24,7 +24,7 @@ from kgrag.ingest.containers.archives import (
     tar_members,
     zip_members,
 )
-from kgrag.ingest.containers.kinds import ContainerKind, container_kind
+from kgrag.ingest.containers.kinds import ContainerKind, compressed_name, container_kind
 from kgrag.ingest.containers.limits import Budget, ContainerLimits, ContainerRefused
 from kgrag.ingest.containers.mail import MailMessage, html_to_text, read_message, split_mbox
 from kgrag.ingest.models import (
@@ -178,9 +178,10 @@ class _Expansion:
         parent: ParentLink | None,
         compression: Compression,
     ) -> None:
-        """A .gz (.bz2, .xz) of one file is that file: read as the type of the name inside."""
+        """A .gz (.bz2, .xz) of one file is that file: read as the type of the name inside (an
+        .svgz as an .svg)."""
         inner = decompress(data, self.budget, compression)
-        inner_name = PurePosixPath(name.stem)
+        inner_name = PurePosixPath(compressed_name(name))
         found = _member_type(inner_name, inner)
         if found is None:
             raise _Unsupported(

@@ -20,15 +20,30 @@ CONTAINER_TYPES: dict[str, tuple[Literal["text"], str]] = {
     ".bz2": ("text", "application/x-bzip2"),
     ".txz": ("text", "application/x-xz"),
     ".xz": ("text", "application/x-xz"),
+    ".svgz": ("text", "application/gzip"),  # a gzipped SVG drawing (icon themes): an .svg.gz
     ".eml": ("text", "message/rfc822"),
     ".mbox": ("text", "application/mbox"),
     ".msg": ("text", "application/vnd.ms-outlook"),
 }
 
 
+#: Suffixes that name one compressed file of a type: its kind and the suffix of the file inside
+#: (``logo.svgz`` holds ``logo.svg``).
+_COMPRESSED_TYPES: dict[str, tuple[ContainerKind, str]] = {".svgz": ("gzip", ".svg")}
+
+
+def compressed_name(name: PurePath) -> PurePath:
+    """The name of the one file a compressed file ``name`` holds: ``zstd.1.gz`` holds
+    ``zstd.1``, ``logo.svgz`` holds ``logo.svg``."""
+    inner = _COMPRESSED_TYPES.get(name.suffix.lower())
+    return name.with_suffix(inner[1]) if inner is not None else name.with_suffix("")
+
+
 def container_kind(name: PurePath) -> ContainerKind | None:
     """The kind of container ``name`` is, by its suffix(es); None when it is not one."""
     suffix = name.suffix.lower()
+    if suffix in _COMPRESSED_TYPES:
+        return _COMPRESSED_TYPES[suffix][0]
     compressed: dict[str, tuple[ContainerKind, ContainerKind]] = {
         ".gz": ("tgz", "gzip"),
         ".bz2": ("tbz2", "bzip2"),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest.formats._common import CellBudget, require
+from kgrag.ingest.formats._xml import MAX_XML_ELEMENTS, parse_bounded
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -42,9 +43,6 @@ MAX_MEMBER_BYTES = 64 * 1024 * 1024
 #: Uncompressed/compressed ratio allowed for a member of more than 1 MB: text deflates about
 #: 10:1, a table of empty cells about 400:1, a run of one byte (the zip bomb) about 1000:1.
 MAX_RATIO = 500
-#: Elements of one XML part.
-MAX_XML_ELEMENTS = 1_000_000
-
 _RATIO_FLOOR = 1024 * 1024
 
 
@@ -139,32 +137,23 @@ def parse_xml(
     lxml_etree = require(package.path, "lxml.etree", "lxml")
     for tag in cell_tags:  # refuse a table of a million cells before parsing it
         package.budget.check(_tag_count(data, tag), f"{package.kind} part {name!r}")
-    elements = 0
-    root: etree._Element | None = None
-    try:
-        events = lxml_etree.iterparse(
-            io.BytesIO(data),
-            events=("end",),
-            resolve_entities=False,
-            load_dtd=False,
-            no_network=True,
-            huge_tree=False,
-            remove_comments=True,
-            remove_pis=True,
-        )
-        for _, element in events:
-            elements += 1
-            if elements > MAX_XML_ELEMENTS:
-                raise package.fail(
-                    f"{package.kind} part {name!r} has more than {MAX_XML_ELEMENTS:,} XML elements"
-                )
-            if element.tag in cell_tags:
-                package.budget.take(1, f"{package.kind} part {name!r}")
-            root = element
-    except IngestError:
-        raise
-    except lxml_etree.XMLSyntaxError as e:
-        raise package.fail(f"corrupt {package.kind}: part {name!r} is not valid XML: {e}") from e
+
+    def count_cell(element: etree._Element) -> None:
+        if element.tag in cell_tags:
+            package.budget.take(1, f"{package.kind} part {name!r}")
+
+    root = parse_bounded(
+        lxml_etree,
+        data,
+        internal_entities=False,
+        too_many=lambda: package.fail(
+            f"{package.kind} part {name!r} has more than {MAX_XML_ELEMENTS:,} XML elements"
+        ),
+        invalid=lambda e: package.fail(
+            f"corrupt {package.kind}: part {name!r} is not valid XML: {e}"
+        ),
+        each=count_cell,
+    )
     if root is None:
         raise package.fail(f"corrupt {package.kind}: part {name!r} is empty")
     return root

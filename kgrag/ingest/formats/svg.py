@@ -1,7 +1,7 @@
 """SVG drawings (logos, icons, diagrams) read as pictures: drawn to pixels, and their words kept.
 
 The file is parsed once, by lxml with external entities, DTDs and the network off and at most
-:data:`~kgrag.ingest.formats._zipped.MAX_XML_ELEMENTS` elements (internal entities, as Illustrator
+:data:`~kgrag.ingest.formats._xml.MAX_XML_ELEMENTS` elements (internal entities, as Illustrator
 writes them, are expanded within libxml2's amplification limits). Links to anything outside the
 file (an ``<image>`` or ``<use>`` naming another file or a URL) are dropped, so drawing it reads
 no other file. The tree left is drawn by resvg (``resvg-py``, in process, no network) on white,
@@ -15,6 +15,8 @@ Its words are kept as the picture's text, so a question naming them finds it: th
 tooltip) and every ``<text>`` element, in document order, each once. The root title is the
 document's title and the picture's caption. A file that is not an SVG drawing (not XML, cut
 short, another format under an ``.svg`` name, another XML root) is refused, naming what it is.
+A gzipped drawing (``.svgz``) is read as its ``.svg`` after the bounded decompression of any
+``.gz`` (:func:`kgrag.ingest.containers.kinds.compressed_name`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from kgrag.errors import IngestError
 from kgrag.ingest.formats._common import one_line, require, title_text
-from kgrag.ingest.formats._zipped import MAX_XML_ELEMENTS
+from kgrag.ingest.formats._xml import MAX_XML_ELEMENTS, parse_bounded
 from kgrag.ingest.formats.registry import DocumentFormat, ParsedContent, register
 from kgrag.ingest.models import ParsedImage, ParsedPage, SourceItem
 
@@ -70,7 +72,7 @@ _OTHER_FORMATS: tuple[tuple[bytes, str], ...] = (
     (b"GIF8", "a GIF image"),
     (b"RIFF", "a RIFF file (WebP image or WAVE sound)"),
     (b"%PDF-", "a PDF document"),
-    (b"\x1f\x8b", "gzip-compressed (an .svgz file): decompress it to .svg"),
+    (b"\x1f\x8b", "gzip-compressed: a compressed drawing is read when named .svgz"),
     (b"PK\x03\x04", "a zip archive"),
 )
 
@@ -135,28 +137,15 @@ def _parse(path: Path, data: bytes) -> etree._Element:
         if data.startswith(magic):
             raise IngestError(str(path), f"not an SVG drawing: the file is {what}")
     lxml_etree = require(path, "lxml.etree", "lxml", extra="image")
-    elements = 0
-    root: etree._Element | None = None
-    try:
-        events = lxml_etree.iterparse(
-            io.BytesIO(data),
-            events=("end",),
-            resolve_entities="internal",
-            load_dtd=False,
-            no_network=True,
-            huge_tree=False,
-            remove_comments=True,
-            remove_pis=True,
-        )
-        for _, element in events:
-            elements += 1
-            if elements > MAX_XML_ELEMENTS:
-                raise IngestError(
-                    str(path), f"SVG drawing has more than {MAX_XML_ELEMENTS:,} XML elements"
-                )
-            root = element
-    except lxml_etree.XMLSyntaxError as e:
-        raise IngestError(str(path), f"corrupt SVG: not valid XML ({e})") from e
+    root = parse_bounded(
+        lxml_etree,
+        data,
+        internal_entities=True,
+        too_many=lambda: IngestError(
+            str(path), f"SVG drawing has more than {MAX_XML_ELEMENTS:,} XML elements"
+        ),
+        invalid=lambda e: IngestError(str(path), f"corrupt SVG: not valid XML ({e})"),
+    )
     if root is None:
         raise IngestError(str(path), "corrupt SVG: no XML element")
     if _local(root) != "svg":
