@@ -3,11 +3,7 @@
 Sentences are found by :func:`kgrag.text.sentences.sentence_spans` (abbreviations such as "e.g."
 or "Dr.", initials and decimals do not end a sentence; a blank line always does). They are packed
 into chunks of at most ``max_tokens``; consecutive chunks of a page share whole trailing sentences
-up to ``overlap_tokens``. A chunk that is full in the middle of a paragraph (a blank line starts
-one) ends instead where that paragraph starts, when the paragraph fits in one chunk and the chunk
-keeps at least half its size: the next chunk starts with the whole paragraph (a man page's
-option, a definition, a README's one-line paragraph), without overlap, rather than with its
-second sentence. A chunk never spans two pages, nor two of a FAQ's questions
+up to ``overlap_tokens``. A chunk never spans two pages, nor two of a FAQ's questions
 (:mod:`kgrag.ingest.faq`: each question starts a chunk), and a sentence longer than ``max_tokens``
 is cut between words (a single over-long "word" between characters). ``count_tokens`` is called
 once per sentence (and once per word of an over-long sentence), never per candidate chunk.
@@ -27,15 +23,12 @@ from kgrag.text.sentences import sentence_spans
 __all__ = ["chunk_text"]
 
 _WORD = re.compile(r"\S+")
-_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 
 
 class _Unit(NamedTuple):
     start: int
     end: int
     tokens: int
-    #: the unit starts a paragraph: a blank line (or the page's start) comes before it
-    opens: bool = False
 
 
 def chunk_text(
@@ -66,17 +59,12 @@ def chunk_text(
         text = page.text
         headings, questions = _page_headings(page, marked)
         units: list[_Unit] = []
-        last = 0
         for start, end in sentence_spans(text):
-            opens = not units or _BLANK_LINE.search(text, last, start) is not None
-            last = end
             tokens = count_tokens(text[start:end])
             if tokens <= max_tokens:
-                units.append(_Unit(start, end, tokens, opens))
+                units.append(_Unit(start, end, tokens))
             else:
-                pieces = _split_long(text, start, end, count_tokens, max_tokens)
-                units.append(pieces[0]._replace(opens=opens))
-                units.extend(pieces[1:])
+                units.extend(_split_long(text, start, end, count_tokens, max_tokens))
         h = 0
         for start, end in _pack_each(units, questions, max_tokens, overlap_tokens):
             while h < len(headings) and headings[h].start <= start:
@@ -143,12 +131,6 @@ def _pack(units: Sequence[_Unit], max_tokens: int, overlap_tokens: int) -> list[
         while j < n and total + units[j].tokens <= max_tokens:
             total += units[j].tokens
             j += 1
-        if j < n and not units[j].opens:
-            cut = _paragraph_cut(units, i, j, max_tokens)
-            if cut is not None:
-                spans.append((units[i].start, units[cut - 1].end))
-                i = cut  # the cut paragraph starts the next chunk, whole
-                continue
         spans.append((units[i].start, units[j - 1].end))
         if j >= n:
             break
@@ -162,29 +144,6 @@ def _pack(units: Sequence[_Unit], max_tokens: int, overlap_tokens: int) -> list[
             k += 1
         i = k
     return spans
-
-
-def _paragraph_cut(units: Sequence[_Unit], i: int, j: int, max_tokens: int) -> int | None:
-    """Where the chunk ``units[i:j]``, full before ``units[j]`` in the middle of a paragraph,
-    should end instead: at the start of that paragraph, when the paragraph (up to the next
-    paragraph's start) fits in ``max_tokens`` and the units before it fill at least half of
-    ``max_tokens``. None when it should not (the paragraph is too long to keep whole anyway, or
-    the chunk would be left too small)."""
-    p = j - 1
-    while p > i and not units[p].opens:
-        p -= 1
-    if p <= i:
-        return None
-    kept = sum(u.tokens for u in units[i:p])
-    if 2 * kept < max_tokens:
-        return None
-    size, q = 0, p
-    while q < len(units) and (q == p or not units[q].opens):
-        size += units[q].tokens
-        if size > max_tokens:
-            return None
-        q += 1
-    return p
 
 
 def _split_long(
@@ -203,14 +162,14 @@ def _split_long(
         else:
             words.extend(_split_word(text, m.start(), m.end(), tokens, count_tokens, max_tokens))
     pieces: list[_Unit] = []
-    piece_start, piece_end, piece_tokens, _ = words[0]
+    piece_start, piece_end, piece_tokens = words[0]
     for word in words[1:]:
         if piece_tokens + word.tokens <= max_tokens:
             piece_end = word.end
             piece_tokens += word.tokens
         else:
             pieces.append(_Unit(piece_start, piece_end, piece_tokens))
-            piece_start, piece_end, piece_tokens, _ = word
+            piece_start, piece_end, piece_tokens = word
     pieces.append(_Unit(piece_start, piece_end, piece_tokens))
     return pieces
 

@@ -173,14 +173,10 @@ def test_packs_whole_sentences_with_overlap_within_budget() -> None:
         assert chunk.start_char in starts and chunk.end_char in ends
     overlapping = [(a, b) for a, b in itertools.pairwise(chunks) if b.start_char < a.end_char]
     assert overlapping, "overlap_tokens=12 with sentences of 5-16 words must overlap sometimes"
-    # each chunk is full (the next sentence would not have fitted), or it ends before a
-    # paragraph that the next chunk holds whole, from its start
-    for a, b in itertools.pairwise(chunks):
+    # each chunk is full: the next sentence would not have fitted
+    for a, _ in itertools.pairwise(chunks):
         following = next(s for s in spans if s[0] >= a.end_char)
-        full = words(a.text) + words(page.text[following[0] : following[1]]) > 40
-        assert full or (
-            b.start_char == following[0] and "\n\n" in page.text[a.end_char : b.start_char]
-        )
+        assert words(a.text) + words(page.text[following[0] : following[1]]) > 40
 
 
 def test_no_overlap_means_disjoint_chunks_covering_everything() -> None:
