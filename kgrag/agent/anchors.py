@@ -11,7 +11,9 @@ lexical hit holding the whole phrase joins the evidence, in place of its last pa
 
 A question that names nothing ("What does sponge do?", "how do I use vidir?": a tool or a term
 written in lower case) has its content words for subject. When no evidence passage holds some
-of them, the best lexical hit holding all of its content words joins the evidence, first: the
+of them, the best lexical hit holding all of its content words (a word in any of its forms, an
+irregular verb's too: :func:`kgrag.text.verb_forms.verb_forms`, "sent" held by "Send"; a modal
+verb such as "should" is no word of the subject) joins the evidence, first: the
 dense passages are then about other things. One passage must hold every word, so a question
 about something absent ("what is the boiling point of mercury?") is not anchored by a passage
 that happens to hold one of its words, nor one whose evidence lacks only a common word ("use"
@@ -34,10 +36,15 @@ from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.params import GraphQueryParams
 from kgrag.text import key_terms, stem
 from kgrag.text.folding import fold
+from kgrag.text.verb_forms import verb_forms
+from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration
 
+#: The modal auxiliaries (a closed class): a question's "should" or "can" is no word of its
+#: subject, which the word anchor's passage must hold.
+MODAL_VERBS = word_set("can could may might must shall should will would")
 #: Anchors at most (one per missing name phrase); the evidence keeps its size.
 MAX_ANCHORS = 3
 
@@ -81,13 +88,24 @@ def word_anchor(question: str, evidence: Sequence[Hit], candidates: Sequence[Hit
     ``evidence`` passage holds: the first of ``candidates`` that holds all its content words."""
     if name_phrases(question):
         return None
-    terms = list(dict.fromkeys((stem(w),) for w in key_terms(fold(question))))
-    missing = [t for t in terms if not any(phrase_in(t, h) for h in evidence)]
+    # a word is held in any of its forms: an irregular verb's ("sent" is held by "Send ...")
+    terms = list(
+        dict.fromkeys(
+            tuple(dict.fromkeys((stem(f),) for f in verb_forms(w)))
+            for w in key_terms(fold(question))
+            if w not in MODAL_VERBS  # "should", "can": no subject's words
+        )
+    )
+
+    def held(forms: tuple[tuple[str, ...], ...], hit: Hit) -> bool:
+        return any(phrase_in(f, hit) for f in forms)
+
+    missing = [t for t in terms if not any(held(t, h) for h in evidence)]
     if not missing:
         return None
     have = {h.id for h in evidence}
     return next(
-        (h for h in candidates if h.id not in have and all(phrase_in(t, h) for t in terms)),
+        (h for h in candidates if h.id not in have and all(held(t, h) for t in terms)),
         None,
     )
 

@@ -27,7 +27,7 @@ from kgrag.planner.analysis import QueryAnalysis
 from kgrag.planner.document_plans import document_plan
 from kgrag.planner.llm import PlanResult, plan_question
 from kgrag.planner.models import MAX_PLAN_STEPS, Plan
-from kgrag.planner.rule import NAMED_PICTURE_WEIGHT, fulltext_query, lexical_weight, rule_plan
+from kgrag.planner.rule import NAMED_PICTURE_WEIGHT, lexical_params, lexical_weight, rule_plan
 from kgrag.text.file_names import picture_query_terms
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def with_lexical(plan: Plan, question: str, k: int = 10) -> Plan:
     lexical = _FusedQuery(
         modality="text",
         template=LEXICAL_TEMPLATE,
-        params={"query": fulltext_query(question)},
+        params=lexical_params(question),
         k=k,
         weight=weight,
         search_explanation="lexical search: the full-text index's candidates ranked by BM25",

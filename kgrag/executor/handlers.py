@@ -52,6 +52,7 @@ from kgrag.planner.models import (
     VectorSearchStep,
 )
 from kgrag.text.folding import fold
+from kgrag.text.symbols import is_symbol
 from kgrag.text.tokens import lexical_tokens
 
 
@@ -143,7 +144,11 @@ def _lexical(
     query: str, k: int, params: dict[str, Any], rec: StepReader, step_id: int
 ) -> list[Hit]:
     """The lexical stage: the full-text index's readable candidates (a pool of up to
-    ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py)."""
+    ``LEXICAL_POOL``, ordered the same on every engine), re-scored with BM25 (lexical.py). The
+    ``symbols`` parameter (:func:`kgrag.planner.rule.lexical_params`) is BM25's alone: the
+    full-text index never sees it."""
+    raw_symbols = params.pop("symbols", None)
+    symbols = [s for s in raw_symbols or () if isinstance(s, str) and is_symbol(s)]
     found = rec.read(f"templates/{LEXICAL_TEMPLATE}", {**params, "k": max(k, LEXICAL_POOL)})
     # accents are folded on both sides (kgrag.text.folding): "zurich" is a token of "Zürich"
     terms = lexical_tokens(fold(query.replace("|", " ")))
@@ -161,7 +166,7 @@ def _lexical(
         if wanted.intersection(lexical_tokens(f"{texts[i]} {fold(str(r.get('title') or ''))}"))
     ]
     rows = [found[i] for i in pool]
-    ranked = bm25(terms, [texts[i] for i in pool], [titles[i] for i in pool])
+    ranked = bm25(terms, [texts[i] for i in pool], [titles[i] for i in pool], symbols)
     hits = (
         Hit.from_row({**rows[s.index], "score": s.score}, None, step_id)
         for s in ranked

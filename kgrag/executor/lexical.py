@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kgrag.text.symbols import symbol_count
 from kgrag.text.tokens import lexical_tokens
 
 #: Okapi BM25 term-frequency saturation and length normalisation (Robertson's defaults).
@@ -49,12 +50,20 @@ def bm25(
     query_terms: Sequence[str],
     texts: Sequence[str],
     titles: Sequence[str | None] | None = None,
+    symbols: Sequence[str] = (),
 ) -> list[Scored]:
     """BM25 of each text for ``query_terms`` (each distinct term once), best first; ties keep
     the texts' order. Statistics come from ``texts`` alone. ``titles`` (one per text, its
-    document's title) is a second field whose terms count ``TITLE_WEIGHT`` times (BM25F)."""
-    terms = list(dict.fromkeys(query_terms))
+    document's title) is a second field whose terms count ``TITLE_WEIGHT`` times (BM25F).
+    ``symbols`` (``?``, ``=>``: no tokens) are terms too, a text holding one as often as it
+    writes it standing alone (:func:`~kgrag.text.symbols.symbol_count`)."""
+    terms = list(dict.fromkeys([*query_terms, *symbols]))
     docs: list[dict[str, float]] = [dict(Counter(lexical_tokens(t))) for t in texts]
+    for doc, text in zip(docs, texts, strict=True):
+        for symbol in dict.fromkeys(symbols):
+            count = symbol_count(text, symbol)
+            if count:
+                doc[symbol] = doc.get(symbol, 0.0) + count
     if titles is not None:
         for doc, title in zip(docs, titles, strict=True):
             for term in lexical_tokens(title or ""):

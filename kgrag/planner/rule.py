@@ -48,6 +48,8 @@ from kgrag.text.file_names import picture_query_terms
 from kgrag.text.folding import fold
 from kgrag.text.spelling import spellings
 from kgrag.text.stopwords import QUESTION_STOP_WORDS
+from kgrag.text.symbols import question_symbols
+from kgrag.text.verb_forms import verb_forms
 from kgrag.text.versions import DOTTED_NUMBER, is_dotted_number
 
 #: The lexical ranking's weight in the reciprocal-rank fusion with the dense one (the dense
@@ -130,8 +132,20 @@ def _is_identifier(word: str) -> bool:
 
 
 def lexical_weight(question: str) -> float:
-    """The lexical ranking's weight in the fusion for ``question`` (the dense one's is 1)."""
-    return IDENTIFIER_LEXICAL_WEIGHT if names_identifier(question) else LEXICAL_WEIGHT
+    """The lexical ranking's weight in the fusion for ``question`` (the dense one's is 1): that
+    of a code identifier also when it names a symbol (:func:`~kgrag.text.symbols.question_symbols`:
+    "the ? operator"), which the embedding barely sees and the lexical stage counts."""
+    named = names_identifier(question) or bool(question_symbols(question))
+    return IDENTIFIER_LEXICAL_WEIGHT if named else LEXICAL_WEIGHT
+
+
+def lexical_params(question: str) -> dict[str, str | list[str]]:
+    """The lexical stage's parameters for ``question``: its full-text ``query``
+    (:func:`fulltext_query`) and, when it names some, the ``symbols`` BM25 also counts
+    (:func:`~kgrag.text.symbols.question_symbols`; never sent to the full-text index, where
+    they would be query syntax)."""
+    symbols = list(question_symbols(question))
+    return {"query": fulltext_query(question), **({"symbols": symbols} if symbols else {})}
 
 
 _IDENT = re.compile(r"[a-z0-9]+(?:[_.'-][a-z0-9]+)*")
@@ -151,7 +165,9 @@ def fulltext_query(question: str) -> str:
     punctuation (``x-200``, ``a.b``) is split into its parts, which both indexes tokenise
     alike. A word is also asked for in its other spellings
     (:func:`~kgrag.text.spelling.spellings`: ``licence | license``; the indexes see the text as
-    written), after the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. A word of one or two
+    written) and, a form of an irregular verb, in the verb's other forms
+    (:func:`~kgrag.text.verb_forms.verb_forms`: ``sent | send``; no stemmer joins them), after
+    the first :data:`FULLTEXT_MAX_TERMS` terms are chosen. A word of one or two
     letters is left out unless it is a code the question names (``the ISO 3166 code KY``).
     The only operators are these ``|`` and ``*``, never the user's. The question is folded first
     (:func:`~kgrag.text.folding.fold`: ``Zürich`` is asked for as ``zurich``, which finds the
@@ -171,7 +187,7 @@ def fulltext_query(question: str) -> str:
             if t in codes or (t not in QUESTION_STOP_WORDS and (len(t) > 2 or t.isdigit()))
         )
     chosen = list(dict.fromkeys(terms))[:FULLTEXT_MAX_TERMS]
-    unique = list(dict.fromkeys(s for t in chosen for s in spellings(t)))
+    unique = list(dict.fromkeys(s for t in chosen for f in verb_forms(t) for s in spellings(f)))
     return " | ".join(unique) if unique else "_"
 
 
@@ -234,7 +250,7 @@ def rule_plan(
         )
     lexical = add(
         "graph_query",
-        {"template": "chunks_fulltext", "params": {"query": fulltext_query(question)}, "k": k},
+        {"template": "chunks_fulltext", "params": lexical_params(question), "k": k},
         why="lexical search: the full-text index's candidates ranked by BM25 (identifiers, "
         "codes and rare names the embedding blurs)",
     )

@@ -1,6 +1,7 @@
-"""The lexical stage alone: a one-step plan running the ``chunks_fulltext`` template on the rule
-planner's full-text query for a question (kgrag.planner.rule.fulltext_query), as one reader. For
-tests of what the full-text indexes find (spellings, accents, similar identifiers)."""
+"""The lexical stage alone: a one-step plan running the ``chunks_fulltext`` template with the rule
+planner's lexical parameters for a question (kgrag.planner.rule.lexical_params: its full-text
+query and the symbols it names), as one reader. For tests of what the full-text indexes find
+(spellings, accents, similar identifiers, verb forms, symbols)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from kgrag.core import AccessContext, Hit
 from kgrag.executor.base import ExecutionEnv
 from kgrag.executor.scheduler import Executor
 from kgrag.planner.models import Plan
-from kgrag.planner.rule import fulltext_query
+from kgrag.planner.rule import lexical_params
 
 
 def lexical_plan(question: str, k: int) -> Plan:
@@ -22,7 +23,7 @@ def lexical_plan(question: str, k: int) -> Plan:
                     "type": "graph_query",
                     "parameters": {
                         "template": "chunks_fulltext",
-                        "params": {"query": fulltext_query(question)},
+                        "params": lexical_params(question),
                         "k": k,
                     },
                 }
