@@ -5,17 +5,19 @@ trace returned.
   with its marker and source, and a first line saying the answer is extractive. Sentences are
   chosen greedily as a chain: the first answers most of the question; each next one must cover a
   key term or entity of the question not covered yet, preferring sentences that share a term with
-  what was already chosen (the bridge of a multi-hop question: the part the meeting named, then
-  who maintains that part), or be the next sentence of a chosen one sharing a term with it.
-  Sentences with no support from the question's key terms or entities are never chosen.
-  The first sentence holds at most one fewer of the question's own words than the sentence that
-  holds most (a linked entity's other words count half; a list run together into one long
-  "sentence" pro rata); a document's title gives way to a line that, read under its own
-  document's title, holds more of the question; a heading over nothing (a contents entry, a run
-  of headings) and a sentence writing the question's version as another release's ("1.07" in
-  "from 1.07 to 1.07.1") do not start the chain. A heading, a title, a line announcing a list
-  or a sentence that only restates the question brings what it introduces, and that section
-  goes on. Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
+  what was already chosen (the bridge of a multi-hop question: the part the meeting named, then who
+  maintains that part), or be the next sentence of a chosen one sharing a term with it. Sentences
+  with no support from the question's key terms or entities are never chosen. The first sentence
+  holds at most one fewer of the question's own words than the sentence that holds most (a linked
+  entity's other words count half; a list run together into one long "sentence" pro rata), and of
+  those one holding what the question asks for (:mod:`kgrag.agent.asked`: "licenses", "ownership
+  rules") with as much of the rest of the question as any, read under its document's title; a
+  document's title gives way to a line that, read under its own document's title, holds more of the
+  question; a heading over nothing (a contents entry, a run of headings) and a sentence writing the
+  question's version as another release's ("1.07" in "from 1.07 to 1.07.1") do not start the chain.
+  A heading, a title, a line announcing a list or a sentence that only restates the question brings
+  what it introduces, and that section goes on; a list a colon announces comes with its items.
+  Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
 - With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
   markers that point at no evidence are dropped, the rest renumbered in order of appearance.
 
@@ -29,13 +31,14 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath, PurePosixPath
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.agent.answer import Citation
+from kgrag.agent.asked import asked_for, names_phrase
 from kgrag.agent.markdown_guard import guard_links
 from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
@@ -175,6 +178,13 @@ class _Candidate:
     terms: frozenset[str]
     #: a heading or title line: it says what follows, not the answer
     label: bool = False
+    #: where else the same sentence is, (hit id, position): overlapping chunks repeat it, and
+    #: what follows it there follows it here ("... rules in mind:" at a chunk's end, the list
+    #: it announces at the start of the next chunk, quoted from there)
+    also: tuple[tuple[str, int], ...] = ()
+
+    def places(self) -> list[tuple[str, int]]:
+        return [(self.hit.id, self.position), *self.also]
 
 
 def select_sentences(
@@ -197,6 +207,7 @@ def select_sentences(
     # sentence quoted from a copy cites that copy's file; each is read as one more hit
     hits = [h for found in evidence for h in found.and_copies()]
     own = set(terms(question)) | set(versions)
+    asked = tuple(t for t in asked_for(question) if t in own)
     wanted = set(own)
     for name in entity_names:
         wanted.update(terms(name))
@@ -205,13 +216,14 @@ def select_sentences(
         """The sentences of the first ``depth`` hits, and a definition of what the question
         asks about in any hit ("jq is a lightweight ... JSON processor." below them)."""
         found: list[_Candidate] = []
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for rank, hit in enumerate(hits if subject is not None else hits[:depth]):
             for position, (sentence, label) in enumerate(passage_sentences(hit)):
-                if sentence not in seen and (
-                    rank < depth or (subject is not None and defines(sentence, subject))
-                ):
-                    seen.add(sentence)
+                if sentence in seen:
+                    at = seen[sentence]
+                    found[at] = replace(found[at], also=(*found[at].also, (hit.id, position)))
+                elif rank < depth or (subject is not None and defines(sentence, subject)):
+                    seen[sentence] = len(found)
                     named = {v for v in versions if tells_version(sentence, v)}
                     found.append(
                         _Candidate(
@@ -307,6 +319,29 @@ def select_sentences(
     holds = {i: matched(i, set(candidates[i].terms & own)) for i in preferred}
     most = max(holds.values())
     preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
+    # of those, one that holds what the question asks for ("Under which licenses is kmod
+    # released?": the "License:" line, not the lines that only name kmod, as every line of
+    # its README does) and as much of the rest of the question as any, read under its own
+    # document's title (kmod's README); of those, one that names it as the question does
+    # ("the ownership rules", not "a set of rules that govern ... ownership"). A sentence
+    # holding only what is asked for ("The airport is owned by the City of Winner." for "the
+    # airport in the city where WILM is licensed") gives way to those naming the rest
+    if asked:
+
+        def rest(i: int) -> float:
+            c = candidates[i]
+            held = (c.terms | set(terms(c.hit.title or ""))) & own
+            return sum(weight[t] for t in held if t not in asked)
+
+        fullest = max(rest(i) for i in preferred)
+        asking = [i for i in preferred if asked[-1] in candidates[i].terms]
+        preferred = [i for i in asking if rest(i) >= fullest] or preferred
+        phrased = [
+            i
+            for i in preferred
+            if names_phrase(candidates[i].sentence, asked) and rest(i) >= fullest
+        ]
+        preferred = (len(asked) > 1 and phrased) or preferred
     if log.isEnabledFor(logging.DEBUG):
         for i in sorted(preferred, key=first_score, reverse=True)[:10]:
             log.debug("first %.3f %r", first_score(i), candidates[i].sentence[:120])
@@ -339,8 +374,20 @@ def select_sentences(
                 brought.add(introduced)
                 covered |= candidates[introduced].terms & wanted
                 continue
+        if len(asked) > 1 and names_phrase(candidates[chosen[-1]].sentence, asked):
+            # what names the asked-for thing ("First, let's take a look at the ownership
+            # rules.") and is followed by a sentence announcing a list ("Keep these rules in
+            # mind ...:"): the list is the answer
+            announcing = [
+                j
+                for j in _followers(candidates, chosen[-1:])
+                if j not in chosen and candidates[j].sentence.rstrip().endswith(":")
+            ]
+            if announcing:
+                chosen.append(announcing[0])
+                continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
-        follows = {(candidates[j].hit.id, candidates[j].position + 1): j for j in chosen}
+        follows = {(h, p + 1): j for j in chosen for h, p in candidates[j].places()}
         semantic.need(_followers(candidates, chosen))
         best_i, best_score = -1, -1.0
         for i, c in enumerate(candidates):
@@ -348,7 +395,7 @@ def select_sentences(
                 continue
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
-            before = follows.get((c.hit.id, c.position))
+            before = next((follows[p] for p in c.places() if p in follows), None)
             continues = (
                 before is not None
                 and not c.label
@@ -374,7 +421,8 @@ def select_sentences(
                 best_i, best_score = i, score
         if best_i < 0:
             break
-        before = follows.get((candidates[best_i].hit.id, candidates[best_i].position))
+        places = candidates[best_i].places()
+        before = next((follows[p] for p in places if p in follows), None)
         if before is not None and before in brought:
             brought.add(best_i)
         chosen.append(best_i)
@@ -386,7 +434,21 @@ def select_sentences(
         announced = _introduced(candidates, chosen[-1])
         if announced is not None and announced not in chosen:
             chosen.append(announced)
-    return [(candidates[i].sentence, candidates[i].hit) for i in chosen]
+    return [(candidates[i].sentence, candidates[i].hit) for i in _with_lists(candidates, chosen)]
+
+
+def _with_lists(candidates: Sequence[_Candidate], chosen: Sequence[int]) -> list[int]:
+    """``chosen`` with each announced list quoted with its items, past the cap: after the
+    first item of a list right after the sentence announcing it ("Keep these rules in mind
+    ...:", "- Each value in Rust has an owner."), the items that follow it."""
+    out: list[int] = []
+    for n, i in enumerate(chosen):
+        if i in out:
+            continue
+        out.append(i)
+        if n and candidates[chosen[n - 1]].sentence.rstrip().endswith(":"):
+            out += [j for j in _list_items(candidates, i) if j not in out]
+    return out
 
 
 #: A contents or index line: a dot leader to a page number ("9.2.9. Acting on Massif's
@@ -410,13 +472,17 @@ def passage_sentences(hit: Hit) -> list[tuple[str, bool]]:
     (kept apart from the sentence after it, without its rule); contents lines left out."""
     out: list[tuple[str, bool]] = []
     announced = False  # the piece before ends in a colon: what it announces comes next
+    listing = False  # the piece before is an item of an announced list
     for sentence in sentence_texts(hit.text or "", min_chars=1):
         after_colon, announced = announced, sentence.endswith(":")
+        listing = (after_colon or listing) and bool(_LIST_ITEM.match(sentence))
         if _DOT_LEADER.search(sentence):
             continue
-        if len(sentence) < MIN_SENTENCE_CHARS and not (after_colon or _COMMAND.match(sentence)):
+        if len(sentence) < MIN_SENTENCE_CHARS and not (
+            after_colon or listing or _COMMAND.match(sentence)
+        ):
             # a fragment; but a short command is what a how-to announces ("start GDB:" then
-            # "gdb prog"; "$ lsof -i")
+            # "gdb prog"; "$ lsof -i"), and an item of an announced list ("- expat")
             continue
         m = _UNDERLINED.fullmatch(sentence)
         if (
@@ -574,9 +640,36 @@ def _defining(sentence: str, subject: str) -> re.Match[str] | None:
 
 
 def _followers(candidates: Sequence[_Candidate], indices: Sequence[int]) -> list[int]:
-    """The candidates that are the next sentence (same hit) of one of ``indices``."""
-    after = {(candidates[j].hit.id, candidates[j].position + 1) for j in indices}
-    return [i for i, c in enumerate(candidates) if (c.hit.id, c.position) in after]
+    """The candidates that are the next sentence (same hit) of one of ``indices``, wherever
+    the same sentences are (:attr:`_Candidate.also`)."""
+    after = {(h, p + 1) for j in indices for h, p in candidates[j].places()}
+    return [i for i, c in enumerate(candidates) if not after.isdisjoint(c.places())]
+
+
+#: A list item: a bullet or a number before its text ("- Each value ...", "2. Run ...").
+_LIST_ITEM = re.compile(r"\s*(?:[-*•‣◦]|\d{1,2}[.)])\s+\S")
+#: Items of an announced list quoted after its first. Set a priori.
+LIST_ITEMS = 7
+
+
+def _list_items(candidates: Sequence[_Candidate], index: int) -> list[int]:
+    """The items of the list candidate ``index`` starts, after it (at most
+    :data:`LIST_ITEMS`); none when it is no list item."""
+    if not _LIST_ITEM.match(candidates[index].sentence):
+        return []
+    out: list[int] = []
+    at = index
+    while len(out) < LIST_ITEMS:
+        following = [
+            j
+            for j in _followers(candidates, [at])
+            if j != index and j not in out and _LIST_ITEM.match(candidates[j].sentence)
+        ]
+        if not following:
+            break
+        at = following[0]
+        out.append(at)
+    return out
 
 
 class _Similarity:

@@ -263,3 +263,99 @@ def test_a_key_term_below_the_first_hits_is_read_before_the_closest_sentence() -
     news = _pdf_page_holding("Helgrind has been completely overhauled")
     chosen = _ask("What is Helgrind?", [*others, news])
     assert "helgrind" in chosen[0].lower(), chosen
+
+
+def test_the_first_sentence_holds_what_the_question_asks_for() -> None:
+    """kmod's README (a real folder, BENCHMARKS.md "An eleventh folder"): "Under which licenses
+    is kmod released?" quoted the Git and Gitweb lines, which name kmod as every line of the
+    README does, though the "License:" line of the next passage names what is asked for."""
+    text = _read(DOC / "kmod/README.md")
+    if "License:" not in text or "LGPLv2.1+" not in text:
+        pytest.skip("another kmod README")
+    cut = text.index("Irc:")
+    end = text.index("\n", text.index("kmod. See libkmod/README") + 1)
+    hits = [
+        Hit(id="kmod:c0", kind="chunk", score=0.9, text=text[: cut + 40], title="kmod"),
+        Hit(id="kmod:c1", kind="chunk", score=0.8, text=text[cut:end], title="kmod"),
+    ]
+    chosen = _ask("Under which licenses is kmod released?", hits)
+    assert chosen[0].startswith("License: LGPLv2.1+ for libkmod"), chosen
+
+
+def test_an_announced_list_is_quoted_with_its_items() -> None:
+    """gzip's TODO: "What are the planned features of gzip?" quoted one item of the list and
+    then the sentence announcing it ("Some of the planned features include:"), which names
+    what is asked for; the list is quoted after it, item by item, even when the next passage
+    (ranked first, overlapping) holds the items."""
+    text = _read(DOC / "gzip/TODO")
+    announcing = "Some of the planned features include:"
+    if announcing not in text or "\n- Separate out the shell scripts" not in text:
+        pytest.skip("another gzip TODO")
+    first_item = text.index("\n- ", text.index(announcing)) + 1
+    second_item = text.index("\n- ", first_item) + 1
+    title = text.splitlines()[0].strip()  # "TODO file for gzip.", as ingestion titles it
+    hits = [
+        Hit(id="todo:c1", kind="chunk", score=0.9, text=text[first_item:], title=title),
+        Hit(id="todo:c0", kind="chunk", score=0.8, text=text[:second_item], title=title),
+    ]
+    chosen = _ask("What are the planned features of gzip?", hits)
+    assert chosen[0] == announcing, chosen
+    assert chosen[1].startswith("- Remove some of the old porting cruft"), chosen
+    assert chosen[2].startswith("- Separate out the shell scripts"), chosen
+    assert chosen[3].startswith("- Internationalize by using gettext"), chosen
+
+
+def test_short_items_of_an_announced_list_are_sentences() -> None:
+    """Avahi's README: "Avahi has the following requirements:" then "- glib2", "- expat", ...;
+    "- expat", shorter than a sentence, was dropped and the list cut there."""
+    text = _read(DOC / "libavahi-common-data/README")
+    if "Avahi has the following requirements:" not in text or "\t- expat" not in text:
+        pytest.skip("another Avahi README")
+    title = text.splitlines()[0].strip()  # as ingestion titles a text file
+    hit = Hit(id="avahi:c0", kind="chunk", score=1.0, text=text, title=title)
+    chosen = _ask("What are Avahi's requirements?", [hit])
+    assert chosen[:4] == ["Avahi has the following requirements:", "- glib2", "- expat", chosen[3]]
+    assert chosen[3].startswith("- libdaemon"), chosen
+
+
+#: The Rust book's "What Is Ownership?" (doc.rust-lang.org/book, MIT or Apache-2.0), three of
+#: its passages as a real folder's store held them (BENCHMARKS.md "An eleventh folder"): the
+#: second chunk ends where the rules start, the next one starts with them.
+_OWNERSHIP = (
+    "What Is Ownership?\n\nOwnership is a set of rules that govern how a Rust program manages "
+    "memory. All programs have to manage the way they use a computer’s memory while running. "
+    "Some languages have garbage collection that regularly looks for no-longer-used memory as "
+    "the program runs; in other languages, the programmer must explicitly allocate and free "
+    "the memory. Rust uses a third approach: Memory is managed through a system of ownership "
+    "with a set of rules that the compiler checks. If any of the rules are violated, the "
+    "program won’t compile.",
+    "Once you understand ownership, you won’t need to think about the stack and the heap very "
+    "often. But knowing that the main purpose of ownership is to manage heap data can help "
+    "explain why it works the way it does.\n\nOwnership Rules\n\nFirst, let’s take a look at "
+    "the ownership rules. Keep these rules in mind as we work through the examples that "
+    "illustrate them:\n\n- Each value in Rust has an owner.\n- There can only be one owner at "
+    "a time.",
+    "- Each value in Rust has an owner.\n- There can only be one owner at a time.\n- When the "
+    "owner goes out of scope, the value will be dropped.\n\nVariable Scope\n\nNow that we’re "
+    "past basic Rust syntax, we won’t include all the fn main() { code in the examples.",
+)
+
+
+def test_what_names_the_asked_for_rules_brings_the_list_of_them() -> None:
+    """ "What are the ownership rules in Rust?" quoted the definition ("Ownership is a set of
+    rules that govern ...") and the two sentences after it; the rules are the list after
+    "First, let's take a look at the ownership rules.", the last of it in the next passage."""
+    definition, section, rules = _OWNERSHIP
+    title = "What is Ownership? - The Rust Programming Language"
+    hits = [
+        Hit(id="own:c3", kind="chunk", score=0.9, text=rules, title=title),
+        Hit(id="own:c0", kind="chunk", score=0.8, text=definition, title=title),
+        Hit(id="own:c2", kind="chunk", score=0.7, text=section, title=title),
+    ]
+    chosen = _ask("What are the ownership rules in Rust?", hits)
+    at = chosen.index("- Each value in Rust has an owner.")
+    assert chosen[at - 1].startswith("Keep these rules in mind"), chosen
+    assert chosen[at + 1 : at + 3] == [
+        "- There can only be one owner at a time.",
+        "- When the owner goes out of scope, the value will be dropped.",
+    ], chosen
