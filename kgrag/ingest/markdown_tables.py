@@ -16,7 +16,7 @@ from pathlib import Path
 from kgrag.ingest.formats._common import CellBudget, make_table
 from kgrag.ingest.models import ParsedTable
 
-__all__ = ["pipe_tables"]
+__all__ = ["pipe_tables", "protect_escapes", "restore_escapes"]
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -29,6 +29,37 @@ _MARKERS = re.compile(r"(\*\*|__|`)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
+#: A backslash escape (CommonMark: a backslash before ASCII punctuation makes it a literal
+#: character: ``node\_exporter``, ``\*NIX``), or a code span, in which a backslash is a
+#: backslash.
+_ESCAPE_OR_CODE = re.compile(r"(`+).+?\1|\\([!-/:-@\[-`{-~])")
+#: Where an escaped character waits while the markup around it is removed: the Unicode private
+#: use area, which no text of a Markdown file is expected to hold.
+_PROTECTED = 0xF0000
+
+
+def protect_escapes(text: str) -> str:
+    """``text`` with each backslash escape outside code spans replaced by a stand-in character,
+    so that no markup rule reads it as markup (``\\*NIX`` is no emphasis); see
+    :func:`restore_escapes`."""
+
+    def protect(m: re.Match[str]) -> str:
+        escaped = m.group(2)
+        return m.group(0) if escaped is None else chr(_PROTECTED + ord(escaped))
+
+    return _ESCAPE_OR_CODE.sub(protect, text)
+
+
+def restore_escapes(text: str) -> str:
+    """``text`` with the stand-ins of :func:`protect_escapes` back as the characters they
+    stand for, without their backslashes: "node_exporter", "*NIX"."""
+    return re.sub(
+        f"[{chr(_PROTECTED + 0x21)}-{chr(_PROTECTED + 0x7E)}]",
+        lambda m: chr(ord(m.group(0)) - _PROTECTED),
+        text,
+    )
+
+
 def _cells(line: str) -> list[str]:
     inner = line.strip()
     if inner.startswith("|"):
@@ -39,8 +70,8 @@ def _cells(line: str) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    text = _LINK.sub(r"\1", _BREAK.sub(" ", text))
-    return " ".join(_MARKERS.sub("", text).replace("\\|", "|").split())
+    text = _LINK.sub(r"\1", _BREAK.sub(" ", protect_escapes(text)))
+    return " ".join(restore_escapes(_MARKERS.sub("", text)).split())
 
 
 def _is_delimiter(line: str, width: int) -> bool:

@@ -21,7 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
-from kgrag.ingest.markdown_tables import pipe_tables
+from kgrag.ingest.markdown_tables import pipe_tables, protect_escapes, restore_escapes
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
@@ -333,6 +333,14 @@ _EM_UNDER = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _CODE = re.compile(r"(`+)(.+?)\1")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: A line of badges: only images that are links ("[![CircleCI](...svg)][circleci]",
+#: "[![PyPI version](...)](https://pypi.org/...)"). Their alt texts name build services and
+#: registries, not what the document is about, and opened its first chunk.
+_LINKED_IMAGE = r"\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])"
+_BADGES = re.compile(rf"[ \t]*(?:{_LINKED_IMAGE}[ \t]*)+")
+#: A link whose text is wrapped onto the next line ("[prometheus-dcgm" then
+#: "](https://github.com/...)"): the line-by-line rules see no link, and the address stayed.
+_WRAPPED_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*\n[^\[\]\n]*)\]\([^()\s]*\)")
 
 
 #: A heading's attribute block ("## Introduction {#intro}", "# Setup {.tabs #setup}": Pandoc,
@@ -376,6 +384,7 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     levels 1 to 6, an underline of ``=`` 1 and of ``-`` 2).
     """
     markdown, title = front_matter_title(_HTML_COMMENT.sub("", markdown))
+    markdown = _WRAPPED_LINK.sub(lambda m: " ".join(m.group(1).split("\n")), markdown)
     lines_out: list[str] = [title, ""] if title else []
     heading: str | None = title
     marks: list[tuple[int, int, str]] = []  # (line, level, text)
@@ -396,6 +405,8 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             marks.append((len(lines_out), len(m.group(1)), line))
             lines_out.append(line)
             continue
+        if _BADGES.fullmatch(line):
+            continue
         if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
             lines_out.append("")
             continue
@@ -411,7 +422,9 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
 
 
 def _inline(line: str) -> str:
-    # code spans first: their content is literal, keep it without the backticks
+    # backslash escapes stand aside first ("\\*NIX" is no emphasis, "node\\_exporter" is
+    # "node_exporter"); then code spans: their content is literal, keep it without the backticks
+    line = protect_escapes(line)
     line = _CODE.sub(lambda m: m.group(2).strip(), line)
     line = _IMAGE.sub(r"\1", line)
     line = _LINK.sub(r"\1", line)
@@ -420,11 +433,21 @@ def _inline(line: str) -> str:
     line = _STRONG.sub(r"\2", line)
     line = _EM_STAR.sub(r"\1", line)
     line = _EM_UNDER.sub(r"\1", line)
-    return _STRIKE.sub(r"\1", line)
+    return restore_escapes(_STRIKE.sub(r"\1", line))
+
+
+#: An editor's mode line ("-*- text -*-", "# -*- readme-debian -*-", "GNU gzip NEWS  -*- outline
+#: -*-"): how Emacs should show the file, not its words.
+_MODE_LINE = re.compile(r"-\*-.*?-\*-")
 
 
 def _first_line(text: str) -> str | None:
-    for line in text.split("\n"):
+    """The text's first line, without an editor's mode line; a line that is only a mode line
+    (and comment marks) is passed over: wget's README is "GNU Wget", not "README (wget)"."""
+    for raw in text.split("\n"):
+        line = _MODE_LINE.sub(" ", raw)
+        if line != raw and not _WORD.search(line):
+            continue
         line = " ".join(line.split())
         if line:
             if len(line) > MAX_TITLE_CHARS:

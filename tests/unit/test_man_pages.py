@@ -45,6 +45,9 @@ def _read(name: str, tmp_path: Path, folder: Path = MAN) -> tuple[str, str]:
         ),
         ("lwp-dump.1p.gz", "lwp-dump(1p)", "The lwp-dump program will get the resource identified"),
         ("choom.1.gz", "choom(1)", "choom - display and adjust OOM-killer score."),
+        # a macro's argument is read in copy mode: ``.B "\\-\\-show\\\\-limits"`` is
+        # "--show-limits" (twelfth real folder: "--show\\-limits")
+        ("xargs.1.gz", "xargs(1)", "--show-limits Display the limits on the command-line length"),
     ],
 )
 def test_a_man_page_is_read_as_its_words_and_titled_by_name_and_section(
