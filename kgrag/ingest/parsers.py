@@ -384,7 +384,7 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     levels 1 to 6, an underline of ``=`` 1 and of ``-`` 2).
     """
     markdown, title = front_matter_title(_HTML_COMMENT.sub("", markdown))
-    markdown = _WRAPPED_LINK.sub(lambda m: " ".join(m.group(1).split("\n")), markdown)
+    markdown = _WRAPPED_LINK.sub(lambda m: re.sub(r"\n[ \t]*", " ", m.group(1)), markdown)
     lines_out: list[str] = [title, ""] if title else []
     heading: str | None = title
     marks: list[tuple[int, int, str]] = []  # (line, level, text)

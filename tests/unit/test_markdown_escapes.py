@@ -55,7 +55,9 @@ def test_an_escape_is_no_markup_and_a_code_span_keeps_its_backslashes() -> None:
         "Use \\*args and \\*\\*kwargs, not *these*; type `C:\\dir\\*.txt` or \\`tick\\`.\n"
         "[![Build](https://ci/x.svg)](https://ci/x) [![PyPI](https://p/y.svg)][pypi]\n"
         "A picture ![a cat](cat.png) and a [link](https://example.org).\n"
+        " * a tag, per the [Cache Directory Tagging\n   Standard](http://www.brynosaurus.com/).\n"
     )
     lines = text.split("\n")
     assert lines[0] == "Use *args and **kwargs, not these; type C:\\dir\\*.txt or `tick`."
     assert lines[1] == "A picture a cat and a link."
+    assert lines[2] == " * a tag, per the Cache Directory Tagging Standard."  # man-db's NEWS.md
