@@ -38,10 +38,9 @@ def _cells(line: str) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """A cell's words: line breaks (``<br>``) as spaces, inline markup off
-    (:func:`~kgrag.ingest.markdown_inline.inline_text`), an escaped pipe as a pipe."""
-    text = inline_text(_BREAK.sub(" ", text))
-    return " ".join(text.replace("\\|", "|").split())
+    """A cell's words: line breaks (``<br>``) as spaces, inline markup and backslash escapes
+    off (:func:`~kgrag.ingest.markdown_inline.inline_text`: an escaped pipe is a pipe)."""
+    return " ".join(inline_text(_BREAK.sub(" ", text)).split())
 
 
 def _is_delimiter(line: str, width: int) -> bool:

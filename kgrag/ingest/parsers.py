@@ -331,6 +331,14 @@ _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: A line of badges: only images that are links ("[![CircleCI](...svg)][circleci]",
+#: "[![PyPI version](...)](https://pypi.org/...)"). Their alt texts name build services and
+#: registries, not what the document is about, and opened its first chunk.
+_LINKED_IMAGE = r"\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])"
+_BADGES = re.compile(rf"[ \t]*(?:{_LINKED_IMAGE}[ \t]*)+")
+#: A link whose text is wrapped onto the next line ("[prometheus-dcgm" then
+#: "](https://github.com/...)"): the line-by-line rules see no link, and the address stayed.
+_WRAPPED_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*\n[^\[\]\n]*)\]\([^()\s]*\)")
 
 
 #: A heading's attribute block ("## Introduction {#intro}", "# Setup {.tabs #setup}": Pandoc,
@@ -374,6 +382,7 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     levels 1 to 6, an underline of ``=`` 1 and of ``-`` 2).
     """
     markdown, title = front_matter_title(_HTML_COMMENT.sub("", markdown))
+    markdown = _WRAPPED_LINK.sub(lambda m: re.sub(r"\n[ \t]*", " ", m.group(1)), markdown)
     lines_out: list[str] = [title, ""] if title else []
     heading: str | None = title
     marks: list[tuple[int, int, str]] = []  # (line, level, text)
@@ -394,6 +403,8 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             marks.append((len(lines_out), len(m.group(1)), line))
             lines_out.append(line)
             continue
+        if _BADGES.fullmatch(line):
+            continue
         if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
             lines_out.append("")
             continue
@@ -408,8 +419,18 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     return "\n".join(lines_out).strip("\n"), heading, line_headings(lines_out, marks)
 
 
+#: An editor's mode line ("-*- text -*-", "# -*- readme-debian -*-", "GNU gzip NEWS  -*- outline
+#: -*-"): how Emacs should show the file, not its words.
+_MODE_LINE = re.compile(r"-\*-.*?-\*-")
+
+
 def _first_line(text: str) -> str | None:
-    for line in text.split("\n"):
+    """The text's first line, without an editor's mode line; a line that is only a mode line
+    (and comment marks) is passed over: wget's README is "GNU Wget", not "README (wget)"."""
+    for raw in text.split("\n"):
+        line = _MODE_LINE.sub(" ", raw)
+        if line != raw and not _WORD.search(line):
+            continue
         line = " ".join(line.split())
         if line:
             if len(line) > MAX_TITLE_CHARS:

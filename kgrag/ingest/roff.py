@@ -286,9 +286,12 @@ def _inline(line: str) -> str:
 
 
 def _arguments(rest: str) -> list[str]:
-    """A request's arguments: separated by spaces, a double-quoted one may hold spaces."""
+    """A request's arguments: separated by spaces, a double-quoted one may hold spaces. They are
+    read in copy mode, as troff reads a macro's arguments: ``\\\\`` is one backslash, so
+    ``.B "\\-\\-show\\\\-limits"`` (xargs(1)) prints "--show-limits", not "--show\\-limits"."""
     return [
-        a if a else q.replace('""', '"') for q, a in re.findall(r'"((?:[^"]|"")*)"?|(\S+)', rest)
+        (a if a else q.replace('""', '"')).replace("\\\\", "\\")
+        for q, a in re.findall(r'"((?:[^"]|"")*)"?|(\S+)', rest)
     ]
 
 

@@ -116,6 +116,8 @@ def _table(
 
 #: Body rows :func:`is_header` compares the first row with.
 HEADER_SAMPLE_ROWS = 200
+#: A first-row cell found this many times in its column's sampled body is one of its values.
+REPEATED_VALUE = 2
 #: A column whose cells all have this many characters or more, and the same number, holds codes
 #: (hashes, identifiers, dates): a label of exactly that length and make-up is data.
 MIN_CODE_CHARS = 8
@@ -137,13 +139,18 @@ def is_header(first: tuple[str, ...], body: Sequence[tuple[str, ...]]) -> bool:
     A label where the body has numbers, or of another length than its codes, votes header; a
     number with a fraction, sign or exponent where the body has numbers, or a code of the same
     length and make-up, votes data (a plain integer votes nothing: a year heads a column of
-    figures). Data only when some column votes data and none votes header: a table of words
-    alone keeps its first row as header, as before."""
+    figures). A label that is one of the column's repeated values ("NO" over a column of "YES"
+    and "NO": PostgreSQL's ``sql_features.txt``) votes data: a header names its column, it is
+    not one of its values. Data only when some column votes data and none votes header: a
+    table of words alone keeps its first row as header, as before."""
     sample = [row for row in body[:HEADER_SAMPLE_ROWS] if row]
     header_votes = data_votes = 0
     for col, label in enumerate(first):
         cells = [row[col] for row in sample if col < len(row) and row[col]]
         if not label or len(cells) < 2:
+            continue
+        if sum(c == label for c in cells) >= REPEATED_VALUE:
+            data_votes += 1
             continue
         if all(_NUMBER.match(c) for c in cells):
             if not _NUMBER.match(label):

@@ -176,3 +176,14 @@ def test_a_man_page_file_name_gives_the_page_and_its_section(
     name: str, found: tuple[str, str] | None
 ) -> None:
     assert man_page_name(name) == found
+
+
+def test_a_macro_argument_is_read_in_copy_mode(tmp_path: Path) -> None:
+    """``.B "\\-\\-show\\\\-limits"`` (xargs(1), twelfth real folder) is "--show-limits", as
+    groff prints it, not "--show\\-limits": a macro's arguments are read in copy mode, where
+    ``\\\\`` is one backslash. The page sits in a folder of its own (the listing test ingests
+    every page of tests/data/man)."""
+    title, text = _read("xargs.1.gz", tmp_path, MAN.parent / "man_copy_mode")
+    assert title == "xargs(1)"
+    assert "--show-limits Display the limits on the command-line length" in " ".join(text.split())
+    assert "\\-" not in text
