@@ -446,7 +446,8 @@ def _with_lists(candidates: Sequence[_Candidate], chosen: Sequence[int]) -> list
         if i in out:
             continue
         out.append(i)
-        if n and candidates[chosen[n - 1]].sentence.rstrip().endswith(":"):
+        announcing = candidates[chosen[n - 1]].sentence if n else ""
+        if announcing.rstrip().endswith(":") and not _siblings(announcing, candidates[i].sentence):
             out += [j for j in _list_items(candidates, i) if j not in out]
     return out
 
@@ -580,7 +581,10 @@ def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
             return None
         at = following[0]
         if announcing and not candidates[at].label:
-            return at
+            # an item ending in a colon followed by an item of the same list ("* ISO 4217
+            # (currencies):" then "* ISO 3166-2 (countries ...):", what each introduced left
+            # out of the text: a badge, a picture) introduces nothing: the next is its sibling
+            return None if _siblings(candidates[index].sentence, candidates[at].sentence) else at
         if not (candidates[at].label or is_heading(candidates[at].sentence)):
             return at
     return None
@@ -647,9 +651,19 @@ def _followers(candidates: Sequence[_Candidate], indices: Sequence[int]) -> list
 
 
 #: A list item: a bullet or a number before its text ("- Each value ...", "2. Run ...").
-_LIST_ITEM = re.compile(r"\s*(?:[-*•‣◦]|\d{1,2}[.)])\s+\S")
+_LIST_ITEM = re.compile(r"\s*(?P<marker>[-*•‣◦]|\d{1,2}[.)])\s+\S")
 #: Items of an announced list quoted after its first. Set a priori.
 LIST_ITEMS = 7
+
+
+def _siblings(sentence: str, following: str) -> bool:
+    """Both are items of one list: each starts with a list marker, the same one ("*" and "*",
+    or both numbered), so that the second is no item of a list the first announces."""
+    a, b = _LIST_ITEM.match(sentence), _LIST_ITEM.match(following)
+    if a is None or b is None:
+        return False
+    marker_a, marker_b = a.group("marker"), b.group("marker")
+    return marker_a == marker_b or (marker_a[0].isdigit() and marker_b[0].isdigit())
 
 
 def _list_items(candidates: Sequence[_Candidate], index: int) -> list[int]:
