@@ -42,11 +42,11 @@ from kgrag.agent.names import fold, question_names, raw_words, words
 from kgrag.agent.relation import ANYTHING_ABOUT, DEFINITION, WORD_MATCH, written_otherwise
 from kgrag.agent.word_vectors import word_vectors
 from kgrag.core import Hit
-from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.table_rows import read_row
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
 from kgrag.text import key_terms, stem, terms
+from kgrag.text.file_names import file_words, spaced_name
 from kgrag.text.sentences import sentence_texts
 
 
@@ -63,7 +63,7 @@ def table_names(hit: Hit) -> list[str]:
         return []
     context = read_row(hit.text or "").context or hit.sheet or ""
     title = hit.title or ""
-    names = [context, title, name_words(title), file_words(hit.uri)]
+    names = [context, title, spaced_name(title), file_words(hit.uri)]
     return list(dict.fromkeys(n for n in names if n.strip()))
 
 
@@ -75,7 +75,7 @@ def row_context(hit: Hit) -> str:
 def _said(text: str) -> set[str]:
     """The stemmed words of ``text``: its terms and every word (a two-letter code, "KY", is no
     term), identifiers as words too."""
-    return set(terms(fold(text))) | set(words(text)) | set(words(name_words(text)))
+    return set(terms(fold(text))) | set(words(text)) | set(words(spaced_name(text)))
 
 
 #: "Which country has ...", "What restrictions does NNAPI have ...": a verb of possession asks
@@ -125,7 +125,7 @@ def relates(question: str, hit: Hit, embedder: TextEmbedder | None) -> bool:
     asked = [w.lower() for w in raw_words(question) if set(terms(fold(w))) & missing]
     row = read_row(hit.text or "")
     elsewhere = [row_context(hit), *(t for cell in row.cells for t in cell)]
-    near = [w for text in elsewhere for w in _content_words(name_words(text))]
+    near = [w for text in elsewhere for w in _content_words(spaced_name(text))]
     return written_otherwise(asked, list(dict.fromkeys(near)), embedder)
 
 
@@ -162,7 +162,7 @@ def table_bridged(
             if names & set(terms(fold(sentence)))
         ]
         for table in table_names(row):
-            called = list(dict.fromkeys(_content_words(name_words(table))))
+            called = list(dict.fromkeys(_content_words(spaced_name(table))))
             if called and any(_named(called, s, embedder) for s in sentences):
                 return True
     return False
@@ -171,7 +171,7 @@ def table_bridged(
 def _named(called: list[str], sentence: str, embedder: TextEmbedder | None) -> bool:
     """Does ``sentence`` hold every word of ``called``, as written (stemmed) or written
     otherwise?"""
-    said = _content_words(name_words(sentence))
+    said = _content_words(spaced_name(sentence))
     stems = {stem(w) for w in said}
     rest = [w for w in called if stem(w) not in stems]
     if not rest:

@@ -12,9 +12,9 @@ import pytest
 from kgrag.agent.rows import relates, rows_relate, table_bridged, table_names
 from kgrag.agent.support import subject_phrases
 from kgrag.core import Hit
-from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.models import ParsedTable
 from kgrag.ingest.table_rows import read_row, table_chunks
+from kgrag.text.file_names import file_words, spaced_name
 
 ISO3166 = Path("/usr/share/zoneinfo/iso3166.tab")
 
@@ -63,7 +63,7 @@ def test_a_rows_table_is_known_by_its_sheet_title_and_file_name() -> None:
     assert table_names(_row("NZ")) == ["country codes", "iso 3166"]
     assert file_words("/x/nnapi_supported_ops.md") == "nnapi supported ops"
     assert file_words("/x/iso-codes README.md.gz") == "iso-codes README"
-    assert name_words("iso_4217") == "iso 4217"
+    assert spaced_name("iso_4217") == "iso 4217"
     paragraph = Hit(id="c1", kind="chunk", score=0.0, text="New Zealand", title="atlas")
     assert table_names(paragraph) == []
 
