@@ -12,34 +12,15 @@ import re
 
 from kgrag.text import terms
 from kgrag.text.stemming import stem
+from kgrag.text.stopwords import AUXILIARY_VERBS
 from kgrag.text.tokens import key_terms
 
 __all__ = ["asked_for", "names_phrase"]
 
 #: The words that end the asked-for noun phrase: a verb of the question ("which licenses *is*
 #: kmod released"), a preposition ("the ownership rules *in* Rust").
-_AUXILIARIES = frozenset(
-    {
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "should",
-        "will",
-        "would",
-        "may",
-        "might",
-        "must",
-    }
-)
+#: "shall" is left out as it always was (a behaviour of its own, untested).
+_AUXILIARIES = AUXILIARY_VERBS - {"shall"}
 _END = _AUXILIARIES | frozenset(
     {
         "of",

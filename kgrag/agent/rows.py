@@ -48,6 +48,7 @@ from kgrag.planner.rule import identifiers
 from kgrag.text import key_terms, stem, terms
 from kgrag.text.file_names import file_words, spaced_name
 from kgrag.text.sentences import sentence_texts
+from kgrag.text.stopwords import HAVE_FORMS
 
 
 def is_row(hit: Hit) -> bool:
@@ -80,7 +81,7 @@ def _said(text: str) -> set[str]:
 
 #: "Which country has ...", "What restrictions does NNAPI have ...": a verb of possession asks
 #: for nothing a row must write.
-HAVING = frozenset(stem(w) for w in ("has", "have", "had", "having"))
+HAVING = frozenset(stem(w) for w in HAVE_FORMS)
 
 
 def _asked(question: str) -> set[str]:
