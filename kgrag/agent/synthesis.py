@@ -45,7 +45,7 @@ from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
 from kgrag.text import is_numbered_heading, sentence_texts, terms
-from kgrag.text.file_names import spaced_name
+from kgrag.text.file_names import file_name_title
 from kgrag.text.versions import is_version
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def source_label(hit: Hit | Citation) -> str:
     # a man page's "zstd(1)" "zstd 1" (not "zstd1")
     title = " ".join(re.sub(r"[()\[\]]", " ", hit.title or "").split())
     stem = PurePosixPath(file_name).stem if file_name else None
-    if file_name and title in (stem, spaced_name(stem or "", title=True)):
+    if file_name and title in (stem, file_name_title(stem or "")):
         # titled by its file name (as ingestion reads it, or as an older store holds it): cited
         # by it whole ("roster.md", "nnapi_supported_ops.md")
         title = file_name

@@ -31,7 +31,7 @@ from kgrag.ingest.sections import Heading, line_headings, locate_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
-from kgrag.text.file_names import spaced_name
+from kgrag.text.file_names import file_name_title
 from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
@@ -268,8 +268,8 @@ def _file_title(path: PurePath) -> str:
 
 def _stem_title(path: PurePath) -> str:
     """The file's name without its extension, read as a title
-    (:func:`kgrag.text.file_names.spaced_name`)."""
-    return spaced_name(path.stem, title=True)
+    (:func:`file_name_title`)."""
+    return file_name_title(path.stem)
 
 
 #: Headings that name a section of any document, not a document ("Introduction", "README").

@@ -22,6 +22,7 @@ from kgrag.text.words import word_set
 
 __all__ = [
     "CAMERA_WORDS",
+    "file_name_title",
     "file_words",
     "folder_words",
     "name_matches",
@@ -117,6 +118,12 @@ def spaced_name(name: str, *, title: bool = False) -> str:
     if title:
         return _TITLE_SPACES.sub(" ", name)
     return _IDENTIFIER_SPACES.sub(" ", name).strip()
+
+
+def file_name_title(stem: str) -> str:
+    """A document's title made of its file's name without its extension (``stem``):
+    :func:`spaced_name` as a title."""
+    return spaced_name(stem, title=True)
 
 
 def file_words(uri: str | None) -> str:
