@@ -21,6 +21,7 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
+from kgrag.agent.misspellings import respelled
 from kgrag.agent.support import (
     ABSTENTION,
     DenseScores,
@@ -157,7 +158,8 @@ class Composer:
                     return found
                 log.warning("the LLM answer had no supported, cited sentence; answering offline")
         text, citations = extractive_answer(
-            resolution.question,
+            # a name the question misspells is quoted as the evidence writes it
+            respelled(resolution.question, evidence),
             evidence,
             images,
             self.embedder,

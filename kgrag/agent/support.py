@@ -86,6 +86,7 @@ import re
 from collections.abc import Sequence
 
 from kgrag.agent.chains import chain
+from kgrag.agent.misspellings import respelled
 from kgrag.agent.names import (
     content_word,
     fold,
@@ -342,6 +343,8 @@ def assess(
     # a passage's copies in other files hold its text under their own titles (a manual's HTML
     # page is titled by its chapter, its PDF by the whole book)
     shown = [h for found in evidence[:EVIDENCE_HITS] for h in found.and_copies()]
+    # a name the question misspells is read as the evidence writes it ("Margaraviate")
+    question = respelled(question, shown)
     names, term_cov = _coverage(question, cited)
     ev_names, ev_terms = _coverage(question, shown)
     phrases = name_phrases(question) if named else []
