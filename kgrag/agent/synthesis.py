@@ -17,6 +17,15 @@ trace returned.
   question's version as another release's ("1.07" in "from 1.07 to 1.07.1") do not start the chain.
   A heading, a title, a line announcing a list or a sentence that only restates the question brings
   what it introduces, and that section goes on; a list a colon announces comes with its items.
+  A man page's NAME line leads only a question asking what the program is or does, and its usage
+  lines ("savelog [-m mode] ...") are never quoted, what follows the name line being read past
+  them; an option named by one of the question's words ("-r, --remove" for "How do I remove
+  ...?") leads; a code the question names ("40P01") is held by the first sentence; a question
+  asking for a quantity (:mod:`kgrag.agent.quantity`) starts from a sentence stating one, read
+  under its document's title ("Number of Instances: 20640"). The next numbered step of a chosen
+  step holding the question's words too ("4. Create a database ..." after "3. ... create a
+  database user ...") and a sentence referring back to a chosen one by its first word ("This
+  will not work perfectly, however.") continue the chain.
   Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
 - With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
   markers that point at no evidence are dropped, the rest renumbered in order of appearance.
@@ -457,10 +466,10 @@ def select_sentences(
                     or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
                 )
             )
-            # a sentence saying what the one before does ("This will not work perfectly,
-            # however." after "The fakeroot environment can be saved ... -s option"): linked
-            # to it by its first word, as a bridge term would link it
-            refers = before is not None and not c.label and bool(_REFERS_BACK.match(c.sentence))
+            # a sentence saying what the answer's first one does ("This will not work
+            # perfectly, however." after "The fakeroot environment can be saved ... -s
+            # option"): linked to it by its first word, as a bridge term would link it
+            refers = before == chosen[0] and not c.label and bool(_REFERS_BACK.match(c.sentence))
             if not new and not continues and not step and not refers:
                 continue
             score = (
