@@ -199,6 +199,10 @@ class Support(Frozen):
     words in two of its cells, nor the question's other words in its table's context or written
     otherwise (kgrag.agent.rows): the rows name its subject and say nothing of what is asked
     ("name: Swiss Franc" quoted for an exchange rate), and the answer abstains."""
+    quantity_quoted: bool = True
+    """False when the question asks for a quantity ("How much does ... cost?", "How many ...",
+    kgrag.agent.quantity) and no quoted sentence states one: the quotes hold its words and not
+    what it asks for, and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
