@@ -7,15 +7,18 @@ violation?" found the file's comment, not the row. A block found here is a
 :class:`~kgrag.ingest.models.ParsedTable` (its rows stored as rows, as a CSV file's are; caption:
 the line it sits under) and is kept out of the text.
 
-A line's cells are its runs of words separated by two or more spaces or a tab (tabs expanded to
-columns of 8). A block is a run of consecutive lines with the same cells' starts: at least
-:data:`MIN_ROWS` lines of three cells or more, or :data:`MIN_PAIR_ROWS` lines of two (two cells
-are also a sentence with two spaces after its full stop, so more lines must agree). A line with
-a layout a block of the file already has is a block too, however short (a class of one code). A
-line of only dashes or equals signs (and spaces) under the first line makes that line the
-header; otherwise the first line is the header only when :func:`~kgrag.ingest.spreadsheet.
-is_header` finds it so among two body rows or more. A block whose cells are mostly without a
-letter or digit (ASCII art, rules) is not a table.
+A line's cells are its runs of words separated by two or more spaces, a tab (tabs expanded to
+columns of 8) or a bar between spaces (psql's ``uid   | name``); two spaces after a sentence's
+full stop separate no cells. A run is consecutive lines whose cells start where the first
+line's do (a line may leave cells empty). Runs of one layout at most :data:`MAX_GAP` lines apart
+are one group (a table cut by sub-headings: errcodes.txt's classes, each run a table captioned
+by its own line), kept when it has :data:`MIN_ROWS` rows of three cells or more, or
+:data:`MIN_PAIR_ROWS` of two (two cells are also a key and a wrapped sentence, so more lines
+must agree), two of them consecutive. A line of only dashes or equals signs (and spaces) under
+the first line makes that line the header; otherwise the first line is the header when it holds
+words over a column of numbers (:func:`_labels`), else a comment line that names as many columns
+is (:func:`_commented_headers`), else the table has none (its columns are numbered). A line
+whose cells are mostly without a letter or digit (ASCII art, rules) is no row.
 """
 
 from __future__ import annotations
@@ -90,14 +93,34 @@ def aligned_tables(
     budget = CellBudget(path)
     kept = list(lines)
     tables: list[ParsedTable] = []
+    named = _commented_headers(lines)
     for start, end, header_rule, layout in blocks:
         body = [_placed(parsed[i], layout) for i in range(start, end) if i != header_rule]
         header = body.pop(0) if header_rule is not None or _labels(body) else None
+        if header is None:
+            header = named.get(len(layout))
         budget.take(sum(len(r) for r in body), "an aligned table")
         tables.append(_table(first_index + len(tables), header, body, _caption(lines, start)))
         for i in range(start, end):
             kept[i] = ""
     return "\n".join(kept), tuple(tables)
+
+
+def _commented_headers(lines: list[str]) -> dict[int, tuple[str, ...]]:
+    """Column names a comment gives, by their number: a comment line whose words split into
+    three or more cells, each a name (one or two words), the only such line of its width in
+    the file (errcodes.txt's "#      sqlstate    E/W/S    errcode_macro_name    spec_name"
+    under "The format of this file is one error code per line, with the following
+    whitespace-separated fields:"), as a CSV file's last comment line can name its columns."""
+    found: dict[int, list[tuple[str, ...]]] = {}
+    for line in lines:
+        marker = _COMMENT.match(line)
+        if marker is None:
+            continue
+        _, cells = _cells(" " * marker.end() + line[marker.end() :])
+        if len(cells) >= 3 and all(len(c.split()) <= 2 and _ALNUM.search(c) for c in cells):
+            found.setdefault(len(cells), []).append(cells)
+    return {width: names[0] for width, names in found.items() if len(names) == 1}
 
 
 def _labels(body: list[tuple[str, ...]]) -> bool:

@@ -28,7 +28,8 @@ def test_errcodes_rows_are_rows_of_a_table_per_class() -> None:
     doc = _parse(DATA / "errcodes.txt")
     by_caption = {t.caption: t for t in doc.tables}
     integrity = by_caption["Class 23 - Integrity Constraint Violation"]
-    assert integrity.header == ()  # codes, not column names
+    # the columns as the comment over them names them ("#      sqlstate    E/W/S    ...")
+    assert integrity.header == ("sqlstate", "E/W/S", "errcode_macro_name", "spec_name")
     assert ("23505", "E", "ERRCODE_UNIQUE_VIOLATION", "unique_violation") in integrity.rows
     rollback = by_caption["Class 40 - Transaction Rollback"]
     assert ("40P01", "E", "ERRCODE_T_R_DEADLOCK_DETECTED", "deadlock_detected") in rollback.rows
