@@ -54,6 +54,9 @@ _BAR = re.compile(r"(?:^|(?<=\s))\|(?=\s|$)")
 _SEPARATOR = re.compile(r"[|:]+")
 _COMMENT = re.compile(r"^[ \t]*(?:#|//|;|--[ \t])")
 _NUMBER = re.compile(r"^[-+]?[\d.,]*\d[%]?$")
+#: A column's name has a word of two letters or more and is no hexadecimal number ("00a7").
+_NAME = re.compile(r"[^\W\d_]{2}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 _ALNUM = re.compile(r"[^\W_]")
 #: A caption line's label ("Section: Class 23 - ..."): the row's context is what follows it
 #: (a context holding ": " would read back as a cell: :func:`kgrag.ingest.table_rows.read_row`).
@@ -132,8 +135,8 @@ def _labels(body: list[tuple[str, ...]]) -> bool:
     for col, label in enumerate(first):
         cells = [r[col] for r in rest if col < len(r) and r[col]]
         if (
-            label
-            and not _NUMBER.match(label)
+            _NAME.search(label)
+            and not _HEX.fullmatch(label)
             and len(cells) == len(rest)
             and all(_NUMBER.match(c) for c in cells)
         ):
@@ -232,7 +235,14 @@ def _caption(lines: list[str], start: int) -> str | None:
         line = lines[i].strip()
         if not line or _COMMENT.match(lines[i]) or _RULE.match(line):
             continue
-        if len(line) > MAX_CAPTION_CHARS or _is_row(_cells(lines[i])[1]):
+        if len(line) > MAX_CAPTION_CHARS:
+            return None
+        starts, cells = _cells(lines[i])
+        if _is_row(cells):
+            # a row less indented than the block is its parent (pci.ids' vendor over its
+            # devices); another row is a table's, not a caption
+            if starts[0] < _cells(lines[start])[0][0]:
+                return " ".join(cells)
             return None
         return _LABEL.sub("", line).rstrip(":").strip() or None
     return None

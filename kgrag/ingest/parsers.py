@@ -20,6 +20,7 @@ from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.aligned_tables import aligned_tables
 from kgrag.ingest.decoding import decode_text
+from kgrag.ingest.faq import faq_headings
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
 from kgrag.ingest.json_tables import json_table
@@ -29,7 +30,7 @@ from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedT
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
-from kgrag.ingest.sections import Heading, line_headings, locate_headings
+from kgrag.ingest.sections import Heading, line_headings, locate_headings, numbered_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
 from kgrag.ingest.underlines import underlined_headings
@@ -253,7 +254,8 @@ def _parse_text(
 def _plain_text(
     path: Path, text: str, suffix: str
 ) -> tuple[str, tuple[Heading, ...], tuple[ParsedTable, ...]]:
-    """A plain text file's text, its underlined headings (:mod:`kgrag.ingest.underlines`) and
+    """A plain text file's text, its underlined headings (:mod:`kgrag.ingest.underlines`; none
+    when it reads as a FAQ or has numbered heading lines, which section it already) and
     its aligned tables (:mod:`kgrag.ingest.aligned_tables`), a JSON file's list of records as a
     table (:mod:`kgrag.ingest.json_tables`). A release log's lines (a diff's statistics, a
     ChangeLog's "* file:  what changed" wrapped at a column) and source code's (declarations
@@ -265,7 +267,13 @@ def _plain_text(
     name = path.name.split(".", 1)[0].lower()
     if name not in RELEASE_LOG_NAMES and suffix.lstrip(".") not in SOURCE_CODE_SUFFIXES:
         text, tables = aligned_tables(text, path)
-    text, headings = underlined_headings(text)
+    marked, headings = underlined_headings(text)
+    # a FAQ's questions and numbered heading lines section a text the chunker reads without
+    # headings of its own (kgrag.ingest.chunking): marked ones would turn them off
+    if headings and not faq_headings(text) and not numbered_headings(text):
+        text = marked
+    else:
+        headings = ()
     return text, headings, tables
 
 
