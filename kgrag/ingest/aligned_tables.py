@@ -52,6 +52,8 @@ _DIFFSTAT = re.compile(r"\S\s+\|\s+(?:\d+ ?[-+]*|Bin .*)\s*$")
 _BAR = re.compile(r"(?:^|(?<=\s))\|(?=\s|$)")
 #: A cell of only bars or colons separates two others.
 _SEPARATOR = re.compile(r"[|:]+")
+#: A line of code: ending as a statement or block does, or in a comment after two spaces.
+_CODE_LINE = re.compile(r"[;{},\\][ \t]*$|\S(?: {2,}|\t)[ \t]*(?:#|/\*|//|%).*$")
 _COMMENT = re.compile(r"^[ \t]*(?:#|//|;|--[ \t])")
 _NUMBER = re.compile(r"^[-+]?[\d.,]*\d[%]?$")
 #: A column's name has a word of two letters or more and is no hexadecimal number ("00a7").
@@ -223,9 +225,18 @@ def _blocks(lines: list[str], parsed: list[tuple[_Layout, tuple[str, ...]]]) -> 
     for group in groups:
         sizes = [r.end - r.start - (r.rule is not None) for r in group]
         needed = MIN_ROWS if len(group[0].layout) >= 3 else MIN_PAIR_ROWS
-        if sum(sizes) >= needed and max(sizes) >= 2:
+        if sum(sizes) >= needed and max(sizes) >= 2 and not _is_code(lines, group):
             out += group
     return out
+
+
+def _is_code(lines: list[str], group: list[_Block]) -> bool:
+    """Whether most of a group's lines are code, not rows: ending as a statement or a block
+    does (``;``, ``{``, ``,``, a backslash) or in a comment (``/* target file */``, ``# GNU
+    sed``, ``% lower-case str``), as examples in manuals and configuration files are
+    aligned."""
+    rows = [lines[i] for b in group for i in range(b.start, b.end) if i != b.rule]
+    return 2 * sum(bool(_CODE_LINE.search(r)) for r in rows) > len(rows)
 
 
 def _caption(lines: list[str], start: int) -> str | None:
