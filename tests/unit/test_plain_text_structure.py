@@ -144,3 +144,34 @@ def test_a_release_log_is_not_read_for_tables(tmp_path: Path) -> None:
         "utf-8",
     )
     assert not _parse(path).tables
+
+
+def test_a_less_indented_row_above_is_its_tables_caption(tmp_path: Path) -> None:
+    """pci.ids (lines 9599-9604 of the copy in /tmp/rf9): a vendor, then its devices indented by
+    a tab; the vendor's line is the devices' caption and stays text."""
+    path = tmp_path / "pci.ids"
+    path.write_text(
+        "10de  NVIDIA Corporation\n\t0008  NV1 [STG2000X-B Series]\n\t0009  NV1 [NV1 Series]\n"
+        "\t0018  NV3 [Riva 128]\n\t0019  NV3 [Riva 128ZX]\n\t0020  NV4 [Riva TNT]\n",
+        "utf-8",
+    )
+    doc = _parse(path)
+    (table,) = doc.tables
+    assert (table.caption, table.header) == ("10de NVIDIA Corporation", ())  # "0008" no name
+    assert table.rows[0] == ("0008", "NV1 [STG2000X-B Series]")
+    assert "10de  NVIDIA Corporation" in doc.pages[0].text
+
+
+def test_aligned_code_with_comments_is_not_a_table(tmp_path: Path) -> None:
+    """alsa-lib's asoundrc.txt (/usr/share/doc/libasound2/examples, lines 107-118): settings
+    aligned with tabs before their comments are configuration, not rows."""
+    path = tmp_path / "asoundrc.txt"
+    path.write_text(
+        "  type hooks \t\t# PCM with hooks\n  slave STR\t\t# Slave name (see pcm_slave)\n"
+        "  # or\n  slave {\t\t# Slave definition\n    pcm STR\t\t# Slave PCM name\n    # or\n"
+        "    pcm { }\t\t# Slave PCM definition\n  }\n  hooks {\n"
+        "    ID STR\t\t# Hook name (see pcm_hook)\n    # or\n"
+        "    ID { }\t\t# Hook definition (see pcm_hook)\n",
+        "utf-8",
+    )
+    assert not _parse(path).tables
