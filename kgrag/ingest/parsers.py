@@ -18,18 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
+from kgrag.ingest.aligned_tables import aligned_tables
 from kgrag.ingest.decoding import decode_text
+from kgrag.ingest.faq import faq_headings
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
+from kgrag.ingest.json_tables import json_table
 from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
-from kgrag.ingest.sections import Heading, line_headings, locate_headings
+from kgrag.ingest.sections import Heading, line_headings, locate_headings, numbered_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
+from kgrag.ingest.underlines import underlined_headings
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.file_names import file_name_title
 from kgrag.text.words import word_set
@@ -233,6 +237,8 @@ def _parse_text(
         text, heading = raw, None
         if info:
             headings = info_headings(text)
+        else:
+            text, headings, tables = _plain_text(path, text, suffix)
     if not text.strip() and not tables:
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
     if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
@@ -243,6 +249,39 @@ def _parse_text(
         title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
     pages = [ParsedPage(number=None, text=text, headings=headings)] if text.strip() else []
     return title, pages, [], list(tables), roff
+
+
+def _plain_text(
+    path: Path, text: str, suffix: str
+) -> tuple[str, tuple[Heading, ...], tuple[ParsedTable, ...]]:
+    """A plain text file's text, its underlined headings (:mod:`kgrag.ingest.underlines`; none
+    when it reads as a FAQ or has numbered heading lines, which section it already) and
+    its aligned tables (:mod:`kgrag.ingest.aligned_tables`), a JSON file's list of records as a
+    table (:mod:`kgrag.ingest.json_tables`). A release log's lines (a diff's statistics, a
+    ChangeLog's "* file:  what changed" wrapped at a column) and source code's (declarations
+    aligned at a column) are not tables."""
+    found = json_table(text)
+    if found is not None:
+        return "", (), (found,)
+    tables: tuple[ParsedTable, ...] = ()
+    name = path.name.split(".", 1)[0].lower()
+    if name not in RELEASE_LOG_NAMES and suffix.lstrip(".") not in SOURCE_CODE_SUFFIXES:
+        text, tables = aligned_tables(text, path)
+    marked, headings = underlined_headings(text)
+    # a FAQ's questions and numbered heading lines section a text the chunker reads without
+    # headings of its own (kgrag.ingest.chunking): marked ones would turn them off
+    if headings and not faq_headings(text) and not numbered_headings(text):
+        text = marked
+    else:
+        headings = ()
+    return text, headings, tables
+
+
+#: Suffixes of source code, whose columns are declarations, not tables.
+SOURCE_CODE_SUFFIXES = word_set(
+    """c h cc cpp cxx hpp hh m py pl pm rb php js ts go rs java kt scala cs swift lua tcl awk
+    sed sh bash zsh ksh el vim lisp scm hs ml s asm sql r jl"""
+)
 
 
 #: File names that say what kind of file it is, not what it is about: the folder says that.
@@ -327,6 +366,11 @@ _WORD = re.compile(r"[^\W_]{2}")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+#: Lines that are no paragraph's, so no setext heading's text: a list item, an ATX heading, a
+#: fence, a rule, a block quote's line, an indented code line.
+_NOT_PARAGRAPH = re.compile(
+    r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#|```|~~~|>|[-=*_](?:[ \t]*[-=*_])*[ \t]*$)|^ {4}"
+)
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
@@ -387,7 +431,10 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     heading: str | None = title
     marks: list[tuple[int, int, str]] = []  # (line, level, text)
     in_fence = False
-    for line in markdown.split("\n"):
+    paragraph = False  # the line before is a paragraph's (a setext heading's text)
+    for raw in markdown.split("\n"):
+        line, after_paragraph = raw, paragraph
+        paragraph = bool(raw.strip()) and not in_fence and not _NOT_PARAGRAPH.match(raw)
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
@@ -405,14 +452,16 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             continue
         if _BADGES.fullmatch(line):
             continue
-        if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
-            lines_out.append("")
-            continue
+        # an underline of dashes under a paragraph's line makes it a heading (CommonMark), not
+        # a thematic break: "Part" over "----" was read as text and a rule
         setext = _SETEXT_RULE.match(line)
-        if setext and lines_out and lines_out[-1].strip():
+        if setext and after_paragraph and lines_out and lines_out[-1].strip():
             if heading is None:
                 heading = lines_out[-1].strip()
             marks.append((len(lines_out) - 1, 1 if setext.group(1)[0] == "=" else 2, lines_out[-1]))
+            lines_out.append("")
+            continue
+        if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
             lines_out.append("")
             continue
         lines_out.append(inline_text(line))
