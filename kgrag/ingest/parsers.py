@@ -240,7 +240,10 @@ def _parse_text(
         # what the file is: every release of it would be cited under the newest one's name
         title = _file_title(path)
     else:
-        title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
+        first = _first_line(text)
+        if first is not None and first.lower() == path.name.lower():
+            first = None  # "# errcodes.txt": the file's name, which its file title gives
+        title = _naming(heading) or _naming(first, prose=True) or _file_title(path)
     pages = [ParsedPage(number=None, text=text, headings=headings)] if text.strip() else []
     return title, pages, [], list(tables), roff
 

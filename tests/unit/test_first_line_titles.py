@@ -69,6 +69,8 @@ def test_the_first_line_names_the_file_or_the_file_name_does(
         ("20dbus_xdg-runtime", "Xsession.d", "20dbus_xdg-runtime", "20dbus xdg-runtime"),
         # "#" then a sentence: no title, as before
         ("login.defs", "etc", "login.defs", "login"),
+        # "# manpath.config": the file's own name, the file title without its extension
+        ("manpath.config", "etc", "manpath.config", "manpath"),
     ],
 )
 def test_code_after_a_comment_with_no_words_is_no_title(
