@@ -271,9 +271,13 @@ def _release_log(path: PurePath) -> bool:
 
 def _file_title(path: PurePath) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
-    "copyright (espeak-ng)", so that two packages' licence files are told apart."""
+    "copyright (espeak-ng)", so that two packages' licence files are told apart. A generic name
+    keeps an extension that is no file type ("README.saving (fakeroot)", "README.Debian
+    (passwd)"), as a gzipped one's does ("NEWS.Debian (systemd)"): fakeroot's README and
+    README.saving are two files of one folder."""
     if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
-        return f"{_stem_title(path)} ({path.parent.name})"
+        named = path.name if path.suffix and file_type(path.suffix) is None else path.stem
+        return f"{file_name_title(named)} ({path.parent.name})"
     return _stem_title(path)
 
 

@@ -48,8 +48,10 @@ def _title(source: str, folder: str, name: str, tmp_path: Path) -> str:
         ("leap-seconds.list", "zoneinfo", "leap-seconds.list", "ATOMIC TIME"),
         ("nsswitch.conf", "etc", "nsswitch.conf", "/etc/nsswitch.conf"),
         # a line of prose wrapped at the text's width is no title: the file's name is
-        ("README.logs", "systemd", "README.logs", "README (systemd)"),
+        ("README.logs", "systemd", "README.logs", "README.logs (systemd)"),
         ("deprecated utilities.pdf", "office", "deprecated utilities.pdf", "deprecated utilities"),
+        # wrapped prose first, beside fakeroot's README: the name keeps its own extension
+        ("README.saving", "fakeroot", "README.saving", "README.saving (fakeroot)"),
         # a release log with its package's name before it: its first line heads a release
         ("login NEWS.Debian.gz", "accounts", "login NEWS.Debian.gz", "login NEWS"),
     ],
