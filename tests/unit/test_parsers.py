@@ -148,7 +148,8 @@ def test_a_generic_heading_or_boilerplate_line_is_no_title(
             "valgrind",
             "changelog.Debian",
             "valgrind (1:3.19.0-1) unstable; urgency=medium",
-            "changelog (valgrind)",
+            # its own extension, which is no file type, as "changelog.Debian.gz" keeps ".Debian"
+            "changelog.Debian (valgrind)",
         ),
         ("pumpctl", "CHANGES.md", "# Version 2.1 (2024-05-02)", "CHANGES (pumpctl)"),
         (
