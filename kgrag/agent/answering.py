@@ -21,6 +21,8 @@ from kgrag.agent.groundedness import (
 )
 from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
+from kgrag.agent.misspellings import respelled
+from kgrag.agent.quantity import asks_quantity, states_quantity
 from kgrag.agent.support import (
     ABSTENTION,
     DenseScores,
@@ -34,6 +36,7 @@ from kgrag.agent.synthesis import (
     citation_for,
     extractive_answer,
     llm_answer,
+    quoted_sentences,
     renumber,
     source_label,
 )
@@ -157,7 +160,8 @@ class Composer:
                     return found
                 log.warning("the LLM answer had no supported, cited sentence; answering offline")
         text, citations = extractive_answer(
-            resolution.question,
+            # a name the question misspells is quoted as the evidence writes it
+            respelled(resolution.question, evidence),
             evidence,
             images,
             self.embedder,
@@ -173,6 +177,9 @@ class Composer:
             dense=dense,
             embedder=self.embedder,
         )
+        if support.supported and not _quotes_quantity(resolution.question, text):
+            # "How much does a support contract cost?" answered by quotes stating no amount
+            support = support.model_copy(update={"quantity_quoted": False, "supported": False})
         if not support.supported:
             return abstention(evidence, "extractive", support)
         report = check(text, cited(citations), self.embedder)
@@ -318,6 +325,15 @@ def _evidence_support(
     if shown or not terms(question):
         return found.model_copy(update={"supported": True})
     return found
+
+
+def _quotes_quantity(question: str, text: str) -> bool:
+    """False when ``question`` asks for a quantity and no sentence the extractive answer
+    ``text`` quotes states one (kgrag.agent.quantity)."""
+    quoted = quoted_sentences(text)
+    if not quoted or not asks_quantity(question):
+        return True  # an image alone is judged by the image support test
+    return any(states_quantity(s, question) for s in quoted)
 
 
 def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = None) -> Synthesis:

@@ -86,6 +86,7 @@ import re
 from collections.abc import Sequence
 
 from kgrag.agent.chains import chain
+from kgrag.agent.misspellings import respelled
 from kgrag.agent.names import (
     content_word,
     fold,
@@ -198,6 +199,10 @@ class Support(Frozen):
     words in two of its cells, nor the question's other words in its table's context or written
     otherwise (kgrag.agent.rows): the rows name its subject and say nothing of what is asked
     ("name: Swiss Franc" quoted for an exchange rate), and the answer abstains."""
+    quantity_quoted: bool = True
+    """False when the question asks for a quantity ("How much does ... cost?", "How many ...",
+    kgrag.agent.quantity) and no quoted sentence states one: the quotes hold its words and not
+    what it asks for, and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -342,6 +347,8 @@ def assess(
     # a passage's copies in other files hold its text under their own titles (a manual's HTML
     # page is titled by its chapter, its PDF by the whole book)
     shown = [h for found in evidence[:EVIDENCE_HITS] for h in found.and_copies()]
+    # a name the question misspells is read as the evidence writes it ("Margaraviate")
+    question = respelled(question, shown)
     names, term_cov = _coverage(question, cited)
     ev_names, ev_terms = _coverage(question, shown)
     phrases = name_phrases(question) if named else []

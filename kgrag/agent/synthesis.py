@@ -17,6 +17,15 @@ trace returned.
   question's version as another release's ("1.07" in "from 1.07 to 1.07.1") do not start the chain.
   A heading, a title, a line announcing a list or a sentence that only restates the question brings
   what it introduces, and that section goes on; a list a colon announces comes with its items.
+  A man page's NAME line leads only a question asking what the program is or does, and its usage
+  lines ("savelog [-m mode] ...") are never quoted, what follows the name line being read past
+  them; an option named by one of the question's words ("-r, --remove" for "How do I remove
+  ...?") leads; a code the question names ("40P01") is held by the first sentence; a question
+  asking for a quantity (:mod:`kgrag.agent.quantity`) starts from a sentence stating one, read
+  under its document's title ("Number of Instances: 20640"). The next numbered step of a chosen
+  step holding the question's words too ("4. Create a database ..." after "3. ... create a
+  database user ...") and a sentence referring back to a chosen one by its first word ("This
+  will not work perfectly, however.") continue the chain.
   Contents lines (dot leaders) are no sentences; an underlined heading is one of its own.
 - With an LLM (:func:`llm_answer`): the model answers from numbered evidence and cites ``[n]``;
   markers that point at no evidence are dropped, the rest renumbered in order of appearance.
@@ -40,6 +49,7 @@ import numpy as np
 from kgrag.agent.answer import Citation
 from kgrag.agent.asked import asked_for, names_phrase
 from kgrag.agent.markdown_guard import guard_links
+from kgrag.agent.quantity import QUANTITY_WORDS, asks_quantity, states_quantity
 from kgrag.core import Hit
 from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
@@ -202,11 +212,15 @@ def select_sentences(
     preferred_hit = prefer or (lambda _hit: False)
     subject = defined_subject(question)
     versions = [v for v in identifiers(question) if is_version(v)]
+    codes = [v for v in identifiers(question) if is_code(v) and not is_version(v)]
     # a passage's copies in other files (the same text as HTML and PDF) come right after it:
     # one format may cut its sentences better (a PDF joins lines a web page keeps apart), and a
     # sentence quoted from a copy cites that copy's file; each is read as one more hit
     hits = [h for found in evidence for h in found.and_copies()]
-    own = set(terms(question)) | set(versions)
+    quantity = asks_quantity(question)
+    # "how many", "how much": what is asked, not words a sentence answering holds ("as many
+    # processes as possible" says no number)
+    own = (set(terms(question)) - (QUANTITY_WORDS if quantity else set())) | set(versions)
     asked = tuple(t for t in asked_for(question) if t in own)
     wanted = set(own)
     for name in entity_names:
@@ -312,13 +326,42 @@ def select_sentences(
         or [i for i in supported if not answers_nothing(i) and not other_release(i)]
         or supported
     )
+    # a man page's name line ("modprobe - Add and remove modules from the Linux Kernel") says
+    # what the program is: it leads only when that is asked ("What does savelog do?"), and a
+    # usage line ("savelog [-m mode] [-u user] ...") never does
+    if subject is None:
+        first_pool = [i for i in first_pool if not name_line(candidates[i])] or first_pool
+    first_pool = [i for i in first_pool if not is_synopsis(candidates[i].sentence)] or first_pool
+    # a code the question names ("40P01") is what a sentence answering it holds, however few
+    # of the question's other words it has ("SQLSTATE codes for errors." has three)
+    if codes:
+        coded = [i for i in first_pool if set(codes) <= candidates[i].terms]
+        first_pool = coded or first_pool
     preferred = [i for i in first_pool if favoured[i]] or first_pool
+
     # the first sentence says much of what the question asks: not only the words every
     # passage shares ("zstd", "compression" for "maximum ... level with --ultra"), however
-    # near in meaning a sentence with fewer of them is
-    holds = {i: matched(i, set(candidates[i].terms & own)) for i in preferred}
+    # near in meaning a sentence with fewer of them is. A quantity is often stated on a label
+    # line ("Number of Instances: 20640") that holds the rest of the question in its document's
+    # title ("California Housing dataset"): for a question asking one, the title counts too
+    def held(i: int) -> set[str]:
+        c = candidates[i]
+        if not quantity:
+            return set(c.terms & own)
+        return set(c.terms | set(terms(c.hit.title or ""))) & own
+
+    holds = {i: matched(i, held(i)) for i in preferred}
     most = max(holds.values())
     preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
+    # an option named by the question's own word ("-r, --remove This option causes modprobe to
+    # remove ..." for "How do I remove a kernel module with modprobe?") is how to do it
+    optioned = [i for i in preferred if names_option(candidates[i].sentence, own)]
+    preferred = optioned or preferred
+    # a question asking how many, how much, how long ... is answered by a sentence stating a
+    # quantity ("Number of Instances: 20640"), not by one describing the data set's columns
+    if quantity:
+        counted = [i for i in preferred if states_quantity(candidates[i].sentence, question)]
+        preferred = counted or preferred
     # of those, one that holds what the question asks for ("Under which licenses is kmod
     # released?": the "License:" line, not the lines that only name kmod, as every line of
     # its README does) and as much of the rest of the question as any, read under its own
@@ -387,15 +430,29 @@ def select_sentences(
                 chosen.append(announcing[0])
                 continue
         bridge = set().union(*(candidates[j].terms for j in chosen)) - wanted
-        follows = {(h, p + 1): j for j in chosen for h, p in candidates[j].places()}
-        semantic.need(_followers(candidates, chosen))
+        # what follows a chosen sentence, past usage lines (a man page's name line, then its
+        # synopsis, then what the program does)
+        follows = {
+            (h, p + 1 + k): j
+            for j in chosen
+            for h, p in candidates[j].places()
+            for k in range(_usage_lines_after(candidates, h, p) + 1)
+        }
+        steps = _next_steps(candidates, chosen)
+        semantic.need([*_followers(candidates, chosen), *steps])
         best_i, best_score = -1, -1.0
         for i, c in enumerate(candidates):
             if i in chosen or is_title(c.sentence, c.hit):  # names a document, says nothing
                 continue
+            if is_synopsis(c.sentence):  # a usage line: the options, not what they do
+                continue
             new = (c.terms & wanted) - covered
             links = c.terms & bridge
             before = next((follows[p] for p in c.places() if p in follows), None)
+            # the next step of a chosen numbered step that holds the question's words too
+            # ("3. ... create a database user ...:", then "4. Create a database ...:" for "How
+            # do I create a database user and a database?"): the question asks for both
+            step = i in steps and bool(c.terms & candidates[steps[i]].terms & wanted)
             continues = (
                 before is not None
                 and not c.label
@@ -409,11 +466,16 @@ def select_sentences(
                     or (bool(c.terms & candidates[before].terms) and len(c.terms) >= 3)
                 )
             )
-            if not new and not continues:
+            # a sentence saying what the answer's first one does ("This will not work
+            # perfectly, however." after "The fakeroot environment can be saved ... -s
+            # option"): linked to it by its first word, as a bridge term would link it
+            refers = before == chosen[0] and not c.label and bool(_REFERS_BACK.match(c.sentence))
+            if not new and not continues and not step and not refers:
                 continue
             score = (
                 sum(weight[t] for t in new) / max(1, len(wanted))
-                + (0.4 if links else 0.0)
+                + (0.4 if links or refers else 0.0)
+                + (0.5 if step else 0.0)
                 + 0.3 * float(semantic[i])
                 + bonus[i]
             )
@@ -435,6 +497,94 @@ def select_sentences(
         if announced is not None and announced not in chosen:
             chosen.append(announced)
     return [(candidates[i].sentence, candidates[i].hit) for i in _with_lists(candidates, chosen)]
+
+
+#: A code the question names: letters and digits mixed, mostly digits ("40P01", "E021-04").
+_CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
+
+
+def is_code(identifier: str) -> bool:
+    """Whether ``identifier`` (lower case, from :func:`~kgrag.planner.rule.identifiers`) is a
+    code: letters and digits mixed, at least as many digits as letters ("40p01", "e021-04"); not
+    a name written with a digit ("bzip2", "e2fsck") or in code (``node_exporter``), which every
+    passage of its documentation names."""
+    digits = sum(c.isdigit() for c in identifier)
+    return bool(_CODE.fullmatch(identifier)) and digits >= sum(c.isalpha() for c in identifier)
+
+
+#: A man page's title: its name and section ("savelog(8)", "modprobe(8)").
+_MAN_TITLE = re.compile(r"(?P<name>[\w.+-]+)\(\d\w*\)")
+
+
+def name_line(candidate: _Candidate) -> bool:
+    """Whether ``candidate`` is its man page's NAME line ("savelog - save a log file" in
+    savelog(8)): it says what the program is, not how to do anything with it."""
+    m = _MAN_TITLE.fullmatch((candidate.hit.title or "").strip())
+    return m is not None and defines_kind(candidate.sentence, m.group("name").lower())
+
+
+#: A bracketed option in a usage line ("[-m mode]", "[--dump-modversions]", "[-1 ..").
+_BRACKETED = re.compile(r"\[[^\]]*\]?")
+#: At most this many words outside the brackets of a usage line (its command, "file ...").
+USAGE_WORDS = 3
+
+
+def is_synopsis(sentence: str) -> bool:
+    """A man page's usage line ("savelog [-m mode] [-u user] ... file ..."), or its wrapped
+    rest ("-9] [-C] [-d] ..."): bracketed options and a few words, no sentence."""
+    end = sentence.rstrip()
+    if "[" not in sentence or (end.endswith((".", ":")) and not end.endswith("..")):
+        return False
+    rest = _BRACKETED.sub(" ", sentence)
+    return len([w for w in rest.split() if w.strip(".]")]) <= USAGE_WORDS
+
+
+#: An option entry's start: "-r, --remove", "--remove", "- --ultra:" (a list item).
+_OPTION = re.compile(r"\s*(?:[-*]\s+)?(?:-\w,\s*)?--(?P<long>[a-z][\w-]*)", re.IGNORECASE)
+
+
+def names_option(sentence: str, own: AbstractSet[str]) -> bool:
+    """Whether ``sentence`` is an option's entry whose long name is one of the question's
+    words ("-r, --remove This option causes ..." for "How do I remove a module?")."""
+    m = _OPTION.match(sentence)
+    return m is not None and bool(set(terms(m.group("long").replace("-", " "))) & own)
+
+
+def _usage_lines_after(candidates: Sequence[_Candidate], hit_id: str, position: int) -> int:
+    """How many usage lines (:func:`is_synopsis`) follow ``position`` in hit ``hit_id``."""
+    at = {p: c.sentence for c in candidates for h, p in c.places() if h == hit_id}
+    n = 0
+    while position + 1 + n in at and is_synopsis(at[position + 1 + n]):
+        n += 1
+    return n
+
+
+#: A sentence that refers to the one before it by its first word.
+_REFERS_BACK = re.compile(
+    r"(?:this|that|these|those|it|such)\b(?!\s*(?:is|are)\s+(?:a|an|the)\b)", re.IGNORECASE
+)
+
+#: A numbered step: "3. In this postgres shell, ...", "4) ...".
+_STEP = re.compile(r"\s*(?P<n>\d{1,2})[.)]\s+\S")
+
+
+def _next_steps(candidates: Sequence[_Candidate], chosen: Sequence[int]) -> dict[int, int]:
+    """The candidates that are the next numbered step ("4. Create a database ...") of a chosen
+    step ("3. In this postgres shell, create a database user ...:") later in the same hit,
+    each with the step it follows."""
+    out: dict[int, int] = {}
+    for j in chosen:
+        m = _STEP.match(candidates[j].sentence)
+        if m is None:
+            continue
+        places = dict(candidates[j].places())
+        for i, c in enumerate(candidates):
+            n = _STEP.match(c.sentence)
+            if n is None or int(n.group("n")) != int(m.group("n")) + 1:
+                continue
+            if any(h in places and p > places[h] for h, p in c.places()):
+                out.setdefault(i, j)
+    return out
 
 
 def _with_lists(candidates: Sequence[_Candidate], chosen: Sequence[int]) -> list[int]:
@@ -585,7 +735,11 @@ def _introduced(candidates: Sequence[_Candidate], index: int) -> int | None:
             # (currencies):" then "* ISO 3166-2 (countries ...):", what each introduced left
             # out of the text: a badge, a picture) introduces nothing: the next is its sibling
             return None if _siblings(candidates[index].sentence, candidates[at].sentence) else at
-        if not (candidates[at].label or is_heading(candidates[at].sentence)):
+        if not (
+            candidates[at].label
+            or is_heading(candidates[at].sentence)
+            or is_synopsis(candidates[at].sentence)  # a man page's usage lines, under its name
+        ):
             return at
     return None
 
@@ -764,6 +918,15 @@ def extractive_answer(
     if not lines:
         return NO_EVIDENCE, []
     return EXTRACTIVE_HEADER + "\n" + "\n".join(lines), citations
+
+
+#: A quoted line of the extractive answer: "- sentence [n] (Source: ...)".
+_QUOTED = re.compile(r"^- (?P<sentence>.*?) \[\d+\] \(Source: .*\)$", re.MULTILINE)
+
+
+def quoted_sentences(text: str) -> list[str]:
+    """The evidence sentences an extractive answer (:func:`extractive_answer`) quotes."""
+    return [m.group("sentence") for m in _QUOTED.finditer(text)]
 
 
 # ------------------------------------------------------------------------------------- LLM

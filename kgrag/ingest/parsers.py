@@ -18,18 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats, ocr, spreadsheet
+from kgrag.ingest.aligned_tables import aligned_tables
 from kgrag.ingest.decoding import decode_text
+from kgrag.ingest.faq import faq_headings
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
+from kgrag.ingest.json_tables import json_table
 from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
 from kgrag.ingest.pdf_tables import pdf_tables
 from kgrag.ingest.roff import ROFF_MIME, is_roff, man_page_text
 from kgrag.ingest.running_lines import strip_running_lines
-from kgrag.ingest.sections import Heading, line_headings, locate_headings
+from kgrag.ingest.sections import Heading, line_headings, locate_headings, numbered_headings
 from kgrag.ingest.sniff import document_suffix, is_html_document
 from kgrag.ingest.sources import file_type
+from kgrag.ingest.underlines import underlined_headings
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS, check_media
 from kgrag.text.file_names import file_name_title
 from kgrag.text.words import word_set
@@ -233,16 +237,54 @@ def _parse_text(
         text, heading = raw, None
         if info:
             headings = info_headings(text)
+        else:
+            text, headings, tables = _plain_text(path, text, suffix)
     if not text.strip() and not tables:
         raise EmptyInputError(str(path), f"contains no text (only whitespace{markup})")
-    if path.name.split(".", 1)[0].lower() in RELEASE_LOG_NAMES:  # changelog.Debian.gz too
+    if _release_log(path):
         # its first line is the newest release's heading ("Release 3.19.0 (11 Apr 2022)"), not
         # what the file is: every release of it would be cited under the newest one's name
         title = _file_title(path)
     else:
-        title = _naming(heading) or _naming(_first_line(text), prose=True) or _file_title(path)
+        first = _first_line(text)
+        if first is not None and first.lower() == path.name.lower():
+            first = None  # "# errcodes.txt": the file's name, which its file title gives
+        title = _naming(heading) or _naming(first, prose=True) or _file_title(path)
     pages = [ParsedPage(number=None, text=text, headings=headings)] if text.strip() else []
     return title, pages, [], list(tables), roff
+
+
+def _plain_text(
+    path: Path, text: str, suffix: str
+) -> tuple[str, tuple[Heading, ...], tuple[ParsedTable, ...]]:
+    """A plain text file's text, its underlined headings (:mod:`kgrag.ingest.underlines`; none
+    when it reads as a FAQ or has numbered heading lines, which section it already) and
+    its aligned tables (:mod:`kgrag.ingest.aligned_tables`), a JSON file's list of records as a
+    table (:mod:`kgrag.ingest.json_tables`). A release log's lines (a diff's statistics, a
+    ChangeLog's "* file:  what changed" wrapped at a column) and source code's (declarations
+    aligned at a column) are not tables."""
+    found = json_table(text)
+    if found is not None:
+        return "", (), (found,)
+    tables: tuple[ParsedTable, ...] = ()
+    name = path.name.split(".", 1)[0].lower()
+    if name not in RELEASE_LOG_NAMES and suffix.lstrip(".") not in SOURCE_CODE_SUFFIXES:
+        text, tables = aligned_tables(text, path)
+    marked, headings = underlined_headings(text)
+    # a FAQ's questions and numbered heading lines section a text the chunker reads without
+    # headings of its own (kgrag.ingest.chunking): marked ones would turn them off
+    if headings and not faq_headings(text) and not numbered_headings(text):
+        text = marked
+    else:
+        headings = ()
+    return text, headings, tables
+
+
+#: Suffixes of source code, whose columns are declarations, not tables.
+SOURCE_CODE_SUFFIXES = word_set(
+    """c h cc cpp cxx hpp hh m py pl pm rb php js ts go rs java kt scala cs swift lua tcl awk
+    sed sh bash zsh ksh el vim lisp scm hs ml s asm sql r jl"""
+)
 
 
 #: File names that say what kind of file it is, not what it is about: the folder says that.
@@ -258,11 +300,23 @@ GENERIC_FILE_NAMES = word_set(
 RELEASE_LOG_NAMES = word_set("changelog changes news history")
 
 
+def _release_log(path: PurePath) -> bool:
+    """Whether ``path`` names a release log: ``changelog.Debian.gz`` too, and a name a package's
+    name was put before ("login NEWS.Debian.gz", "hunspell-en-us NEWS.Debian.gz"), whose first
+    line heads a release all the same ("shadow (1:4.11.1+dfsg1-0exp1) experimental; ...")."""
+    words = path.name.split(".", 1)[0].lower().split()
+    return bool(words) and words[-1] in RELEASE_LOG_NAMES
+
+
 def _file_title(path: PurePath) -> str:
     """The file's name as its title; a generic one ("copyright", "README") with its folder's:
-    "copyright (espeak-ng)", so that two packages' licence files are told apart."""
+    "copyright (espeak-ng)", so that two packages' licence files are told apart. A generic name
+    keeps an extension that is no file type ("README.saving (fakeroot)", "README.Debian
+    (passwd)"), as a gzipped one's does ("NEWS.Debian (systemd)"): fakeroot's README and
+    README.saving are two files of one folder."""
     if path.name.split(".", 1)[0].lower() in GENERIC_FILE_NAMES and path.parent.name:
-        return f"{_stem_title(path)} ({path.parent.name})"
+        named = path.name if path.suffix and file_type(path.suffix) is None else path.stem
+        return f"{file_name_title(named)} ({path.parent.name})"
     return _stem_title(path)
 
 
@@ -328,6 +382,11 @@ _WORD = re.compile(r"[^\W_]{2}")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_RULE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+#: Lines that are no paragraph's, so no setext heading's text: a list item, an ATX heading, a
+#: fence, a rule, a block quote's line, an indented code line.
+_NOT_PARAGRAPH = re.compile(
+    r"^ {0,3}(?:[-*+]\s|\d+[.)]\s|#|```|~~~|>|[-=*_](?:[ \t]*[-=*_])*[ \t]*$)|^ {4}"
+)
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _BLOCKQUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S+.*$")
@@ -388,7 +447,10 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
     heading: str | None = title
     marks: list[tuple[int, int, str]] = []  # (line, level, text)
     in_fence = False
-    for line in markdown.split("\n"):
+    paragraph = False  # the line before is a paragraph's (a setext heading's text)
+    for raw in markdown.split("\n"):
+        line, after_paragraph = raw, paragraph
+        paragraph = bool(raw.strip()) and not in_fence and not _NOT_PARAGRAPH.match(raw)
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
@@ -406,14 +468,16 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
             continue
         if _BADGES.fullmatch(line):
             continue
-        if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
-            lines_out.append("")
-            continue
+        # an underline of dashes under a paragraph's line makes it a heading (CommonMark), not
+        # a thematic break: "Part" over "----" was read as text and a rule
         setext = _SETEXT_RULE.match(line)
-        if setext and lines_out and lines_out[-1].strip():
+        if setext and after_paragraph and lines_out and lines_out[-1].strip():
             if heading is None:
                 heading = lines_out[-1].strip()
             marks.append((len(lines_out) - 1, 1 if setext.group(1)[0] == "=" else 2, lines_out[-1]))
+            lines_out.append("")
+            continue
+        if _THEMATIC_BREAK.match(line) or _LINK_DEF.match(line):
             lines_out.append("")
             continue
         lines_out.append(inline_text(line))
@@ -423,22 +487,67 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
 #: An editor's mode line ("-*- text -*-", "# -*- readme-debian -*-", "GNU gzip NEWS  -*- outline
 #: -*-"): how Emacs should show the file, not its words.
 _MODE_LINE = re.compile(r"-\*-.*?-\*-")
+#: vi's, Vim's or vile's mode line ("-- vile:txtmode fc=78", "# vim:set ft=sh sw=2 et:").
+_VI_MODE_LINE = re.compile(r"(?:^|\s)(?:vim?|vile):[ \t]*\S.*$")
+#: A revision control keyword as RCS and CVS expand it ("$Id: TODO,v 1.21 2013-07-02 ... $",
+#: "$MawkId: README,v 1.6 2019/01/29 02:05:45 tom Exp $", "($Date: 2001/02/04 12:06:10 $)"):
+#: the file's revision, not what it is about.
+_RCS_KEYWORD = re.compile(r"\(?\$[A-Z][A-Za-z]*:[^$\n]*\$\)?")
+#: The comment mark a plain-text line opens with, and closes with, then a space ("#
+#: /etc/nsswitch.conf", "#\tATOMIC TIME", "# ~/.bashrc: ... #"): a configuration or data file's
+#: comment, or a Markdown heading in a file not named ``.md``; the words between are the line.
+#: Not a shebang ("#!/bin/sh") nor a C directive ("#include <stdio.h>"), with no space after.
+_COMMENT_MARKS = re.compile(r"^#+(?=[ \t]|$)[ \t]*|[ \t]+#+$")
+#: A first line this long, not ending a sentence, whose next line goes on in lower case, is
+#: prose wrapped at the text's width ("You are looking for the traditional text log files in
+#: /var/log, and they are" then "gone?"), not a title: plain text wraps at 72 to 80 columns, and
+#: a title standing alone is shorter.
+_WRAPPED_PROSE_CHARS = 60
 
 
 def _first_line(text: str) -> str | None:
-    """The text's first line, without an editor's mode line; a line that is only a mode line
-    (and comment marks) is passed over: wget's README is "GNU Wget", not "README (wget)"."""
-    for raw in text.split("\n"):
+    """The text's first line, without an editor's mode line, a revision control keyword or the
+    comment marks around it; a line left with no words (a mode line, "$Id: ... $") is passed
+    over: wget's README is "GNU Wget", not "README (wget)", mawk's "mawk -- an implementation
+    of new/posix awk", not "-- $MawkId: README,v 1.6 ... $". So is a comment with no words
+    ("#") when a comment with words follows it ("# /etc/login.defs - Configuration control
+    ..."), not code (a Makefile's "PROGRAMS = \\"). None when that line is wrapped prose
+    (:data:`_WRAPPED_PROSE_CHARS`): the file is then named by its name."""
+    lines = text.split("\n")
+    in_comment = False
+    for n, raw in enumerate(lines):
         line = _MODE_LINE.sub(" ", raw)
         if line != raw and not _WORD.search(line):
             continue
-        line = " ".join(line.split())
+        line = _RCS_KEYWORD.sub(" ", _VI_MODE_LINE.sub(" ", line))
+        stripped = line.strip()
+        bare = _COMMENT_MARKS.sub("", stripped)
+        if not _WORD.search(bare) and (line != raw or bare != stripped):
+            # a comment with no words ("#"), a keyword or a vi mode line: in a "#" comment, the
+            # comment must go on ("# vim:set ft=sh ..." then the script's code names nothing)
+            in_comment = in_comment or raw.lstrip().startswith("#")
+            continue
+        line = " ".join(bare.split())
         if line:
+            if in_comment and bare == stripped:
+                return None  # the comment ended with no words: code or data follows
+            if _wrapped(line, lines[n + 1] if n + 1 < len(lines) else ""):
+                return None
             if len(line) > MAX_TITLE_CHARS:
                 cut = line[:MAX_TITLE_CHARS].rsplit(" ", 1)[0]
                 line = cut + "…"
             return line
     return None
+
+
+def _wrapped(line: str, following: str) -> bool:
+    """Whether ``line`` is a line of prose that ``following`` goes on with."""
+    nxt = _COMMENT_MARKS.sub("", following.strip())
+    return (
+        len(line) >= _WRAPPED_PROSE_CHARS
+        and not line.endswith((".", "!", "?", ":", ";"))
+        and nxt[:1].islower()
+    )
 
 
 # -------------------------------------------------------------------------------- spreadsheets

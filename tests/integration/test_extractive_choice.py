@@ -381,3 +381,146 @@ def test_a_quoted_list_item_keeps_one_bullet() -> None:
         "When the owner goes out of scope, the value will be dropped.",
     ):
         assert sum(ln.startswith(f"- {rule} [") for ln in lines) == 1, text
+
+
+def _man(path: str) -> tuple[str, str]:
+    text, title = roff_text(_read(Path(path)))
+    return text, title or Path(path).name
+
+
+def test_the_next_numbered_step_holding_the_question_words_follows() -> None:
+    """postgresql-common's README.Debian: "How do I create a database user and a database ...?"
+    quoted step 3 (the user), its command and "For details about the options, see
+    createuser(1)."; step 4 ("Create a database ... owned by joe") is the rest of the answer."""
+    text = _read(DOC / "postgresql-common/README.Debian.gz")
+    start, end = text.find("2. Get a shell"), text.find("Cluster management")
+    if min(start, end) < 0 or "4. Create a database" not in text:
+        pytest.skip("another postgresql-common release")
+    hit = Hit(id="readme:c2", kind="chunk", score=1.0, text=text[start:end], title="README")
+    question = (
+        "How do I create a database user and a database for my Unix account on Debian's PostgreSQL?"
+    )
+    chosen = _ask(question, [hit])
+    assert chosen[0].startswith("3. In this postgres shell, create a database user"), chosen
+    assert any(s.startswith("4. Create a database") for s in chosen), chosen
+    assert any("createdb -O joe joework" in s for s in chosen), chosen
+
+
+def test_a_code_the_question_names_leads_over_comment_lines() -> None:
+    """PostgreSQL's errcodes.txt: "What does the SQLSTATE error code 40P01 mean?" quoted the
+    file's comment lines ("SQLSTATE codes for errors.", three of the question's words); the
+    line holding 40P01 (deadlock_detected) holds only the code."""
+    path = Path("/usr/share/postgresql/15/errcodes.txt")
+    text = _read(path)
+    head, at = text.find("#      SQLSTATE codes for errors."), text.find("Section: Class 40")
+    if min(head, at) < 0 or "40P01" not in text:
+        pytest.skip("another PostgreSQL release")
+    hits = [
+        Hit(
+            id="err:c22", kind="chunk", score=0.9, text=text[at - 200 : at + 900], title="errcodes"
+        ),
+        Hit(
+            id="err:c2",
+            kind="chunk",
+            score=0.8,
+            text=text[head - 800 : head + 700],
+            title="errcodes",
+        ),
+    ]
+    chosen = _ask("What does the SQLSTATE error code 40P01 mean?", hits)
+    assert "40P01" in chosen[0] and "deadlock_detected" in chosen[0], chosen
+
+
+def test_a_usage_line_is_no_answer_after_a_man_page_name_line() -> None:
+    """savelog(8): "What does savelog do?" quoted the NAME line and the SYNOPSIS line
+    ("savelog [-m mode] [-u user] ..."); the description's first sentence says what it does."""
+    text, title = _man("/usr/share/man/man8/savelog.8.gz")
+    if "The savelog command saves" not in text:
+        pytest.skip("another savelog release")
+    hit = Hit(id="savelog:c0", kind="chunk", score=1.0, text=text[:1200], title=title)
+    chosen = _ask("What does savelog do?", [hit])
+    assert chosen[0] == "savelog - save a log file", chosen
+    assert chosen[1].startswith("The savelog command saves and optionally compresses"), chosen
+    assert not any("[-m mode]" in s for s in chosen), chosen
+
+
+def test_an_option_named_by_the_question_leads_over_the_name_line() -> None:
+    """modprobe(8): "How do I remove a kernel module with modprobe?" quoted the NAME line ("Add
+    and remove modules from the Linux Kernel", every word of the question) and a usage line; the
+    "-r, --remove" option says how."""
+    text, title = _man("/usr/share/man/man8/modprobe.8.gz")
+    at = text.find("-r, --remove")
+    if at < 0:
+        pytest.skip("another modprobe release")
+    hits = [
+        Hit(id="modprobe:c0", kind="chunk", score=0.9, text=text[:1200], title=title),
+        Hit(id="modprobe:c5", kind="chunk", score=0.8, text=text[at - 300 : at + 700], title=title),
+    ]
+    chosen = _ask("How do I remove a kernel module with modprobe?", hits)
+    assert chosen[0].startswith("-r, --remove This option causes modprobe to remove"), chosen
+    assert not any(s.startswith("modprobe [") for s in chosen), chosen
+
+
+def test_a_sentence_referring_to_the_chosen_one_follows_it() -> None:
+    """fakeroot's README.saving: "How can the fakeroot environment be saved for later use, and
+    what is the problem with it?" quoted its first sentence and then a sentence of the man page
+    on LD_PRELOAD (a linked entity's word); the next sentence, "This will not work perfectly,
+    however.", says what the problem is."""
+    saving = _read(DOC / "fakeroot/README.saving")
+    man, title = _man("/usr/share/man/man1/fakeroot.1.gz")
+    at = man.find("LD_PRELOAD")
+    if at < 0 or "This will not work perfectly" not in saving:
+        pytest.skip("another fakeroot release")
+    hits = [
+        Hit(id="saving:c0", kind="chunk", score=0.9, text=saving[:1500], title="README.saving"),
+        Hit(id="man:c1", kind="chunk", score=0.8, text=man[at - 300 : at + 600], title=title),
+    ]
+    question = (
+        "How can the fakeroot environment be saved for later use, and what is the problem with it?"
+    )
+    linked = ["Use", "LD_PRELOAD Fakeroot"]
+    chosen = [s for s, _ in select_sentences(question, hits, _embedder(), entity_names=linked)]
+    assert chosen[0].startswith("The fakeroot environment can be saved for later use"), chosen
+    assert chosen[1] == "This will not work perfectly, however.", chosen
+
+
+def test_a_quantity_question_starts_from_a_sentence_stating_one() -> None:
+    """bzip2(1): "How much does bzip2 expand random data?" quotes "Random data ... giving an
+    expansion of around 0.5%." first, not "bzip2 uses 32-bit CRCs ...": "bzip2" is a name, not a
+    code the first sentence must hold, and "much" is how the question asks, no word to hold."""
+    text, title = _man("/usr/share/man/man1/bzip2.1.gz")
+    at = text.find("Random data")
+    if at < 0:
+        pytest.skip("another bzip2 release")
+    hit = Hit(id="bzip2:c4", kind="chunk", score=1.0, text=text[at - 600 : at + 600], title=title)
+    chosen = _ask("How much does bzip2 expand random data?", [hit])
+    assert chosen[0].startswith("Random data") and "0.5%" in chosen[0], chosen
+
+
+def test_a_quantity_is_quoted_for_a_question_asking_how_many() -> None:
+    """errcodes.txt: "How many characters of an SQLSTATE code identify its class?" quoted "The SQL
+    spec requires that all the elements of a SQLSTATE code be either digits or upper-case ASCII
+    characters.", which states no number; "(the first two characters of the code value identify
+    the class)" does."""
+    text = _read(Path("/usr/share/postgresql/15/errcodes.txt"))
+    head = text.find("#      SQLSTATE codes for errors.")
+    if head < 0 or "the first two characters of the code value" not in text:
+        pytest.skip("another PostgreSQL release")
+    hits = [
+        Hit(
+            id="err:c2",
+            kind="chunk",
+            score=0.9,
+            text=text[head - 800 : head + 700],
+            title="errcodes",
+        ),
+        Hit(
+            id="err:c3",
+            kind="chunk",
+            score=0.8,
+            text=text[head + 500 : head + 2000],
+            title="errcodes",
+        ),
+    ]
+    chosen = _ask("How many characters of an SQLSTATE code identify its class?", hits)
+    assert "the first two characters" in chosen[0], chosen
