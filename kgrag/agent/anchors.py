@@ -36,15 +36,12 @@ from kgrag.executor.lexical import LEXICAL_TEMPLATE
 from kgrag.planner.params import GraphQueryParams
 from kgrag.text import key_terms, stem
 from kgrag.text.folding import fold
+from kgrag.text.stopwords import MODAL_VERBS
 from kgrag.text.verb_forms import verb_forms
-from kgrag.text.words import word_set
 
 if TYPE_CHECKING:
     from kgrag.agent.loop import Iteration
 
-#: The modal auxiliaries (a closed class): a question's "should" or "can" is no word of its
-#: subject, which the word anchor's passage must hold.
-MODAL_VERBS = word_set("can could may might must shall should will would")
 #: Anchors at most (one per missing name phrase); the evidence keeps its size.
 MAX_ANCHORS = 3
 

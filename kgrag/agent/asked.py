@@ -12,34 +12,15 @@ import re
 
 from kgrag.text import terms
 from kgrag.text.stemming import stem
+from kgrag.text.stopwords import AUXILIARY_VERBS
 from kgrag.text.tokens import key_terms
 
 __all__ = ["asked_for", "names_phrase"]
 
 #: The words that end the asked-for noun phrase: a verb of the question ("which licenses *is*
 #: kmod released"), a preposition ("the ownership rules *in* Rust").
-_AUXILIARIES = frozenset(
-    {
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "should",
-        "will",
-        "would",
-        "may",
-        "might",
-        "must",
-    }
-)
+#: "shall" is left out as it always was (a behaviour of its own, untested).
+_AUXILIARIES = AUXILIARY_VERBS - {"shall"}
 _END = _AUXILIARIES | frozenset(
     {
         "of",
@@ -119,12 +100,35 @@ def _phrase(words: list[str], *, copular: bool) -> tuple[str, ...]:
         # "what caused the ...", "what happens when ...": the question word's own verb
         if phrase[0].endswith("ed") or (n == 1 and n < len(words) and words[n] in _END):
             return ()
-        phrase = phrase[:1]
+        verb = _verb_at(phrase, before_article=n < len(words) and words[n] in _ARTICLES)
+        phrase = phrase[:verb] if verb <= MAX_DIRECT_WORDS else phrase[:1]
     elif copular and n < len(words) and words[n] in _ARTICLES:
         return ()  # "what is the X an instance of": no noun phrase before "of"
     if phrase[-1] in _TYPE_ONLY or len(phrase) > MAX_PHRASE_WORDS:
         return ()
     return tuple(terms(" ".join(phrase)))
+
+
+def _verb_at(phrase: list[str], *, before_article: bool) -> int:
+    """Where the question's verb is in ``phrase``, the words after "which" up to an article or
+    an end word, with no tagger: its last word when an article follows it (a verb and its
+    object: "which environment variable(s) *change(s)* the ..."); else the first word after
+    the first ending in "-ed" ("which company *acquired* Avahi") or in a third person's "-s"
+    after a word without a plural's ("which environment variable *overrides* LANG", not "hash
+    *functions*" nor "process"); else 1 (the noun phrase is one noun)."""
+    if before_article and len(phrase) > 1:
+        return len(phrase) - 1
+    for i in range(1, len(phrase)):
+        word, before = phrase[i], phrase[i - 1]
+        if word.endswith("ed") or (_third_person(word) and not _third_person(before)):
+            return i
+    return 1
+
+
+def _third_person(word: str) -> bool:
+    """Ends as a verb's third person singular, or a plural, does ("changes", "files"; not
+    "process", "access")."""
+    return word.endswith("s") and not word.endswith("ss")
 
 
 def names_phrase(sentence: str, phrase: tuple[str, ...]) -> bool:

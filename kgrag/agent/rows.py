@@ -42,12 +42,13 @@ from kgrag.agent.names import fold, question_names, raw_words, words
 from kgrag.agent.relation import ANYTHING_ABOUT, DEFINITION, WORD_MATCH, written_otherwise
 from kgrag.agent.word_vectors import word_vectors
 from kgrag.core import Hit
-from kgrag.core.hits import file_words, name_words
-from kgrag.ingest.table_rows import read_row
+from kgrag.ingest.table_rows import RowText, read_row
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
 from kgrag.text import key_terms, stem, terms
+from kgrag.text.file_names import file_words, spaced_name
 from kgrag.text.sentences import sentence_texts
+from kgrag.text.stopwords import HAVE_FORMS
 
 
 def is_row(hit: Hit) -> bool:
@@ -61,9 +62,14 @@ def table_names(hit: Hit) -> list[str]:
     a passage that is no row."""
     if not is_row(hit):
         return []
-    context = read_row(hit.text or "").context or hit.sheet or ""
+    return _table_names(hit, read_row(hit.text or ""))
+
+
+def _table_names(hit: Hit, row: RowText) -> list[str]:
+    """:func:`table_names` of the row ``hit``, its text read as ``row``."""
+    context = row.context or hit.sheet or ""
     title = hit.title or ""
-    names = [context, title, name_words(title), file_words(hit.uri)]
+    names = [context, title, spaced_name(title), file_words(hit.uri)]
     return list(dict.fromkeys(n for n in names if n.strip()))
 
 
@@ -75,12 +81,12 @@ def row_context(hit: Hit) -> str:
 def _said(text: str) -> set[str]:
     """The stemmed words of ``text``: its terms and every word (a two-letter code, "KY", is no
     term), identifiers as words too."""
-    return set(terms(fold(text))) | set(words(text)) | set(words(name_words(text)))
+    return set(terms(fold(text))) | set(words(text)) | set(words(spaced_name(text)))
 
 
 #: "Which country has ...", "What restrictions does NNAPI have ...": a verb of possession asks
 #: for nothing a row must write.
-HAVING = frozenset(stem(w) for w in ("has", "have", "had", "having"))
+HAVING = frozenset(stem(w) for w in HAVE_FORMS)
 
 
 def _asked(question: str) -> set[str]:
@@ -91,10 +97,10 @@ def _asked(question: str) -> set[str]:
     return (set(terms(fold(question))) | codes) - ANYTHING_ABOUT - DEFINITION - HAVING
 
 
-def _cells(hit: Hit) -> list[set[str]]:
+def _cells(row: RowText) -> list[set[str]]:
     """The stemmed words of each cell of a row, its column's name and its value: one place
     ("Operator: ai.onnx:Conv" is the Conv operator, "name: Swiss Franc" the Swiss franc)."""
-    return [_said(f"{column} {value}") for column, value in read_row(hit.text or "").cells]
+    return [_said(f"{column} {value}") for column, value in row.cells]
 
 
 def _content_words(text: str) -> list[str]:
@@ -105,7 +111,8 @@ def _content_words(text: str) -> list[str]:
 def relates(question: str, hit: Hit, embedder: TextEmbedder | None) -> bool:
     """Does the row ``hit`` say something of what ``question`` asks (see the module doc)?"""
     wanted = _asked(question)
-    held = [wanted & cell for cell in _cells(hit)]
+    row = read_row(hit.text or "")
+    held = [wanted & cell for cell in _cells(row)]
     if not any(held):
         return False
     # two cells, each holding a word of the question the other does not: what the row says of
@@ -117,15 +124,15 @@ def relates(question: str, hit: Hit, embedder: TextEmbedder | None) -> bool:
     # the question's words the row holds are in one cell (and in its table's context, which
     # names what the row is about, as a heading does): the others must be written otherwise
     # somewhere in it ("keeps" under the column "Kept by"), or the question asks what it is
-    missing = wanted - set().union(*held) - _said(row_context(hit))
+    context = "\n".join(_table_names(hit, row)) if is_row(hit) else ""
+    missing = wanted - set().union(*held) - _said(context)
     if not missing:
         return True
     if embedder is None:
         return False
     asked = [w.lower() for w in raw_words(question) if set(terms(fold(w))) & missing]
-    row = read_row(hit.text or "")
-    elsewhere = [row_context(hit), *(t for cell in row.cells for t in cell)]
-    near = [w for text in elsewhere for w in _content_words(name_words(text))]
+    elsewhere = [context, *(t for cell in row.cells for t in cell)]
+    near = [w for text in elsewhere for w in _content_words(spaced_name(text))]
     return written_otherwise(asked, list(dict.fromkeys(near)), embedder)
 
 
@@ -162,7 +169,7 @@ def table_bridged(
             if names & set(terms(fold(sentence)))
         ]
         for table in table_names(row):
-            called = list(dict.fromkeys(_content_words(name_words(table))))
+            called = list(dict.fromkeys(_content_words(spaced_name(table))))
             if called and any(_named(called, s, embedder) for s in sentences):
                 return True
     return False
@@ -171,7 +178,7 @@ def table_bridged(
 def _named(called: list[str], sentence: str, embedder: TextEmbedder | None) -> bool:
     """Does ``sentence`` hold every word of ``called``, as written (stemmed) or written
     otherwise?"""
-    said = _content_words(name_words(sentence))
+    said = _content_words(spaced_name(sentence))
     stems = {stem(w) for w in said}
     rest = [w for w in called if stem(w) not in stems]
     if not rest:

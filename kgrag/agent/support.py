@@ -102,9 +102,9 @@ from kgrag.agent.namesakes import namesake
 from kgrag.agent.relation import asks_beyond_names
 from kgrag.agent.rows import row_context, rows_relate, table_bridged
 from kgrag.core import Frozen, Hit
-from kgrag.core.hits import name_words
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
+from kgrag.text.file_names import folder_words, spaced_name
 from kgrag.text.sentences import sentence_texts
 
 #: The evidence features the logistic model reads, in order (see :class:`Support`).
@@ -271,7 +271,7 @@ def leads(hit: Hit) -> list[str]:
     heading, a topic sentence, a table row), or where its owner did (a release notes file in
     ``valgrind/``)."""
     title = hit.title or ""
-    out = [title, name_words(title), hit.folder, row_context(hit)]
+    out = [title, spaced_name(title), folder_words(hit.uri), row_context(hit)]
     for paragraph in _PARAGRAPH.split(hit.text or ""):
         sentences = sentence_texts(paragraph, min_chars=1)
         if sentences:

@@ -810,6 +810,15 @@ _LIST_ITEM = re.compile(r"\s*(?P<marker>[-*•‣◦]|\d{1,2}[.)])\s+\S")
 LIST_ITEMS = 7
 
 
+def _unbulleted(sentence: str) -> str:
+    """A quoted list item without its own bullet (the answer's line has one: "- Each value in
+    Rust has an owner.", not "- - Each value ..."); a number stays ("2. Run ...")."""
+    item = _LIST_ITEM.match(sentence)
+    if item is None or item.group("marker")[0].isdigit():
+        return sentence
+    return sentence[item.end("marker") :].lstrip()
+
+
 def _siblings(sentence: str, following: str) -> bool:
     """Both are items of one list: each starts with a list marker, the same one ("*" and "*",
     or both numbered), so that the second is no item of a list the first announces."""
@@ -903,7 +912,7 @@ def extractive_answer(
         return markers[hit.id]
 
     for sentence, hit in chosen:
-        lines.append(f"- {sentence} [{mark(hit)}] {source_label(hit)}")
+        lines.append(f"- {_unbulleted(sentence)} [{mark(hit)}] {source_label(hit)}")
     for image in images[:max_images]:
         lines.append(f"- {image_markdown(image, mark(image))} {source_label(image)}")
     if not lines:

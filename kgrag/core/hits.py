@@ -2,48 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from kgrag.core.frozen import Frozen
 
-__all__ = ["Hit", "HitKind", "file_words", "folder_words", "name_words"]
+__all__ = ["Hit", "HitKind"]
 
 HitKind = Literal["chunk", "segment", "image", "entity", "document"]
-
-
-_SEPARATORS = re.compile(r"[\s_.+]+")
-
-
-def name_words(name: str) -> str:
-    """A name written as one identifier, as words: ``_``, ``.`` and ``+`` as spaces
-    (``nnapi_supported_ops`` -> ``nnapi supported ops``; a hyphenated name kept)."""
-    return _SEPARATORS.sub(" ", name).strip()
-
-
-#: Suffixes of a compressed file, under which its own type's is (``FAQ.gz``, ``a.txt.gz``).
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-def file_words(uri: str | None) -> str:
-    """The words of the name of the file at ``uri``, without its type's suffix (and a
-    compression suffix): ``/docs/nnapi_supported_ops.md`` -> ``nnapi supported ops``."""
-    name = (uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    for suffix in _COMPRESSED:
-        if name.lower().endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    stem, dot, _ = name.rpartition(".")
-    return name_words(stem if dot and stem else name)
-
-
-def folder_words(uri: str | None) -> str:
-    """The words of the name of the folder holding the file at ``uri`` (``_``, ``.`` and ``+``
-    as spaces; a hyphenated name such as ``espeak-ng`` kept); empty when it has none."""
-    parts = (uri or "").replace("\\", "/").rstrip("/").split("/")
-    if len(parts) < 3:  # "a.txt", "/a.txt": no folder named
-        return ""
-    return _SEPARATORS.sub(" ", parts[-2]).strip()
 
 
 class Hit(Frozen):
@@ -102,13 +67,6 @@ class Hit(Frozen):
         """The last part of its document's URI, lower case (``/data/Report.PDF`` ->
         ``report.pdf``; a Windows path's too)."""
         return (self.uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
-
-    @property
-    def folder(self) -> str:
-        """The name of the folder holding its document's file, as words (``/docs/valgrind_news/
-        a.txt`` -> ``valgrind news``): what a folder of files is about, where their own text may
-        not say it. Empty when the URI has no folder."""
-        return folder_words(self.uri)
 
     def and_copies(self) -> tuple[Hit, ...]:
         """This hit, then the copies of its passage collapsed into it (:attr:`copies`)."""

@@ -13,7 +13,6 @@ import numpy as np
 
 from kgrag.cancel import CancelToken, check
 from kgrag.core import Hit
-from kgrag.core.hits import folder_words
 from kgrag.errors import ExecutionError, QueryRefusedError
 from kgrag.executor._attachment_handlers import ATTACHMENT_HANDLERS
 from kgrag.executor._session_handlers import SESSION_HANDLERS
@@ -51,6 +50,7 @@ from kgrag.planner.models import (
     ToolCallStep,
     VectorSearchStep,
 )
+from kgrag.text.file_names import folder_words
 from kgrag.text.folding import fold
 from kgrag.text.symbols import is_symbol
 from kgrag.text.tokens import lexical_tokens

@@ -12,16 +12,23 @@ text written on Windows are often in a legacy 8-bit code page. :func:`decode_tex
    encoding ``charset_normalizer`` finds most coherent. A guess that is not legible (control
    characters) is refused with the UTF-8 error, naming the file and the first bad byte.
 
-A NUL is always refused: that is a binary file, whatever its name says.
+A NUL is always refused: that is a binary file, whatever its name says. Other control characters
+(C0 but tab, line feed, vertical tab, form feed and carriage return; DEL; C1:
+:data:`kgrag.core.text.CONTROL_CHARACTER_CLASS`) are dropped from the decoded text, so that none
+is stored, indexed or quoted in an answer: a bell (``\\x07``) in a changelog, a terminal's escape
+sequence in a formatted manual (``\\x1b[1m``, dropped whole), a character a backspace strikes over
+(nroff's bold ``N\\bN``: the one shown stays).
 """
 
 from __future__ import annotations
 
 import codecs
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgrag.core.text import CONTROL_CHARACTER_CLASS
 from kgrag.errors import IngestError
 
 __all__ = ["DecodedText", "decode_text", "decode_utf8", "legible"]
@@ -40,6 +47,11 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _WHITESPACE = frozenset("\t\n\r\f\v")
+#: A terminal's control sequence (ECMA-48 CSI: "\x1b[1m" bold, "\x1b[0m" plain), dropped whole.
+_TERMINAL_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+#: A character a backspace strikes over (nroff's bold "N\bN", underline "_\bN").
+_STRUCK_OVER = re.compile(r"[^\n\x08]\x08")
+_CONTROL = re.compile(f"[{CONTROL_CHARACTER_CLASS}]")
 _log = logging.getLogger(__name__)
 _ASCII = bytes(range(0x80))
 #: Windows-1252 with its five unassigned bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D) read as Latin-1's
@@ -144,6 +156,7 @@ def _checked(path: Path, text: str) -> str:
         raise IngestError(
             str(path), f"contains a NUL character at offset {nul}; is it a binary file?"
         )
+    text = _CONTROL.sub("", _STRUCK_OVER.sub("", _TERMINAL_SEQUENCE.sub("", text)))
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

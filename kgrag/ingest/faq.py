@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from kgrag.ingest.sections import Heading
+from kgrag.text.stopwords import AUXILIARY_VERBS
 from kgrag.text.words import word_set
 
 __all__ = ["MAX_CHARS_PER_QUESTION", "MAX_QUESTION_WORDS", "MIN_QUESTIONS", "faq_headings"]
@@ -47,9 +48,8 @@ _NUMBERED = re.compile(r"(?:Q\s*)?(\d{1,3})[.):]\s+\S")
 #: a Markdown heading's marks.
 _PREFIX = re.compile(r"^(?:#+\s*)?(?:Q\s*\d*\s*[.:)]\s*)?(?:\d{1,3}(?:\.\d{1,3})*[.):]?\s+)?")
 #: The words a question starts with: the interrogatives and the auxiliary verbs.
-_ASKING = word_set(
-    """what which who whom whose why where when how can could is are was were do does did will
-    would should shall may might must has have had isn't aren't doesn't don't can't won't
+_ASKING = AUXILIARY_VERBS | word_set(
+    """what which who whom whose why where when how isn't aren't doesn't don't can't won't
     wouldn't shouldn't"""
 )
 

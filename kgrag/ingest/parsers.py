@@ -321,7 +321,8 @@ def _file_title(path: PurePath) -> str:
 
 
 def _stem_title(path: PurePath) -> str:
-    """The file's name without its extension, read as a title (:func:`file_name_title`)."""
+    """The file's name without its extension, read as a title
+    (:func:`file_name_title`)."""
     return file_name_title(path.stem)
 
 

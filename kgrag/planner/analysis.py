@@ -28,7 +28,7 @@ from kgrag.planner.intent import (
     default_intent_classifier,
 )
 from kgrag.planner.params import MAX_FILE_NAME_CHARS, MAX_FILE_NAMES, Modality
-from kgrag.text.stopwords import FUNCTION_WORDS
+from kgrag.text.stopwords import FINITE_AUXILIARIES, FUNCTION_WORDS
 from kgrag.text.tokens import (
     QuestionToken,
     content_words,
@@ -217,7 +217,6 @@ _ING_PARTICIPLES = word_set(
     making connecting linking covering serving hosting holding running operating managing
     supplying manufacturing building writing directing"""
 )
-_AUXILIARIES = word_set("is was are were did does do has have had")
 _PASSIVE_AUX = word_set("is was are were be been being get got gets")
 _PARTICIPLE_FOLLOWERS = word_set("by in at after as from for under on to with near into")
 
@@ -553,7 +552,7 @@ def _embedded_clause(tokens: Sequence[QuestionToken]) -> bool:
     words = [t.lower for t in tokens]
     if not words or words[0] not in _WH_WORDS:
         return False
-    return sum(1 for w in words if w in _AUXILIARIES) >= 2
+    return sum(1 for w in words if w in FINITE_AUXILIARIES) >= 2
 
 
 def _simple_possessive(tokens: Sequence[QuestionToken]) -> bool:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
+from kgrag.ingest.containers.kinds import compressed_name
 from kgrag.text.stemming import stem
 from kgrag.text.stopwords import FUNCTION_WORDS, QUESTION_STOP_WORDS
 from kgrag.text.words import word_set
@@ -21,9 +23,12 @@ from kgrag.text.words import word_set
 __all__ = [
     "CAMERA_WORDS",
     "file_name_title",
+    "file_words",
+    "folder_words",
     "name_matches",
     "name_words",
     "picture_query_terms",
+    "spaced_name",
 ]
 
 #: The words of the names cameras, phones and apps give pictures: they say nothing of what a
@@ -96,12 +101,45 @@ def name_matches(terms: Sequence[str], name: str) -> bool:
 
 
 #: Underscores between two letters or digits: what a file name writes for a space.
-_NAME_SPACE = re.compile(r"(?<=[^\W_])_+(?=[^\W_])")
+_TITLE_SPACES = re.compile(r"(?<=[^\W_])_+(?=[^\W_])")
+#: Runs of white space, underscores, dots and pluses: what separates the words of a name written
+#: as one identifier.
+_IDENTIFIER_SPACES = re.compile(r"[\s_.+]+")
+
+
+def spaced_name(name: str, *, title: bool = False) -> str:
+    """A name written as one identifier, as words. As a ``title`` (a document titled by its
+    file's name without its extension): underscores between words are spaces
+    (``nnapi_supported_ops``: "nnapi supported ops"); hyphens stay (``zstd-1.5.4``,
+    ``2024-03-01``, ``e-mail``), and so do dots and underscores at the ends of a name
+    (``__init__``). Else, as words to match: every run of white space, ``_``, ``.`` and ``+``
+    is one space, none at the ends (``iso_4217`` -> "iso 4217", ``README.md`` -> "README md";
+    a hyphenated name kept)."""
+    if title:
+        return _TITLE_SPACES.sub(" ", name)
+    return _IDENTIFIER_SPACES.sub(" ", name).strip()
 
 
 def file_name_title(stem: str) -> str:
-    """A document's title made of its file's name without its extension (``stem``), read as a
-    title: underscores between words are spaces (``nnapi_supported_ops``: "nnapi supported
-    ops"); hyphens stay (``zstd-1.5.4``, ``2024-03-01``, ``e-mail``), and so do underscores
-    at the ends of a name (``__init__``)."""
-    return _NAME_SPACE.sub(" ", stem)
+    """A document's title made of its file's name without its extension (``stem``):
+    :func:`spaced_name` as a title."""
+    return spaced_name(stem, title=True)
+
+
+def file_words(uri: str | None) -> str:
+    """The words of the name of the file at ``uri``, without its type's suffix (and a
+    compression suffix, :func:`kgrag.ingest.containers.kinds.compressed_name`):
+    ``/docs/nnapi_supported_ops.md`` -> "nnapi supported ops"."""
+    name = (uri or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    name = compressed_name(PurePosixPath(name)).name if name else name
+    stem, dot, _ = name.rpartition(".")
+    return spaced_name(stem if dot and stem else name)
+
+
+def folder_words(uri: str | None) -> str:
+    """The words of the name of the folder holding the file at ``uri`` (:func:`spaced_name`: a
+    hyphenated name such as ``espeak-ng`` kept); empty when it has none."""
+    parts = (uri or "").replace("\\", "/").rstrip("/").split("/")
+    if len(parts) < 3:  # "a.txt", "/a.txt": no folder named
+        return ""
+    return spaced_name(parts[-2])

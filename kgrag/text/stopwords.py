@@ -10,8 +10,12 @@ from __future__ import annotations
 from kgrag.text.words import word_set
 
 __all__ = [
+    "AUXILIARY_VERBS",
     "DOCUMENT_QUERY_STOP_WORDS",
+    "FINITE_AUXILIARIES",
     "FUNCTION_WORDS",
+    "HAVE_FORMS",
+    "MODAL_VERBS",
     "NAME_FUNCTION_WORDS",
     "NAME_STOP_WORDS",
     "QUESTION_STOP_WORDS",
@@ -92,3 +96,20 @@ NAME_STOP_WORDS = NAME_FUNCTION_WORDS | word_set("""
     """)
 """Words that are no entity name on their own nor at a sentence start (plus the function
 words)."""
+
+FINITE_AUXILIARIES = word_set("is are was were do does did has have had")
+"""The present and past forms of the auxiliaries "be", "do" and "have": two in a wh-question
+tell of a clause inside it (kgrag.planner.analysis)."""
+
+MODAL_VERBS = word_set("can could may might must shall should will would")
+"""The modal auxiliaries (a closed class): a question's "should" or "can" is no word of its
+subject (kgrag.agent.anchors)."""
+
+AUXILIARY_VERBS = FINITE_AUXILIARIES | MODAL_VERBS
+"""The auxiliary verbs a question is written with ("which licenses *is* kmod released", "what
+*can* ..."): the finite forms of "be", "do" and "have", and the modals."""
+
+HAVE_FORMS = word_set("has have had having")
+"""The forms of "have": in a question, a verb of possession ("Which country has ...", "What
+restrictions does NNAPI have ...") that asks for nothing an answer must write
+(kgrag.agent.rows)."""

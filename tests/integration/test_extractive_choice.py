@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kgrag.agent.answering import pointed_at
-from kgrag.agent.synthesis import passage_sentences, select_sentences
+from kgrag.agent.synthesis import extractive_answer, passage_sentences, select_sentences
 from kgrag.config import Settings
 from kgrag.core import Hit
 from kgrag.ingest.roff import roff_text
@@ -341,17 +341,22 @@ _OWNERSHIP = (
 )
 
 
-def test_what_names_the_asked_for_rules_brings_the_list_of_them() -> None:
-    """ "What are the ownership rules in Rust?" quoted the definition ("Ownership is a set of
-    rules that govern ...") and the two sentences after it; the rules are the list after
-    "First, let's take a look at the ownership rules.", the last of it in the next passage."""
+def _ownership_hits() -> list[Hit]:
+    """:data:`_OWNERSHIP` as retrieved: the rules' passage first."""
     definition, section, rules = _OWNERSHIP
     title = "What is Ownership? - The Rust Programming Language"
-    hits = [
+    return [
         Hit(id="own:c3", kind="chunk", score=0.9, text=rules, title=title),
         Hit(id="own:c0", kind="chunk", score=0.8, text=definition, title=title),
         Hit(id="own:c2", kind="chunk", score=0.7, text=section, title=title),
     ]
+
+
+def test_what_names_the_asked_for_rules_brings_the_list_of_them() -> None:
+    """ "What are the ownership rules in Rust?" quoted the definition ("Ownership is a set of
+    rules that govern ...") and the two sentences after it; the rules are the list after
+    "First, let's take a look at the ownership rules.", the last of it in the next passage."""
+    hits = _ownership_hits()
     chosen = _ask("What are the ownership rules in Rust?", hits)
     at = chosen.index("- Each value in Rust has an owner.")
     assert chosen[at - 1].startswith("Keep these rules in mind"), chosen
@@ -359,6 +364,23 @@ def test_what_names_the_asked_for_rules_brings_the_list_of_them() -> None:
         "- There can only be one owner at a time.",
         "- When the owner goes out of scope, the value will be dropped.",
     ], chosen
+
+
+def test_a_quoted_list_item_keeps_one_bullet() -> None:
+    """The answer quoting the ownership rules read "- - Each value in Rust has an owner.": each
+    quoted line's bullet and the item's own. The item is shown once, with one bullet."""
+    hits = _ownership_hits()
+    question = "What are the ownership rules in Rust?"
+    pointed = pointed_at(frozenset(), (), identifiers(question))
+    text, _ = extractive_answer(question, hits, [], _embedder(), prefer=pointed)
+    lines = text.splitlines()
+    assert not [ln for ln in lines if ln.startswith("- - ")], text
+    for rule in (
+        "Each value in Rust has an owner.",
+        "There can only be one owner at a time.",
+        "When the owner goes out of scope, the value will be dropped.",
+    ):
+        assert sum(ln.startswith(f"- {rule} [") for ln in lines) == 1, text
 
 
 def _man(path: str) -> tuple[str, str]:

@@ -29,6 +29,36 @@ def test_asked_for(question: str, asked: tuple[str, ...]) -> None:
     assert asked_for(question) == asked
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # the ninth real folder's question (it was read as asking for "environment")
+        (
+            "Which environment variable changes where the OpenCL ICD loader looks for ICDs?",
+            ("environment", "variabl"),
+        ),
+        (
+            "Which environment variable sets the default editor for crontab?",
+            ("environment", "variabl"),
+        ),
+        ("Which environment variables change the default editor?", ("environment", "variabl")),
+        ("Which configuration file lists the APT sources?", ("configuration", "fil")),
+        ("Which system call returns the process ID?", ("system", "call")),
+        ("Which user process handles the signal?", ("user", "proces")),
+        # one noun, then the verb, as before
+        ("Which company acquired Avahi?", ("company",)),
+        ("Which tool lets users change the password?", ("tool",)),
+        ("Which files access the network?", ("fil",)),
+        # the real folders' questions with "does" keep their phrase
+        ("Which NTP servers does systemd-timesyncd use as fallback?", ("ntp", "server")),
+    ],
+)
+def test_a_noun_noun_compound_before_the_verb_is_asked_for(
+    question: str, asked: tuple[str, ...]
+) -> None:
+    assert asked_for(question) == asked
+
+
 def test_names_phrase_needs_the_words_together_and_in_order() -> None:
     phrase = asked_for("What are the ownership rules in Rust?")
     assert names_phrase("First, let's take a look at the ownership rules.", phrase)

@@ -15,7 +15,7 @@ from kgrag.agent.synthesis import source_label
 from kgrag.core import Hit
 from kgrag.ingest.parsers import parse
 from kgrag.ingest.sources import expand_inputs
-from kgrag.text.file_names import file_name_title
+from kgrag.text.file_names import spaced_name
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -58,7 +58,7 @@ def test_a_picture_titled_by_its_name_reads_as_words(tmp_path: Path) -> None:
     ],
 )
 def test_underscores_between_words_are_spaces(stem: str, title: str) -> None:
-    assert file_name_title(stem) == title
+    assert spaced_name(stem, title=True) == title
 
 
 @pytest.mark.parametrize("title", ["nnapi supported ops", "nnapi_supported_ops"])

@@ -12,9 +12,10 @@ import pytest
 from kgrag.agent.rows import relates, rows_relate, table_bridged, table_names
 from kgrag.agent.support import subject_phrases
 from kgrag.core import Hit
-from kgrag.core.hits import file_words, name_words
 from kgrag.ingest.models import ParsedTable
 from kgrag.ingest.table_rows import read_row, table_chunks
+from kgrag.text.file_names import file_words, spaced_name
+from tests.support.row_hits import row_hit
 
 ISO3166 = Path("/usr/share/zoneinfo/iso3166.tab")
 
@@ -27,12 +28,9 @@ def _rows() -> list[Hit]:
     table = ParsedTable(index=0, sheet="country codes", header=("code", "country"), rows=data)
     chunks = table_chunks("doc_1", (table,), 0, lambda t: len(t.split()), 200)
     return [
-        Hit(
+        row_hit(
+            c["text"],
             id=c["id"],
-            kind="chunk",
-            score=0.0,
-            text=c["text"],
-            document_id="doc_1",
             title="country codes",
             uri="/data/iso_3166.xlsx",
             table=c["table"],
@@ -63,7 +61,7 @@ def test_a_rows_table_is_known_by_its_sheet_title_and_file_name() -> None:
     assert table_names(_row("NZ")) == ["country codes", "iso 3166"]
     assert file_words("/x/nnapi_supported_ops.md") == "nnapi supported ops"
     assert file_words("/x/iso-codes README.md.gz") == "iso-codes README"
-    assert name_words("iso_4217") == "iso 4217"
+    assert spaced_name("iso_4217") == "iso 4217"
     paragraph = Hit(id="c1", kind="chunk", score=0.0, text="New Zealand", title="atlas")
     assert table_names(paragraph) == []
 
@@ -101,15 +99,12 @@ def test_a_row_is_bridged_by_prose_naming_its_table_beside_the_question_names() 
     sheet's name beside a value, and bridges nothing."""
     readme = gzip.decompress(README.read_bytes()).decode("utf-8")
     prose = Hit(id="r1", kind="chunk", score=0.0, text=readme, document_id="doc_r", title="README")
-    yen = Hit(
+    yen = row_hit(
+        "currencies — alpha_3: JPY; numeric: 392; name: Yen",
         id="c74",
-        kind="chunk",
-        score=0.0,
-        text="currencies — alpha_3: JPY; numeric: 392; name: Yen",
         document_id="doc_x",
         title="currencies",
         uri="/data/currencies.xlsx",
-        table=1,
         sheet="currencies",
         row=74,
     )
@@ -130,14 +125,11 @@ def test_a_rows_file_name_is_where_it_names_its_subject() -> None:
     the question's two name phrases, "NNAPI" in their leads (kgrag.agent.support.leads)."""
     line = next(x for x in NNAPI.read_text(encoding="utf-8").splitlines() if ":Conv|" in x)
     assert line.startswith("|ai.onnx:Conv|Only 2D Conv is supported.")
-    conv = Hit(
+    conv = row_hit(
+        "Operator: ai.onnx:Conv; Note: Only 2D Conv is supported.",
         id="c9",
-        kind="chunk",
-        score=0.0,
-        text="Operator: ai.onnx:Conv; Note: Only 2D Conv is supported.",
         title="nnapi_supported_ops",
         uri=str(NNAPI),
-        table=1,
         row=9,
     )
     question = "What restrictions does NNAPI have for the Conv operator?"

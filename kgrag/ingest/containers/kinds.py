@@ -30,13 +30,23 @@ CONTAINER_TYPES: dict[str, tuple[Literal["text"], str]] = {
 #: Suffixes that name one compressed file of a type: its kind and the suffix of the file inside
 #: (``logo.svgz`` holds ``logo.svg``).
 _COMPRESSED_TYPES: dict[str, tuple[ContainerKind, str]] = {".svgz": ("gzip", ".svg")}
+#: Compression suffixes -> the kind of a compressed tar, and of one compressed file.
+_COMPRESSIONS: dict[str, tuple[ContainerKind, ContainerKind]] = {
+    ".gz": ("tgz", "gzip"),
+    ".bz2": ("tbz2", "bzip2"),
+    ".xz": ("txz", "xz"),
+}
 
 
 def compressed_name(name: PurePath) -> PurePath:
-    """The name of the one file a compressed file ``name`` holds: ``zstd.1.gz`` holds
-    ``zstd.1``, ``logo.svgz`` holds ``logo.svg``."""
-    inner = _COMPRESSED_TYPES.get(name.suffix.lower())
-    return name.with_suffix(inner[1]) if inner is not None else name.with_suffix("")
+    """The name of the file a compressed file ``name`` holds: ``zstd.1.gz`` holds ``zstd.1``,
+    ``logo.svgz`` holds ``logo.svg``, ``a.tar.gz`` ``a.tar``; a name with no compression
+    suffix is its own (``a.txt``)."""
+    suffix = name.suffix.lower()
+    inner = _COMPRESSED_TYPES.get(suffix)
+    if inner is not None:
+        return name.with_suffix(inner[1])
+    return name.with_suffix("") if suffix in _COMPRESSIONS else name
 
 
 def container_kind(name: PurePath) -> ContainerKind | None:
@@ -44,13 +54,8 @@ def container_kind(name: PurePath) -> ContainerKind | None:
     suffix = name.suffix.lower()
     if suffix in _COMPRESSED_TYPES:
         return _COMPRESSED_TYPES[suffix][0]
-    compressed: dict[str, tuple[ContainerKind, ContainerKind]] = {
-        ".gz": ("tgz", "gzip"),
-        ".bz2": ("tbz2", "bzip2"),
-        ".xz": ("txz", "xz"),
-    }
-    if suffix in compressed:  # a compressed tar, or one compressed file
-        tarred, single = compressed[suffix]
+    if suffix in _COMPRESSIONS:  # a compressed tar, or one compressed file
+        tarred, single = _COMPRESSIONS[suffix]
         return tarred if PurePath(name.stem).suffix.lower() == ".tar" else single
     kinds: dict[str, ContainerKind] = {
         ".zip": "zip",
