@@ -1,6 +1,7 @@
 """A short code the question calls a code ("the ISO 639-2 code haw") on both engines, over the
 real ISO code tables of iso-codes (/usr/share/iso-codes/json: ISO 639-2 languages, ISO 4217
-currencies and ISO 3166-1 countries, read as the JSON text they are). The tenth real folder's
+currencies and ISO 3166-1 countries; read as JSON text until 2026-11-27, now as tables of one
+row per record, kgrag.ingest.json_tables). The tenth real folder's
 "Which language has the ISO 639-2 code haw?" was answered from a README: "haw" was no code
 identifier, so the lexical ranking, which finds the table rows holding it, had weight 0 in the
 fusion, and the dense search does not tell "haw" from "hau" or "hat" (nor "CHF" from "XAU":
@@ -46,9 +47,9 @@ def agent(module_engine: Engine) -> Iterator[KnowledgeAgent]:
 @pytest.mark.parametrize(
     ("question", "row"),
     [
-        ("Which language has the ISO 639-2 code haw?", '"alpha_3": "haw"'),
-        ("Which currency has the ISO 4217 code CHF?", '"alpha_3": "CHF"'),
-        ("Which country has the ISO 3166 code KY?", '"alpha_2": "KY"'),
+        ("Which language has the ISO 639-2 code haw?", "alpha_3: haw;"),
+        ("Which currency has the ISO 4217 code CHF?", "alpha_3: CHF;"),
+        ("Which country has the ISO 3166 code KY?", "alpha_2: KY;"),
     ],
 )
 def test_the_passage_holding_the_code_leads_the_evidence(
