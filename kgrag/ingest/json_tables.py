@@ -54,7 +54,9 @@ def json_table(text: str, *, index: int = 0) -> ParsedTable | None:
         return None
     try:
         document = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # not JSON, or nested deeper than the parser recurses ("[" on each of 100,000 lines):
+        # read as text, as before; one file must not stop the job
         return None
     found = records_of(document)
     if found is None:

@@ -175,3 +175,12 @@ def test_aligned_code_with_comments_is_not_a_table(tmp_path: Path) -> None:
         "utf-8",
     )
     assert not _parse(path).tables
+
+
+def test_json_nested_deeper_than_the_parser_recurses_is_read_as_text(tmp_path: Path) -> None:
+    # one "[" per line (no line is long enough to make the file "minified"): json.loads raised
+    # RecursionError, which stopped the whole ingestion job instead of this file alone
+    deep = tmp_path / "nested.json"
+    deep.write_text("[\n" * 100_000 + "]\n" * 100_000, "utf-8")
+    parsed = _parse(deep)
+    assert not parsed.tables and parsed.pages
