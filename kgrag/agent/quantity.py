@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from kgrag.ingest.entities.wordlists import MONTHS
+
 __all__ = ["QUANTITY_WORDS", "asks_quantity", "states_quantity"]
 
 #: The stemmed words a quantity question asks with ("how *many*", "how *much*").
@@ -88,9 +90,9 @@ _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
 #: "July 1998", "July; 1998") or starting a date ("2023-06-10").
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 _DATED = re.compile(
-    r"\b(?:in|since|from|until|till|by|to|of|during|before|after|year|circa|early|late|mid"
-    r"|january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\W{0,2}$",
+    r"\b(?:in|since|from|until|till|by|to|of|during|before|after|year|circa|early|late|mid|"
+    + "|".join(sorted(MONTHS, key=len, reverse=True))
+    + r")\W{0,2}$",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z]+")
