@@ -7,7 +7,11 @@ training), ``heldout.jsonl`` (other wording styles than the training set; looked
 written before the how-many training phrasings) and ``unseen.jsonl`` (99 phrasings of every
 class in styles the training set lacks: terse keyword queries, polite long requests, typos,
 lower case, questions about file types and dates added; written 2026-11-27 before any change of
-that day, never trained or tuned on)."""
+that day, never trained or tuned on), ``folders.jsonl`` (88 questions of every class as users of
+real folders of software documentation, configuration and data files ask them) and
+``filewords.jsonl`` (40 questions whose words name files, dates, formats or storing, most of
+them content questions: "Where are core dump files written?"; both written 2026-11-27, never
+trained or tuned on)."""
 
 from __future__ import annotations
 
@@ -34,6 +38,8 @@ SETS = (
     "imperative.jsonl",
     "counts.jsonl",
     "unseen.jsonl",
+    "folders.jsonl",
+    "filewords.jsonl",
 )
 
 

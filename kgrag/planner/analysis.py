@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Literal
 
@@ -28,6 +29,7 @@ from kgrag.planner.intent import (
     default_intent_classifier,
 )
 from kgrag.planner.params import MAX_FILE_NAME_CHARS, MAX_FILE_NAMES, Modality
+from kgrag.planner.periods import Period, named_period
 from kgrag.text.stopwords import FINITE_AUXILIARIES, FUNCTION_WORDS
 from kgrag.text.tokens import (
     QuestionToken,
@@ -98,8 +100,8 @@ class QueryAnalysis(Frozen):
     """The spans that look like names: quoted, capitalised, or holding digits ("X-200")."""
     cues: tuple[str, ...] = ()
     """Why the rules decided as they did (for the plan's trace)."""
-    years: tuple[int, ...] = ()
-    """Years named in a metadata search ("reports from 2023")."""
+    period: Period | None = None
+    """The period a metadata search names ("reports from 2023", "added last week")."""
     document_types: tuple[DocumentType, ...] = ()
     """Document types named in a metadata search ("pdfs", "recordings")."""
     target: str | None = None
@@ -158,8 +160,6 @@ _WH_WORDS = word_set("who what where when which whom whose how")
 # ----------------------------------------------------------------------------- patterns
 
 _QUOTED = re.compile(r"\"([^\"]{1,120})\"|(?<!\w)'([^']{1,120})'(?!\w)")
-_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
-
 _ABOUT_DOC = re.compile(r"^what(?:'s| is| are| was)\s+(.{1,120}?)\s+(?:about|on)\s*[?.!]*$")
 """A "what is X about" question: X is the document to summarise."""
 _SUMMARY_FRAME = word_set(
@@ -239,11 +239,13 @@ def analyse(
     question: str,
     resolve_entities: Callable[[Sequence[str]], Sequence[ResolvedEntity]] | None = None,
     intents: IntentClassifier | None = None,
+    today: date | None = None,
 ) -> QueryAnalysis:
     """Analyse one question. ``resolve_entities`` receives the candidate mention spans (capitalised
     spans, quoted spans, tokens with digits, then key-term n-grams of 1-3 words) and returns the
     graph entities they match; each result's ``surface`` should be the candidate it came from.
-    ``intents`` classifies the question (default: over the bundled all-MiniLM-L6-v2)."""
+    ``intents`` classifies the question (default: over the bundled all-MiniLM-L6-v2); relative
+    periods ("added last week") count from ``today`` (default: today in UTC)."""
     text = normalise_question(question)
     if not text:
         raise PlanError("the question is empty; there is nothing to plan")
@@ -278,10 +280,10 @@ def analyse(
         modalities.add("audio")
         cues.append(f"modality audio: {match.group(0)!r}")
 
-    years: tuple[int, ...] = ()
+    period: Period | None = None
     document_types: tuple[DocumentType, ...] = ()
     if query_class is QueryClass.METADATA_SEARCH:
-        years = tuple(dict.fromkeys(int(y) for y in _YEAR.findall(lowered)))
+        period = named_period(lowered, today or datetime.now(UTC).date())
         document_types = named_document_types(lowered)
 
     analysis = QueryAnalysis(
@@ -294,7 +296,7 @@ def analyse(
         candidates=candidates,
         named_spans=named,
         cues=tuple(cues),
-        years=years,
+        period=period,
         document_types=document_types,
         target=_summary_target(text) if query_class is QueryClass.DOCUMENT_SUMMARY else None,
         compared=_compared(text) if query_class is QueryClass.COMPARISON else (),

@@ -34,7 +34,8 @@ _ABOUT = re.compile(
 #: newest first) is the answer, its first few documents.
 _RECENT = re.compile(
     r"\b(?:newest|latest|most recent(?:ly)?|last added|(?:recently|lately|just) added"
-    r"|added (?:recently|lately|last))\b",
+    r"|added (?:recently|lately|last)(?!\s+(?:week|month|year|days?|\d|few|two|three|four|five|six"
+    r"|seven|ten|twelve)\b))\b",
     re.I,
 )
 RECENT_K = 5
@@ -207,9 +208,11 @@ def _metadata_step(
         params["modalities"] = modalities
     if formats:
         params["formats"] = formats
-    if analysis.years:
-        params["date_from"] = str(min(analysis.years))
-        params["date_to"] = str(max(analysis.years))
+    if analysis.period is not None:
+        if analysis.period.date_from is not None:
+            params["date_from"] = analysis.period.date_from
+        if analysis.period.date_to is not None:
+            params["date_to"] = analysis.period.date_to
     tags = [(a or b).lower() for a, b in _TAGGED.findall(question)]
     if tags:
         params["tags"] = tags

@@ -347,6 +347,12 @@ def test_summary_of_a_private_document_is_refused_to_an_outsider(
         ("Which boiler pdfs do you have?", {"Boiler inspection"}),
         ("How many pdfs do you have?", {"Boiler inspection"}),
         ("Which pdfs were added in 2023?", {"Boiler inspection"}),
+        # a month and a relative period are the search's dates (the month was read as its year,
+        # 2023: both 2023 documents; "the last two days" named no date: the content plan)
+        ("Which documents were added in April 2023?", {"Riverside flood report"}),
+        ("Show me the documents from June 2025", {"Pump meeting notes"}),
+        # undated: when they were ingested (today, or yesterday for a run across midnight)
+        ("Which documents were added in the last two days?", {"Red circle drawing"}),
     ],
 )
 def test_metadata_search_by_type_tag_and_date(

@@ -16,6 +16,7 @@ from kgrag.planner.analysis import (
     analyse,
     mention_candidates,
 )
+from kgrag.planner.periods import Period
 
 MUSIQUE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "musique_dev.json"
 
@@ -271,11 +272,11 @@ def test_no_resolver_means_no_entities_but_candidates() -> None:
 def test_metadata_hints() -> None:
     analysis = analyse("Show me the PDFs and recordings from 2023 or 2024")
     assert analysis.query_class is QueryClass.METADATA_SEARCH
-    assert analysis.years == (2023, 2024)
+    assert analysis.period == Period(date_from="2023", date_to="2024")
     assert analysis.document_types == ("pdf", "audio")
     plain = analyse("What happened in 2023?")
     assert plain.query_class is QueryClass.CONTENT_SEARCH
-    assert plain.years == ()
+    assert plain.period is None
 
 
 def test_summary_target_and_comparison_sides() -> None:

@@ -72,6 +72,11 @@ def test_every_intent_has_training_and_held_out_phrasings_and_the_sets_are_disjo
     unseen = {unpunctuated(p.text).lower() for p in load_phrasings("unseen.jsonl")}
     assert {p.label for p in load_phrasings("unseen.jsonl")} == set(Intent)
     assert not {unpunctuated(t).lower() for t in texts} & unseen
+    for name in ("folders.jsonl", "filewords.jsonl"):
+        written = {unpunctuated(p.text).lower() for p in load_phrasings(name)}
+        assert not {unpunctuated(t).lower() for t in texts} & written, name
+        assert not written & unseen, name
+    assert {p.label for p in load_phrasings("folders.jsonl")} == set(Intent)
 
 
 def test_held_out_and_issue_accuracy() -> None:
