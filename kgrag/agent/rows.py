@@ -10,7 +10,10 @@ restrictions does NNAPI have for the Conv operator?" the row "Operator: ai.onnx:
 - *a row's table context counts as its heading* (:func:`table_names`, :func:`row_context`): the
   table's caption or sheet, its document's title and its file's name, identifiers read as words
   (``nnapi_supported_ops`` -> "nnapi supported ops"), count where a paragraph's title does: in
-  the names the quoted passages hold and in the leads of ``subject_phrases``;
+  the names the quoted passages hold and in the leads of ``subject_phrases``; so do its values
+  read without their columns' names (:func:`row_values`: "22.04 LTS Jammy Jellyfish ..."), where
+  a name phrase of the question joining adjacent cells is held whole (the fourteenth folder's
+  "When was Ubuntu 22.04 LTS Jammy Jellyfish released?" abstained with the row first);
 - *a row is about its table* (:func:`table_bridged`): a quoted row whose table an evidence
   sentence of another document holding one of the question's names names ("ISO 4217:
   http://www.currency-iso.org/..." in iso-codes' README, for the sheet "currencies"), as written
@@ -76,6 +79,16 @@ def _table_names(hit: Hit, row: RowText) -> list[str]:
 def row_context(hit: Hit) -> str:
     """:func:`table_names` as one text ("" for a passage that is no row)."""
     return "\n".join(table_names(hit))
+
+
+def row_values(hit: Hit) -> str:
+    """A row's values in column order without their columns' names ("" for a passage that is no
+    row): a record, read as the name it is known by. A question names a row by the values of
+    adjacent columns run together ("Ubuntu 22.04 LTS Jammy Jellyfish" for "version: 22.04 LTS;
+    codename: Jammy Jellyfish"), which its text holds apart, a column's name between them."""
+    if not is_row(hit):
+        return ""
+    return " ".join(value for _, value in read_row(hit.text or "").cells if value)
 
 
 def _said(text: str) -> set[str]:

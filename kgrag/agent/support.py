@@ -100,7 +100,7 @@ from kgrag.agent.names import (
 )
 from kgrag.agent.namesakes import namesake
 from kgrag.agent.relation import asks_beyond_names
-from kgrag.agent.rows import row_context, rows_relate, table_bridged
+from kgrag.agent.rows import row_context, row_values, rows_relate, table_bridged
 from kgrag.core import Frozen, Hit
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
@@ -267,11 +267,12 @@ def _title_names(question: str, hits: Sequence[Hit], named: bool) -> float:
 def leads(hit: Hit) -> list[str]:
     """``hit``'s title (an identifier's words too: ``nnapi_supported_ops``), its folder's name,
     a table row's table context (its caption or sheet, its file's name: kgrag.agent.rows) and
-    the first sentence of each of its paragraphs: where a text says what it is about (a
-    heading, a topic sentence, a table row), or where its owner did (a release notes file in
-    ``valgrind/``)."""
+    its values without their columns' names (a question names a row by adjacent values run
+    together), and the first sentence of each of its paragraphs: where a text says what it is
+    about (a heading, a topic sentence, a table row), or where its owner did (a release notes
+    file in ``valgrind/``)."""
     title = hit.title or ""
-    out = [title, spaced_name(title), folder_words(hit.uri), row_context(hit)]
+    out = [title, spaced_name(title), folder_words(hit.uri), row_context(hit), row_values(hit)]
     for paragraph in _PARAGRAPH.split(hit.text or ""):
         sentences = sentence_texts(paragraph, min_chars=1)
         if sentences:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import io
 import logging
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ __all__ = [
     "CellBudget",
     "TextBuilder",
     "capped_images",
+    "continues_sentence",
     "embedded_image",
     "make_table",
     "one_line",
@@ -90,18 +92,38 @@ def title_text(text: str | None) -> str | None:
     return line[:MAX_TITLE_CHARS] or None
 
 
+#: How a sentence may end a line: its end, or a colon or semicolon announcing what follows.
+_LINE_END = re.compile(r"[.!?:;]['\")\]]*\s*$")
+
+
+def continues_sentence(previous: str, text: str) -> bool:
+    """Whether the paragraph ``text`` goes on with the sentence ``previous`` ends with: that one
+    ends with no full stop, colon or semicolon and this one starts with a lower-case letter."""
+    first = text.lstrip()[:1]
+    return first.isalpha() and first.islower() and _LINE_END.search(previous) is None
+
+
 @dataclass
 class TextBuilder:
     """Blocks of a page in reading order: headings stand alone between blank lines, so the
     chunker ends a sentence at each and a chunk's text names its section; list items are lines
-    starting with ``- ``."""
+    starting with ``- ``. With ``wrapped_lines``, a paragraph that goes on with the previous
+    one's sentence (:func:`continues_sentence`), no empty paragraph between them, is a line of
+    it: a hard-wrapped plain text opened or converted by a word processor (LibreOffice's
+    ``--convert-to docx``) has one paragraph per line, and its sentences were cut at every
+    line ("... while in a Linux console, your current" / "application will likely dump
+    core.")."""
 
     lines: list[str] = field(default_factory=list)
     first_heading: str | None = None
     marks: list[tuple[int, int, str]] = field(default_factory=list)
     """(index in ``lines``, level, text) of each heading, in order."""
+    wrapped_lines: bool = False
+    _open: bool = field(default=False, init=False, repr=False)
+    """The last block is a paragraph, no empty paragraph after it."""
 
     def heading(self, text: str, level: int = 1) -> None:
+        self._open = False
         text = one_line(text)
         if text:
             if self.first_heading is None:
@@ -111,18 +133,27 @@ class TextBuilder:
 
     def paragraph(self, text: str) -> None:
         text = "\n".join(one_line(line) for line in text.split("\n")).strip("\n")
-        if text.strip():
+        if not text.strip():
+            self._open = False
+            return
+        if self.wrapped_lines and self._open and continues_sentence(self.lines[-2], text):
+            self.lines[-2] += "\n" + text
+        else:
             self.lines.extend([text, ""])
+        self._open = True
 
     def item(self, text: str, depth: int = 0) -> None:
+        self._open = False
         text = one_line(text)
         if text:
             self.lines.append("  " * depth + "- " + text)
 
     def end_list(self) -> None:
+        self._open = False
         self.lines.append("")
 
     def preformatted(self, text: str) -> None:
+        self._open = False
         if text.strip():
             self.lines.extend([text.strip("\n"), ""])
 

@@ -155,7 +155,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
     body = root.find(_w("body"))
     if body is None:
         raise package.fail(f"corrupt DOCX: {part.name} has no body")
-    out = TextBuilder()
+    out = TextBuilder(wrapped_lines=True)
     tables: list[ParsedTable] = []
     images: list[ParsedImage] = []
     heading: str | None = None

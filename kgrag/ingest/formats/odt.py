@@ -80,7 +80,7 @@ def _repeat(element: etree._Element, attribute: str) -> int:
 class _Reader:
     def __init__(self, package: Package) -> None:
         self.package = package
-        self.out = TextBuilder()
+        self.out = TextBuilder(wrapped_lines=True)
         self.tables: list[ParsedTable] = []
         self.images: list[ParsedImage] = []
         self.heading: str | None = None
