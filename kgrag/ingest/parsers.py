@@ -505,15 +505,36 @@ _COMMENT_MARKS = re.compile(r"^#+(?=[ \t]|$)[ \t]*|[ \t]+#+$")
 _WRAPPED_PROSE_CHARS = 60
 
 
+#: An Org document's title keyword ("#+TITLE: GnuPG Details"), among the keyword and comment
+#: lines that open it ("# doc/DETAILS  -*- org -*-", "#+OPTIONS: ^:{}").
+_ORG_HEADER_LINES = 20
+_ORG_TITLE = re.compile(r"^#\+title:[ \t]*(\S.*?)\s*$", re.IGNORECASE)
+
+
+def _org_title(lines: list[str]) -> str | None:
+    """The ``#+TITLE:`` of an Org document, when the lines before it are comments, keywords or
+    blank (Org's in-buffer settings open the file); None otherwise."""
+    for raw in lines:
+        if match := _ORG_TITLE.match(raw):
+            return match.group(1)
+        if raw.strip() and not raw.lstrip().startswith("#"):
+            return None
+    return None
+
+
 def _first_line(text: str) -> str | None:
     """The text's first line, without an editor's mode line, a revision control keyword or the
     comment marks around it; a line left with no words (a mode line, "$Id: ... $") is passed
-    over: wget's README is "GNU Wget", not "README (wget)", mawk's "mawk -- an implementation
-    of new/posix awk", not "-- $MawkId: README,v 1.6 ... $". So is a comment with no words
-    ("#") when a comment with words follows it ("# /etc/login.defs - Configuration control
+    over: wget's README is "GNU Wget", not "README (wget)", gnupg's DETAILS "GnuPG Details"
+    (its Org title keyword: :func:`_org_title`), not "doc/DETAILS", mawk's "mawk -- an
+    implementation of new/posix awk", not "-- $MawkId: README,v 1.6 ... $". So is a comment with
+    no words ("#") when a comment with words follows it ("# /etc/login.defs - Configuration control
     ..."), not code (a Makefile's "PROGRAMS = \\"). None when that line is wrapped prose
     (:data:`_WRAPPED_PROSE_CHARS`): the file is then named by its name."""
     lines = text.split("\n")
+    org = _org_title(lines[:_ORG_HEADER_LINES])
+    if org is not None:
+        return org[:MAX_TITLE_CHARS]
     in_comment = False
     for n, raw in enumerate(lines):
         line = _MODE_LINE.sub(" ", raw)

@@ -10,7 +10,9 @@ looking for the traditional text log files in /var/log, and they are"); and logi
 ``NEWS.Debian``, named with its package before it, by its newest release's heading ("shadow
 (1:4.11.1+dfsg1-0exp1) experimental; urgency=medium"). Every file is copied unchanged from this
 machine (``/usr/share/doc``, ``/etc``, ``/usr/share/zoneinfo``; the PDF is LibreOffice's
-conversion of ``/usr/share/doc/util-linux/deprecated.txt``)."""
+conversion of ``/usr/share/doc/util-linux/deprecated.txt``; GnuPG's ``HACKING`` and Zutty's
+``README.org``, Org documents, are ``/usr/share/doc/gnupg/HACKING.gz`` (GPL-3+) and
+``/usr/share/doc/zutty/README.org.gz`` (GPL-3+) as Debian ships them)."""
 
 from __future__ import annotations
 
@@ -54,6 +56,10 @@ def _title(source: str, folder: str, name: str, tmp_path: Path) -> str:
         ("README.saving", "fakeroot", "README.saving", "README.saving (fakeroot)"),
         # a release log with its package's name before it: its first line heads a release
         ("login NEWS.Debian.gz", "accounts", "login NEWS.Debian.gz", "login NEWS"),
+        # an Org document's #+TITLE keyword, after the comments and mode line that open it
+        # (found on the fourteenth real folder; they were "HACKING" and "#+TITLE: Zutty - ...")
+        ("gnupg HACKING.gz", "gnupg", "HACKING.gz", "A Hacker's Guide to GnuPG"),
+        ("zutty-README.org.gz", "zutty", "README.org.gz", "Zutty - Zero-cost Unicode Teletype"),
     ],
 )
 def test_the_first_line_names_the_file_or_the_file_name_does(
