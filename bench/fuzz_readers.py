@@ -44,12 +44,15 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=30.0, help="seconds per file")
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--keep", type=Path, help="copy each crashing or hanging case here")
+    parser.add_argument("--only", type=int, nargs="*", help="run only these case numbers")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="kgrag-fuzz-") as tmp:
         work = Path(tmp)
         found = seeds(work / "seeds")
         all_cases = cases(found, args.cases, args.seed)
+        if args.only:
+            all_cases = (c for c in all_cases if c.number in args.only)
         print(
             f"{len(found)} seed files of {len({s.format for s in found})} formats; "
             f"{args.cases} cases, seed {args.seed}, budget {args.budget:g} s"
@@ -89,6 +92,12 @@ def main() -> int:
         }
         row = table[fmt]
         print(f"{fmt:<10} {row['cases']:>6} {row['median_ms']:>10.1f} {row['max_ms']:>9.1f}")
+    slowest = sorted(results.outcomes, key=lambda o: -o.seconds)[:8]
+    print("\nslowest cases (--only N reads one again):")
+    for o in slowest:
+        print(
+            f"{o.seconds * 1000:>9.1f} ms  case {o.case.number} {o.case.format} {o.case.mutation}"
+        )
     print("\nrefusals by reason (most first):")
     for kind, n in reasons.most_common(25):
         print(f"{n:>6}  {kind}")
@@ -102,6 +111,15 @@ def main() -> int:
                     "seconds": round(wall, 1),
                     "formats": table,
                     "reasons": dict(reasons.most_common()),
+                    "slowest": [
+                        {
+                            "case": o.case.number,
+                            "format": o.case.format,
+                            "mutation": o.case.mutation,
+                            "ms": round(o.seconds * 1000, 1),
+                        }
+                        for o in slowest
+                    ],
                     "bad": [
                         {
                             "case": o.case.number,
