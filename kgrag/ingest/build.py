@@ -222,8 +222,37 @@ class Builder:
                 work.fail_unexpected(doc, "could not be split into passages", e)
 
     def embed_text(self, work: Work) -> None:
-        """Stage 3 (the text model): every chunk and segment of the batch in one call."""
+        """Stage 3 (the text model): every chunk and segment of the batch in one call. When the
+        model fails on the batch with an error nobody meant (not a :class:`KgragError`: one
+        document's text may be what breaks it), each document is embedded alone and only those
+        it fails on fail."""
         ready = [(doc, did) for doc, did in work.items() if did in work.pieces]
+        try:
+            self._embed_texts(work, ready)
+        except Exception as e:  # the model failed: this batch's documents fail, others go on
+            if must_stop(e):
+                raise
+            if isinstance(e, KgragError) or len(ready) == 1:
+                doing = "the text model failed on this document's batch"
+                reason = (
+                    f"{doing}: {reason_of(e)}"
+                    if isinstance(e, KgragError)
+                    else failure_reason(doing, e, f"a batch of {len(ready)} documents")
+                )
+                for doc, _ in ready:
+                    work.fail(doc, reason)
+                return
+            for one in ready:
+                try:
+                    self._embed_texts(work, [one])
+                except Exception as e:
+                    if isinstance(e, KgragError) and not must_stop(e):
+                        work.fail(one[0], f"the text model failed on this document: {reason_of(e)}")
+                    else:
+                        work.fail_unexpected(one[0], "its passages could not be embedded", e)
+
+    def _embed_texts(self, work: Work, ready: list[tuple[ParsedDocument, str]]) -> None:
+        """The vectors of ``ready``'s chunks and segments, in one call of the text model."""
         emb = self.text_embedder
         texts = [
             context_text(doc.title, c.get("section", ()), c["text"], emb.count_tokens)
@@ -231,20 +260,7 @@ class Builder:
             for c in work.pieces[did]
         ]
         t0 = time.perf_counter()
-        try:
-            vectors = emb.embed(texts) if texts else []
-        except Exception as e:  # the model failed: this batch's documents fail, others go on
-            if must_stop(e):
-                raise
-            doing = "the text model failed on this document's batch"
-            reason = (
-                f"{doing}: {reason_of(e)}"
-                if isinstance(e, KgragError)
-                else failure_reason(doing, e, f"a batch of {len(ready)} documents")
-            )
-            for doc, _ in ready:
-                work.fail(doc, reason)
-            return
+        vectors = emb.embed(texts) if texts else []
         _model_time(work.out, "embed_text", t0)
         self._advance(work.out, "embed_text", len(ready))
         it = iter(vectors)
