@@ -6,7 +6,7 @@ export OMP_NUM_THREADS ?= 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed bench-growth bench-scale clean neo4j neo4j-stop
+.PHONY: setup demo demo-neo4j test test-fast lint cypher-lint docs install-matrix bench bench-retention bench-soak bench-batch bench-writes bench-embed bench-growth bench-scale bench-fuzz clean neo4j neo4j-stop
 
 setup:
 	@bash scripts/setup.sh
@@ -55,6 +55,12 @@ cypher-lint: setup
 bench: setup
 	$(BIN)/python -c "import matplotlib" 2>/dev/null || $(BIN)/python -m pip install -q --group bench
 	$(BIN)/python bench/run.py
+
+# The reader fuzzer (bench/fuzz_readers.py): 3,000 damaged copies of real files of every format
+# read as an ingestion job reads them; prints cases per format, refusals by reason, max/median
+# read time per format and every crash or hang found (exit 1 when any; not in CI).
+bench-fuzz: setup
+	$(BIN)/python bench/fuzz_readers.py --cases $(or $(FUZZ_CASES),3000) --seed $(or $(FUZZ_SEED),1)
 
 # Store growth per question and after `kgrag traces prune`, and ask latency while it prunes
 # (embedded store; bench/trace_retention.py --engine neo4j for Neo4j; not in CI).

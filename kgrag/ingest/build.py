@@ -27,6 +27,7 @@ from kgrag.ingest.models import ParsedDocument
 from kgrag.ingest.records import ChunkRecord, ImageRecord, document_id
 from kgrag.ingest.sections import context_text
 from kgrag.ingest.table_rows import table_chunks
+from kgrag.ingest.unexpected import failure_reason, must_stop
 from kgrag.ingest.writer import extracted_image_name
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 
@@ -109,6 +110,13 @@ class Work:
         did = document_id(str(doc.source.path), doc.sha256)
         self.failed.add(did)
         self.out.failures.append(Failure(path=str(doc.source.path), reason=reason, empty=empty))
+
+    def fail_unexpected(self, doc: ParsedDocument, doing: str, e: Exception) -> None:
+        """``doc`` fails with ``e``, which no stage meant (:mod:`kgrag.ingest.unexpected`):
+        "the chunker failed (IndexError: ...)"; what must stop the job is raised again."""
+        if must_stop(e):
+            raise e
+        self.fail(doc, failure_reason(doing, e, str(doc.source.path)))
 
     def output(self) -> BuildOutput:
         """The batch's embedded documents, in batch order, and its failures."""
@@ -200,6 +208,8 @@ class Builder:
                 work.pieces[did], work.languages[did], work.durations[did] = heard
             except KgragError as e:
                 work.fail(doc, reason_of(e), empty=isinstance(e, EmptyInputError))
+            except Exception as e:
+                work.fail_unexpected(doc, "the speech model failed on this recording", e)
 
     def chunk(self, work: Work) -> None:
         """Stage 2 (the text model's tokenizer): the chunks of every other document."""
@@ -208,10 +218,41 @@ class Builder:
                 work.pieces[did], work.languages[did] = self._chunks(did, doc, work.out), None
             except KgragError as e:
                 work.fail(doc, reason_of(e))
+            except Exception as e:
+                work.fail_unexpected(doc, "could not be split into passages", e)
 
     def embed_text(self, work: Work) -> None:
-        """Stage 3 (the text model): every chunk and segment of the batch in one call."""
+        """Stage 3 (the text model): every chunk and segment of the batch in one call. When the
+        model fails on the batch with an error nobody meant (not a :class:`KgragError`: one
+        document's text may be what breaks it), each document is embedded alone and only those
+        it fails on fail."""
         ready = [(doc, did) for doc, did in work.items() if did in work.pieces]
+        try:
+            self._embed_texts(work, ready)
+        except Exception as e:  # the model failed: this batch's documents fail, others go on
+            if must_stop(e):
+                raise
+            if isinstance(e, KgragError) or len(ready) == 1:
+                doing = "the text model failed on this document's batch"
+                reason = (
+                    f"{doing}: {reason_of(e)}"
+                    if isinstance(e, KgragError)
+                    else failure_reason(doing, e, f"a batch of {len(ready)} documents")
+                )
+                for doc, _ in ready:
+                    work.fail(doc, reason)
+                return
+            for one in ready:
+                try:
+                    self._embed_texts(work, [one])
+                except Exception as e:
+                    if isinstance(e, KgragError) and not must_stop(e):
+                        work.fail(one[0], f"the text model failed on this document: {reason_of(e)}")
+                    else:
+                        work.fail_unexpected(one[0], "its passages could not be embedded", e)
+
+    def _embed_texts(self, work: Work, ready: list[tuple[ParsedDocument, str]]) -> None:
+        """The vectors of ``ready``'s chunks and segments, in one call of the text model."""
         emb = self.text_embedder
         texts = [
             context_text(doc.title, c.get("section", ()), c["text"], emb.count_tokens)
@@ -219,13 +260,7 @@ class Builder:
             for c in work.pieces[did]
         ]
         t0 = time.perf_counter()
-        try:
-            vectors = emb.embed(texts) if texts else []
-        except KgragError as e:  # the model failed: this batch's documents fail, others go on
-            reason = f"the text model failed on this document's batch: {reason_of(e)}"
-            for doc, _ in ready:
-                work.fail(doc, reason)
-            return
+        vectors = emb.embed(texts) if texts else []
         _model_time(work.out, "embed_text", t0)
         self._advance(work.out, "embed_text", len(ready))
         it = iter(vectors)
@@ -243,6 +278,8 @@ class Builder:
                 work.images[did] = self._images(did, doc, work.chunks[did], work.out)
             except KgragError as e:
                 work.fail(doc, reason_of(e))
+            except Exception as e:
+                work.fail_unexpected(doc, "its images could not be embedded", e)
 
     def _advance(self, out: BuildOutput, stage: str, n: int, path: str | None = None) -> None:
         out.counts[stage] += n

@@ -70,7 +70,14 @@ def zip_members(data: bytes, budget: Budget) -> Iterator[Entry]:
         except MemberRefused as e:
             yield Refused(name, e.reason)
             continue
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as e:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            OSError,
+            EOFError,
+            NotImplementedError,
+            ValueError,  # a member's header offset outside the archive ("negative seek value")
+        ) as e:
             yield Refused(name, f"corrupt member: {type(e).__name__}: {e}")
             continue
         yield Member(name, content)

@@ -7,7 +7,7 @@ import email.parser
 import email.policy
 import hashlib
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from kgrag.errors import EmptyInputError, IngestError
 from kgrag.ingest import formats
@@ -26,7 +26,8 @@ from kgrag.ingest.containers.archives import (
 )
 from kgrag.ingest.containers.kinds import ContainerKind, compressed_name, container_kind
 from kgrag.ingest.containers.limits import Budget, ContainerLimits, ContainerRefused
-from kgrag.ingest.containers.mail import MailMessage, html_to_text, read_message, split_mbox
+from kgrag.ingest.containers.mail import MailMessage, read_message, split_mbox
+from kgrag.ingest.formats.html import html_to_text
 from kgrag.ingest.models import (
     Modality,
     ParentLink,
@@ -41,6 +42,7 @@ from kgrag.ingest.models import (
 from kgrag.ingest.parsers import parse, parse_bytes, read_file
 from kgrag.ingest.sniff import SNIFF_BYTES, looks_like_text, may_be_text
 from kgrag.ingest.sources import PLAIN_TEXT, file_type, unsupported_reason
+from kgrag.ingest.unexpected import failure_reason, must_stop, reader_name
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 
 #: one compressed file, and compressed tar archives: their compression
@@ -64,7 +66,10 @@ def parse_all(
     """``item``'s documents, and what was refused. Never raises for bad input: a file that
     cannot be read is one failure (an empty one a skip); a member that cannot be read is a
     failure or skip of its own (``archive!member``) and the container's other members stay;
-    a container broken as a whole (corrupt, a bomb) yields no document at all."""
+    a container broken as a whole (corrupt, a bomb) yields no document at all. An exception
+    no reader meant (a parser's bug, ``RecursionError``, ``MemoryError``) is that file's (or
+    member's) failure too, "could not be read: the PDF reader failed (KeyError: '/Root')"
+    (:mod:`kgrag.ingest.unexpected`); only an interrupt or an exit goes through."""
     work = _Expansion(
         Budget(limits or ContainerLimits(max_member_bytes=max_bytes)),
         item.tags,
@@ -90,7 +95,16 @@ def parse_all(
         return ParsedInputs(refused=(_refusal(e.path, e.reason, "unsupported_type"),))
     except IngestError as e:
         return ParsedInputs(refused=(_refusal(e.path, e.reason, None),))
+    except Exception as e:  # a reader's bug, a library's own error: this file fails alone
+        if must_stop(e):
+            raise
+        reason = failure_reason(_unreadable(item.path, item.modality), e, str(item.path))
+        return ParsedInputs(refused=(_refusal(str(item.path), reason, None),))
     return ParsedInputs(documents=tuple(work.documents), refused=tuple(work.refused))
+
+
+def _unreadable(name: PurePath, modality: str) -> str:
+    return f"could not be read: {reader_name(name, modality)} failed"
 
 
 def _refusal(path: str, reason: str, kind: SkipKind | None) -> UnsupportedInput:
@@ -317,6 +331,12 @@ class _Expansion:
             elif isinstance(e, _Unsupported):
                 kind = "unsupported_type"
             self.refused.append(_refusal(str(path), e.reason, kind))
+        except Exception as e:  # as in parse_all: this member fails, the others stay
+            if must_stop(e):
+                raise
+            del self.documents[docs:], self.refused[refused:]
+            reason = failure_reason(_unreadable(name, modality), e, str(path))
+            self.refused.append(_refusal(str(path), reason, None))
 
 
 def _html_text(item: SourceItem, body: bytes) -> str:

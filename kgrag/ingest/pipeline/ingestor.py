@@ -43,6 +43,7 @@ from kgrag.ingest.records import AclChange, DocumentBundle, document_id
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser, silent_recording_summary
 from kgrag.ingest.table_rows import table_records
+from kgrag.ingest.unexpected import failure_reason, must_stop
 from kgrag.ingest.writer import GraphWriter
 from kgrag.modalities.base import ImageEmbedder, TextEmbedder, Transcriber
 
@@ -471,26 +472,39 @@ class Ingestor:
     def _bundles(self, built: list[Embedded]) -> tuple[list[DocumentBundle], list[Failure]]:
         """Entities and summaries of embedded documents, and their bundles for the writer."""
         failures: list[Failure] = []
+        gone: set[str] = set()  # ids of the documents whose entities could not be extracted
         t0 = time.perf_counter()
-        pairs = [(c.id, c.text, e.id) for e in built for c in e.chunks]
-        extraction = self.extractor.extract(
-            [(cid, text) for cid, text, _ in pairs],
-            document_ids=[did for _, _, did in pairs],
-            document_acls={e.id: stored_acl(e.doc.source.acl) for e in built},
-        )
-        per_doc = split_by_document(extraction, {cid: did for cid, _, did in pairs})
+        try:
+            per_doc = self._entities(built)
+        except Exception as e:  # one document's text broke the extractor: find which
+            if must_stop(e):
+                raise
+            log.warning("entity extraction failed on a batch (%s); one document at a time", e)
+            per_doc = {}
+            for one in built:
+                try:
+                    per_doc |= self._entities([one])
+                except Exception as e:
+                    if must_stop(e):
+                        raise
+                    failures.append(_failed(one, "its entities could not be extracted", e))
+                    gone.add(one.id)
         self._timing["entities"] += time.perf_counter() - t0
         self._advance("entities", len(built))
         bundles = []
         for doc, did, chunks, images, language, duration_s in built:
+            if did in gone:
+                continue
             try:  # the summary may embed sentences: a model failure fails this document only
                 summary = (
                     silent_recording_summary(duration_s)
                     if duration_s is not None and not chunks
                     else self.summariser.summarise(doc.title, doc.source.modality, chunks, images)
                 )
-            except KgragError as e:
-                failures.append(Failure(path=str(doc.source.path), reason=reason_of(e)))
+            except Exception as e:
+                if must_stop(e):
+                    raise
+                failures.append(_failed(doc, "it could not be summarised", e))
                 continue
             bundles.append(
                 DocumentBundle(
@@ -515,6 +529,25 @@ class Ingestor:
                 )
             )
         return bundles, failures
+
+    def _entities(self, built: Sequence[Embedded]) -> dict[str, ExtractionResult]:
+        """Document id -> the entities of its chunks."""
+        pairs = [(c.id, c.text, e.id) for e in built for c in e.chunks]
+        extraction = self.extractor.extract(
+            [(cid, text) for cid, text, _ in pairs],
+            document_ids=[did for _, _, did in pairs],
+            document_acls={e.id: stored_acl(e.doc.source.acl) for e in built},
+        )
+        return split_by_document(extraction, {cid: did for cid, _, did in pairs})
+
+
+def _failed(built: Embedded | ParsedDocument, doing: str, e: Exception) -> Failure:
+    """The failure of a document a later stage broke on with ``e`` (a kgrag error says its
+    own reason; another is one nobody meant, :mod:`kgrag.ingest.unexpected`)."""
+    doc = built.doc if isinstance(built, Embedded) else built
+    path = str(doc.source.path)
+    reason = reason_of(e) if isinstance(e, KgragError) else failure_reason(doing, e, path)
+    return Failure(path=path, reason=reason)
 
 
 def _may_share(
