@@ -55,14 +55,20 @@ def name_phrases(question: str) -> list[tuple[str, ...]]:
     """The question's names as phrases: runs of capitalised words or numbers (joined by "of",
     "the", "de"...), stemmed, without a leading question or stop word ("Which", "The") and
     without runs made only of such words."""
+    return list(dict.fromkeys(tuple(stem(w) for w in raw) for raw in written_phrases(question)))
+
+
+def written_phrases(question: str) -> list[tuple[str, ...]]:
+    """The words of each name phrase of ``question`` as written (accents folded, not stemmed),
+    in the order of :func:`name_phrases`; repeats kept."""
     out: list[tuple[str, ...]] = []
     for match in PHRASE.finditer(fold(question)):
         raw = raw_words(match.group(0))
         while raw and not content_word(raw[0]):
             raw = raw[1:]
         if raw:
-            out.append(tuple(stem(w) for w in raw))
-    return list(dict.fromkeys(out))
+            out.append(tuple(raw))
+    return out
 
 
 def holds(sequence: Sequence[str], phrase: tuple[str, ...]) -> bool:

@@ -5,7 +5,7 @@ typed hits plus the exact statements it ran, for the trace."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -36,9 +36,11 @@ from kgrag.executor.duplicates import (
 from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
+from kgrag.executor.name_seeds import name_seeds, name_seeds_enabled
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE, named_images
 from kgrag.graph import cypher
+from kgrag.ingest.sections import context_text
 from kgrag.planner.models import (
     AggregateStep,
     FilterStep,
@@ -50,6 +52,7 @@ from kgrag.planner.models import (
     ToolCallStep,
     VectorSearchStep,
 )
+from kgrag.planner.rule import fulltext_query
 from kgrag.text.file_names import folder_words
 from kgrag.text.folding import fold
 from kgrag.text.symbols import is_symbol
@@ -218,6 +221,8 @@ def _bridge_hops(
     floor = min((h.score for h in seeds), default=0.0)
     best: dict[str, Hit] = {h.id: h for h in seeds}
     frontier = seeds[:BRIDGE_SEED_CHUNKS]
+    named = _name_seeds(step, query, frontier, seeds, rec) if name_seeds_enabled() else []
+    frontier = [*frontier, *named]
     sources = {h.id for h in frontier}
     used: set[str] = set()
     found_any: dict[str, Hit] = {}
@@ -259,7 +264,43 @@ def _bridge_hops(
                 found_any[hit.id] = hit
             if hit.id not in best or hit.score > best[hit.id].score:
                 best[hit.id] = hit
+    for hit in named:  # the passages about what the question names lead the hop's result
+        if hit.id not in found_any or hit.score > found_any[hit.id].score:
+            found_any[hit.id] = hit
     return sorted(found_any.values(), key=lambda h: -h.score)[: p.k]
+
+
+def _name_seeds(
+    step: MultiHopStep,
+    query: str,
+    frontier: list[Hit],
+    seeds: list[Hit],
+    rec: StepReader,
+) -> list[Hit]:
+    """The passages about the names of ``query`` the ``frontier`` lacks
+    (kgrag/executor/name_seeds.py)."""
+    emb = rec.env.text_embedder
+
+    def search(phrase: str) -> list[Hit]:
+        q = fulltext_query(phrase)
+        return _lexical(q, step.parameters.k, {"query": q}, rec, step.step_id)
+
+    def nearness(hits: Sequence[Hit]) -> list[float]:
+        texts = [
+            context_text(h.title or "", h.section, h.text or "", emb.count_tokens) for h in hits
+        ]
+        q, *vs = np.asarray(emb.embed([query, *texts]), dtype=np.float32)
+        # as the vector indexes score a cosine c: (1 + c) / 2 (cypher/*/vector_chunks.cypher)
+        return [(1.0 + float(np.dot(q, v))) / 2.0 for v in vs]
+
+    # a passage of the first search keeps its similarity; one only the lexical search found
+    # scores as the first search's best (what the question names is as good a first hop)
+    searched = {h.id: h.score for h in seeds}
+    top = seeds[0].score if seeds else 0.0
+    return [
+        hit.model_copy(update={"score": searched.get(hit.id, top), "provenance": (step.step_id,)})
+        for hit in name_seeds(query, frontier, seeds, search, nearness)
+    ]
 
 
 def _pagerank_hops(
