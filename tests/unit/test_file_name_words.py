@@ -8,7 +8,7 @@ the reading it had (pinned before it was made one)."""
 
 from __future__ import annotations
 
-from pathlib import Path, PurePath
+from pathlib import PurePath
 
 import pytest
 
@@ -103,7 +103,7 @@ NAMES = {
 def test_each_reader_of_a_file_name_keeps_its_reading(
     path: str, read: tuple[str, str, str, str]
 ) -> None:
-    if not Path(path).exists():
-        pytest.skip(f"{path} is not on this machine")
+    # the readers read the name alone: the case holds wherever the file is (the twelfth folder's
+    # files went with its machine, and the cases were skipped there)
     title = spaced_name(PurePath(path).stem, title=True)
     assert (title, spaced_name(title), file_words(path), folder_words(path)) == read
