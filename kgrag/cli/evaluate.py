@@ -154,12 +154,13 @@ def eval_intents(as_json: JsonOpt = False) -> None:
     for r in report.sets:
         out.print(
             f"{r.name}: {r.size} phrasings, class accuracy {r.accuracy * 100:.1f}%, "
-            f"right plan {r.plan_accuracy * 100:.1f}% ({r.fallbacks} unsure -> content plan)",
+            f"right plan {r.plan_accuracy * 100:.1f}% ({r.fallbacks} unsure -> content plan), "
+            f"right first step {r.tool_accuracy * 100:.1f}%",
             markup=False,
         )
         for m in r.misses:
             out.print(
                 f"  miss: {m.text!r} is {m.label}, classified {m.predicted} "
-                f"(margin {m.margin:.2f}), acted on as {m.acted_on}",
+                f"(margin {m.margin:.2f}), acted on as {m.acted_on}, first step {m.tool}",
                 markup=False,
             )

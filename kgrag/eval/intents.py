@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgrag.core import Frozen
+from kgrag.planner.analysis import analyse
+from kgrag.planner.document_plans import document_plan
 from kgrag.planner.intent import (
+    Intent,
     IntentClassifier,
     IntentPrediction,
     Phrasing,
@@ -43,12 +46,31 @@ SETS = (
 )
 
 
+#: The steps that answer a question of each intent: what the planner must build for it (the
+#: content plan, ``"content"``, for the content family). A listing or metadata question may be
+#: answered by any tool that reads document metadata ("Show me the CSV files.", labelled metadata,
+#: is a listing of one type).
+RIGHT_TOOLS: dict[Intent, frozenset[str]] = {
+    Intent.LISTING: frozenset({"list_documents", "metadata_search", "document_types"}),
+    Intent.METADATA: frozenset(
+        {"metadata_search", "document_types", "document_dates", "list_documents"}
+    ),
+    Intent.SUMMARY: frozenset({"document_summary"}),
+    Intent.COMPARISON: frozenset({"compare"}),
+    Intent.CONTENT: frozenset({"content"}),
+    Intent.PICTURE: frozenset({"content"}),
+    Intent.RECORDING: frozenset({"content"}),
+}
+
+
 class Miss(Frozen):
     text: str
     label: str
     predicted: str
     acted_on: str
     margin: float
+    tool: str
+    """The first step the planner builds for the question (``content``: the content plan)."""
 
 
 class SetReport(Frozen):
@@ -59,6 +81,10 @@ class SetReport(Frozen):
     plan_accuracy: float
     """Share whose acted-on intent leads to the right plan (an unsure fallback to the content
     plan counts as right for content, picture and recording questions)."""
+    tool_accuracy: float
+    """Share for which the planner builds a right first step (:data:`RIGHT_TOOLS`): the class
+    read, then the parameters the document tools need (a document tool given nothing to work
+    with, or a question that is not of its frame, falls back to the content plan)."""
     fallbacks: int
     misses: tuple[Miss, ...]
 
@@ -76,9 +102,19 @@ def _plan_right(prediction: IntentPrediction, phrasing: Phrasing) -> bool:
     return plan_value(prediction.intent, phrasing.label) == 1.0
 
 
+def planned_tool(question: str, classifier: IntentClassifier) -> str:
+    """The first step the planner builds for ``question`` without an LLM or a store (no entity
+    is resolved): a document tool's name, or ``content`` for the content plan."""
+    analysis = analyse(question, intents=classifier)
+    plan = document_plan(analysis.text, analysis)
+    return plan.plan[0].type if plan is not None else "content"
+
+
 def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifier) -> SetReport:
     predictions = classifier.classify_many([p.text for p in phrasings])
+    tools = [planned_tool(p.text, classifier) for p in phrasings]
     pairs = list(zip(phrasings, predictions, strict=True))
+    tool_right = [t in RIGHT_TOOLS[p.label] for p, t in zip(phrasings, tools, strict=True)]
     misses = tuple(
         Miss(
             text=p.text,
@@ -86,9 +122,10 @@ def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifi
             predicted=r.predicted,
             acted_on=r.intent,
             margin=r.margin,
+            tool=tool,
         )
-        for p, r in pairs
-        if r.predicted != p.label or not _plan_right(r, p)
+        for (p, r), tool, right in zip(pairs, tools, tool_right, strict=True)
+        if r.predicted != p.label or not _plan_right(r, p) or not right
     )
     n = max(1, len(pairs))
     return SetReport(
@@ -96,6 +133,7 @@ def _report(name: str, phrasings: Sequence[Phrasing], classifier: IntentClassifi
         size=len(pairs),
         accuracy=round(sum(r.predicted == p.label for p, r in pairs) / n, 4),
         plan_accuracy=round(sum(_plan_right(r, p) for p, r in pairs) / n, 4),
+        tool_accuracy=round(sum(tool_right) / n, 4),
         fallbacks=sum(not r.confident for _, r in pairs),
         misses=misses,
     )

@@ -5,7 +5,9 @@ document tool (``list_documents``, ``document_summary``, ``metadata_search``, ``
 ``document_types``, ``document_dates``), which
 answers from document metadata and stored summaries: no vector search, no full-text search over
 chunks. It returns ``None`` for CONTENT_SEARCH and when the question gives the tool nothing to
-work with (then the content planner plans it as usual). Call it before the rule planner.
+work with, or when a listing or metadata question asks what something else does with the files
+it names (kgrag/planner/listing_frame.py): then the content planner plans it as usual. Call it
+before the rule planner.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from typing import get_args
 
 from kgrag.planner.analysis import QueryAnalysis, QueryClass, named_document_types
+from kgrag.planner.listing_frame import asks_about_the_world
 from kgrag.planner.models import Plan
 from kgrag.planner.params import DocumentFormat, DocumentModality
 from kgrag.text.tokens import document_terms
@@ -108,6 +111,11 @@ def document_plan(question: str, analysis: QueryAnalysis) -> Plan | None:
 
 def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
     entity_ids = [e.id for e in analysis.entity_mentions]
+    if analysis.query_class in (
+        QueryClass.LISTING,
+        QueryClass.METADATA_SEARCH,
+    ) and asks_about_the_world(question):
+        return None  # "Which files does the daemon read at startup?": what a document says
     if analysis.query_class in (QueryClass.LISTING, QueryClass.METADATA_SEARCH):
         asked = _asked_of_documents(question)
         if asked is not None:
