@@ -54,7 +54,12 @@ def collect(store: str | None) -> list[Rankings]:
         data,
     ):
         ingest_corpus(agent, data)
-        env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=OPERATOR)
+        env = ExecutionEnv(
+            store=agent.store,
+            text_embedder=agent.text_embedder,
+            access=OPERATOR,
+            name_seeds=agent.name_seeds,
+        )
         for q in data.questions:
             plan, _ = agent.plan(q.question)
             outcomes = Executor(env).run(plan)

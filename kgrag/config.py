@@ -181,6 +181,12 @@ class Settings(BaseSettings):
         description="batches an ingestion job writes at once into Neo4j (concurrent "
         "transactions); the embedded engine takes one writer",
     )
+    name_seeds: bool = Field(
+        False,
+        description="bridge retrieval: the passage holding each name of the question that the "
+        "two best passages lack seeds the bridge hop too (kgrag/executor/name_seeds.py; an "
+        'experiment, off: BENCHMARKS.md, "Name seeds of the bridge hop")',
+    )
     rerank_rules: SettingPath | None = Field(
         None, description="TOML file of metadata-aware rerank rule sets (docs/reranking.md)"
     )

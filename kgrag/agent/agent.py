@@ -90,6 +90,7 @@ class KnowledgeAgent:
         tools: ToolRegistry | None = None,
         discussed_factor: float = 0.5,
         rerank_rules: RuleBook | None = None,
+        name_seeds: bool = False,
     ) -> None:
         """The agent on ``store`` with its models. The image embedder, the transcriber and the
         entity extractor are :class:`~kgrag.agent.providers.Provider`\\ s, called when first
@@ -110,6 +111,8 @@ class KnowledgeAgent:
             raise ValueError("discussed_factor must be in (0, 1]")
         self.discussed_factor = discussed_factor
         self.rerank_rules = rerank_rules
+        self.name_seeds = name_seeds
+        """Whether bridge retrieval takes name seeds (``Settings.name_seeds``)."""
         ensure_space(store, EmbeddingSpace.of("text", text_embedder))
         self._image: ImageEmbedder | None = None
         self._image_lock = threading.Lock()
@@ -140,6 +143,7 @@ class KnowledgeAgent:
                 limits=parts.limits,
                 discussed_factor=parts.discussed_factor,
                 rerank_rules=parts.rerank_rules,
+                name_seeds=parts.name_seeds,
             )
             agent.settings = s
             if s.otel_spans:
@@ -511,6 +515,7 @@ class KnowledgeAgent:
             transcriber=self._transcriber_factory,
             discussed_factor=self.discussed_factor,
             rerank_rules=self.rerank_rules,
+            name_seeds=self.name_seeds,
             depicts_threshold=self.ingest_options.depicts_threshold,
         )
 

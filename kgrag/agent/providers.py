@@ -47,6 +47,7 @@ class AgentParts:
     limits: QueryLimits
     discussed_factor: float
     rerank_rules: RuleBook | None = field(default=None)
+    name_seeds: bool = False
 
 
 def agent_parts(s: Settings) -> AgentParts:
@@ -73,6 +74,7 @@ def agent_parts(s: Settings) -> AgentParts:
         limits=QueryLimits.from_settings(s),
         discussed_factor=s.discussed_source_factor,
         rerank_rules=_rule_book(s),
+        name_seeds=s.name_seeds,
     )
 
 

@@ -58,10 +58,12 @@ class AgentConfig:
     discussed_factor: float = 0.5
     """Score factor of sources already cited earlier in the session (1.0: no demotion)."""
     rerank_rules: RuleBook | None = None
+    """Metadata-aware rerank rule sets a ``rerank`` step may name (Settings.rerank_rules)."""
     depicts_threshold: float = DEFAULT_DEPICTS_THRESHOLD
     """CLIP similarity at which an image shows a text (calibrated for the image model): image
     search hits below it are not taken as pictures of what the question says."""
-    """Metadata-aware rerank rule sets a ``rerank`` step may name (Settings.rerank_rules)."""
+    name_seeds: bool = False
+    """Whether bridge retrieval takes name seeds (Settings.name_seeds)."""
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,7 @@ class QuestionRun:
             tools=tools,
             llm=self._llm_call if self.llm is not None else None,
             rerank_rules=cfg.rerank_rules,
+            name_seeds=cfg.name_seeds,
             attachments=AttachmentInputs(self.attachments, cfg.transcriber)
             if self.attachments
             else None,

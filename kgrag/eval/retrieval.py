@@ -274,7 +274,12 @@ def _one_question(agent: _Agent, q: EvalQuestion, dense_k: int) -> tuple[Questio
     from kgrag.executor.scheduler import Executor
     from kgrag.planner.models import Plan
 
-    env = ExecutionEnv(store=agent.store, text_embedder=agent.text_embedder, access=_ACCESS)
+    env = ExecutionEnv(
+        store=agent.store,
+        text_embedder=agent.text_embedder,
+        access=_ACCESS,
+        name_seeds=agent.name_seeds,
+    )
     t0 = time.perf_counter()
     plan, _analysis = agent.plan(q.question)
     outcomes = Executor(env).run(plan)
@@ -375,7 +380,7 @@ def open_eval_agent(
         fsync=settings.fsync,
     )
     try:
-        agent = KnowledgeAgent(opened, embedder)
+        agent = KnowledgeAgent(opened, embedder, name_seeds=settings.name_seeds)
     except Exception:
         opened.close()
         raise

@@ -57,6 +57,7 @@ class ExecutionEnv:
     llm: Callable[[str, Sequence[Hit], int], str] | None = None
     rerank_rules: RuleBook | None = None  # metadata-aware rerank rule sets (Settings.rerank_rules)
     attachments: AttachmentInputs | None = None  # files attached to the question
+    name_seeds: bool = False  # bridge retrieval takes name seeds (Settings.name_seeds)
 
 
 class StatementReader(Protocol):

@@ -36,7 +36,7 @@ from kgrag.executor.duplicates import (
 from kgrag.executor.fusion import fuse
 from kgrag.executor.lexical import LEXICAL_POOL, LEXICAL_TEMPLATE, bm25
 from kgrag.executor.metadata_rerank import CANDIDATES, apply_rules, document_meta
-from kgrag.executor.name_seeds import name_seeds, name_seeds_enabled
+from kgrag.executor.name_seeds import clause_of, name_seeds
 from kgrag.executor.nearest import read_nearest
 from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE, named_images
 from kgrag.graph import cypher
@@ -221,8 +221,9 @@ def _bridge_hops(
     floor = min((h.score for h in seeds), default=0.0)
     best: dict[str, Hit] = {h.id: h for h in seeds}
     frontier = seeds[:BRIDGE_SEED_CHUNKS]
-    named = _name_seeds(step, query, frontier, seeds, rec) if name_seeds_enabled() else []
+    named = _name_seeds(step, query, frontier, seeds, rec) if rec.env.name_seeds else []
     frontier = [*frontier, *named]
+    hop_queries = {h.id: clause_of(query, h) or query for h in named}
     sources = {h.id for h in frontier}
     used: set[str] = set()
     found_any: dict[str, Hit] = {}
@@ -239,7 +240,11 @@ def _bridge_hops(
         if not bridges:
             break
         used.update(r["id"] for r in bridges)
-        vectors = rec.env.text_embedder.embed([f"{query} {r['name']}" for r in bridges])
+        # a name seed's bridges are searched with the clause of the question around its name
+        # ("the performers of Brother were formed Pearl Jam"), the others with the question
+        vectors = rec.env.text_embedder.embed(
+            [f"{hop_queries.get(frontier[int(r['rank'])].id, query)} {r['name']}" for r in bridges]
+        )
         found: dict[str, Hit] = {}
         for bridge, vector in zip(bridges, vectors, strict=True):
             # the seed passage that mentions the bridge (bridge_entities' rank: its first)

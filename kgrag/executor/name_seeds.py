@@ -1,8 +1,10 @@
 """Name seeds of bridge retrieval: the passage about each thing the question names.
 
-*An experiment, off unless ``KGRAG_NAME_SEEDS=1``* (BENCHMARKS.md, "Name seeds of the bridge
-hop: tried, not merged"): on MuSiQue dev it raised recall held out and lowered false abstention,
-and it also answered one more unanswerable question, so it is not the default.
+*An experiment, off unless ``Settings.name_seeds`` (``KGRAG_NAME_SEEDS=1``)* (BENCHMARKS.md,
+"Name seeds of the bridge hop" and "Name seeds: the clause of the second hop"): on MuSiQue dev
+it raises recall@2 / @5 from 58.3 / 76.5 to 59.8 / 82.8 and, held out, unanswerable abstention
+from 90% to 92%, and lowers false abstention from 8% to 6%, short of the 5% goal; one gold
+answer fewer is found (20 of 50), so it is not the default.
 
 The bridge hop (:func:`kgrag.executor.handlers._bridge_hops`) takes its bridges from the best
 two passages of the first dense search. A multi-hop question's first hop is the passage about
@@ -22,11 +24,19 @@ passage holds the phrase. The handler keeps a first-search passage's similarity 
 only the lexical search found as the first search's best passage (a passage holding what the
 question names is as good a first hop as the nearest one), and the seeds lead the hop's result:
 chosen on folds of the MuSiQue dev questions against their own similarity, the first search's
-lowest, and the seeds' chains alone (BENCHMARKS.md)."""
+lowest, and the seeds' chains alone (BENCHMARKS.md). A name phrase without a letter (a year,
+"1930") seeds nothing: every passage of that year holds it, and the nearest of them is no first
+hop.
+
+A seed's bridges are searched with the clause of the question around the name the seed holds
+(:func:`clause_of`), not with the whole question: "the performers of Brother were formed Pearl
+Jam" finds Pearl Jam's passage (formed in Seattle), where "What is the usual average snowfall
+in the city where the performers of Brother were formed Pearl Jam" finds snowfall passages. A
+composed question asks the hop after a name in the words around it; its other clauses ask the
+hops after that one. The first search's seeds keep the whole question."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 
@@ -34,11 +44,6 @@ from kgrag.agent.names import written_phrases
 from kgrag.core import Hit
 from kgrag.text.folding import fold
 from kgrag.text.stopwords import FUNCTION_WORDS
-
-
-def name_seeds_enabled() -> bool:
-    """Whether the bridge hop takes name seeds: ``KGRAG_NAME_SEEDS=1`` (an experiment)."""
-    return os.environ.get("KGRAG_NAME_SEEDS") == "1"
 
 
 def name_seeds(
@@ -56,6 +61,8 @@ def name_seeds(
     have = {h.id for h in seeds}
     out: list[Hit] = []
     for written in dict.fromkeys(written_phrases(query)):
+        if not any(c.isalpha() for w in written for c in w):
+            continue  # a number alone ("1930") names no thing a passage is about
         phrase = _as_written(written)
         if any(_holds(phrase, h) for h in [*seeds, *out]):
             continue
@@ -78,6 +85,38 @@ def name_seeds(
             out.append(found)
             have.add(found.id)
     return out
+
+
+#: Words that start a clause of a question ("the city *where* the performers of Brother were
+#: formed"): the clause around a name asks the hop that name leads to.
+CLAUSE_WORDS = frozenset(
+    {"who", "whom", "whose", "which", "what", "where", "when", "that", "how", "why"}
+)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def clause_of(query: str, hit: Hit) -> str | None:
+    """The clause of ``query`` around the first of its name phrases ``hit`` holds (as
+    :func:`_holds` reads it): its words from the clause word or punctuation before the name to
+    the one after it ("the performers of Brother were formed" in "... the city where the
+    performers of Brother were formed"); None when ``hit`` holds none of them."""
+    folded = fold(query)
+    for written in dict.fromkeys(written_phrases(query)):
+        phrase = _as_written(written)
+        if not _holds(phrase, hit):
+            continue
+        found = phrase.search(folded)
+        if found is None:
+            continue
+        head = re.split(r"[,.;:?!]", folded[: found.start()])[-1]
+        tail = re.split(r"[,.;:?!]", folded[found.end() :])[0]
+        starts = [m.end() for m in _WORD.finditer(head) if m.group(0).lower() in CLAUSE_WORDS]
+        stops = [m.start() for m in _WORD.finditer(tail) if m.group(0).lower() in CLAUSE_WORDS]
+        clause = head[max(starts, default=0) :] + found.group(0) + tail[: min(stops, default=None)]
+        return " ".join(clause.split())
+    return None
 
 
 def _as_written(words: Sequence[str]) -> re.Pattern[str]:

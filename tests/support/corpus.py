@@ -68,12 +68,15 @@ def run_plan(
     plan: Plan,
     access: AccessContext | None = None,
     embedder: TextEmbedder | None = None,
+    *,
+    name_seeds: bool | None = None,
 ) -> dict[int, StepOutcome]:
     """``plan`` run on ``agent``'s store as ``access`` (everyone's documents when None), with its
-    text model or ``embedder``."""
+    text model or ``embedder``, and its bridge hop's name seeds or ``name_seeds``."""
     env = ExecutionEnv(
         store=agent.store,
         text_embedder=embedder or agent.text_embedder,
         access=access or AccessContext(),
+        name_seeds=agent.name_seeds if name_seeds is None else name_seeds,
     )
     return Executor(env).run(plan)
