@@ -416,6 +416,6 @@ def parse_html(item: SourceItem, data: bytes) -> ParsedContent:
 
 HTML = register(
     DocumentFormat(
-        name="html", suffixes=(".html", ".htm", ".xhtml"), mime="text/html", parse=parse_html
+        name="HTML", suffixes=(".html", ".htm", ".xhtml"), mime="text/html", parse=parse_html
     )
 )
