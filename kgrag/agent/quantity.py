@@ -10,8 +10,9 @@ test abstains when no quoted sentence states one (:mod:`kgrag.agent.answering`).
 
 A quantity is a number written in digits ("442", "2048 bytes", "0.5%", "5.3 million") or in
 words ("two", "a dozen", "four billion"), that the question does not write itself; not a
-version ("0.16.0", "9.6"), a number inside a name ("ext4", "i386", "40P01", "createuser(1)"),
-a list item's number ("22. Can I use zlib ...") or a year ("in 2023"), which say no amount.
+version ("0.16.0", "9.6", "since Ninja 1.2", "Python 3", "version 3", "v1.2"), a number inside
+a name ("ext4", "i386", "40P01", "createuser(1)"), a list item's number ("22. Can I use zlib
+...") or a year ("in 2023"), which say no amount.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import re
 
 from kgrag.ingest.entities.wordlists import MONTHS
+from kgrag.text.stopwords import NAME_STOP_WORDS
+from kgrag.text.versions import DOTTED_NUMBER
 
 __all__ = ["QUANTITY_WORDS", "asks_quantity", "states_quantity"]
 
@@ -86,6 +89,12 @@ _DIGITS = re.compile(r"(?<![\w.\-/])(?P<n>\d+(?:[,.]\d+)*)(?P<after>\S*)")
 _CODE_REST = re.compile(r"[A-Za-z_]+\d")
 #: A version: three or more dotted parts ("0.16.0"), or a release named as one ("9.6, 11").
 _VERSION = re.compile(r"\d+(?:\.\d+){2,}")
+#: A word naming a release before its number ("version 3", "release 2.0", "rev. 4").
+_RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|ver|rev|revision|v)\.?\s*$", re.I)
+#: A capitalised word right before a number, and what stands before it: a product's name when
+#: it is no function word, no currency and no month ("since Ninja 1.2", "Python 3").
+_NAME_BEFORE = re.compile(r"(?P<lead>\S?)\s*\b(?P<name>[A-Z][\w+#]*) $")
+_DOTTED = re.compile(DOTTED_NUMBER)
 #: A year: four digits from 1500 to 2099 after a word saying when ("in 2023", "since 1998",
 #: "July 1998", "July; 1998") or starting a date ("2023-06-10").
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
@@ -154,6 +163,26 @@ def _numbers(text: str) -> list[str]:
             continue  # a list item's number ("22. Can I use zlib ...", "4) If ...")
         if _YEAR.fullmatch(n) and (_DATED.search(text[: m.start()]) or after[:1] == "-"):
             continue  # a year says when, not how much ("in 2023", "2023-06-10")
+        if _names_release(text[: m.start()], n):
+            continue  # a release ("since Ninja 1.2", "version 3")
         out.append(n.replace(",", ""))
     out += [w for w in _WORD.findall(text.lower()) if w in _NUMBER_WORDS]
     return out
+
+
+def _names_release(before: str, number: str) -> bool:
+    """Whether ``number``, written after ``before``, is a release's number: after a word naming
+    a release ("version 3"), or after a product's name: a capitalised word that is no function
+    word, no currency and no month, inside the sentence ("since Ninja 1.2", "needs Python 3"),
+    or starting it when the number is dotted ("Ninja 1.2 added ..."; "About 40 ..." is an
+    amount)."""
+    if _RELEASE_WORD.search(before):
+        return True
+    found = _NAME_BEFORE.search(before)
+    if found is None:
+        return False
+    name = found.group("name")
+    if name.lower() in NAME_STOP_WORDS or name.lower() in MONTHS or _MONEY.fullmatch(name):
+        return False
+    inside = found.group("lead") not in {"", ".", "!", "?", ":"}
+    return inside or bool(_DOTTED.fullmatch(number))

@@ -62,6 +62,7 @@ def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
     """The share of ``terms`` found anywhere in a document's metadata, each in any of its
     spellings (:func:`~kgrag.text.spelling.term_spellings`: "colour" is found in "Color")."""
     fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
+    fields += list(row.get("also_uris") or ())  # the paths of copies skipped as duplicates
     fields += list(row.get("entities") or ())
     haystack = " ".join(str(f).lower() for f in fields if f)
     found = sum(1 for t in terms if any(s in haystack for s in term_spellings(t.lower())))

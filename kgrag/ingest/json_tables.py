@@ -16,9 +16,10 @@ from typing import Any
 
 from kgrag.ingest.formats._common import MAX_TABLE_CELLS
 from kgrag.ingest.models import ParsedTable
+from kgrag.ingest.sniff import MAX_LINE_CHARS
 from kgrag.ingest.spreadsheet import MAX_COLUMNS, cell_text
 
-__all__ = ["json_table", "records_of"]
+__all__ = ["json_table", "minified_json_text", "records_of"]
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -75,3 +76,18 @@ def json_table(text: str, *, index: int = 0) -> ParsedTable | None:
         header=tuple(cell_text(c) for c in header),
         rows=rows,
     )
+
+
+def minified_json_text(text: str) -> str | None:
+    """A JSON document written on lines of over :data:`~kgrag.ingest.sniff.MAX_LINE_CHARS`
+    (minified data) that is no table, written one value a line (indented), so that its chunks
+    cut between values, as a JSON file written by hand is cut; None for any other text."""
+    if text.lstrip()[:1] not in ("[", "{") or all(
+        len(line) <= MAX_LINE_CHARS for line in text.splitlines()
+    ):
+        return None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return json.dumps(document, indent=1, ensure_ascii=False)

@@ -23,7 +23,7 @@ from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.faq import faq_headings
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
-from kgrag.ingest.json_tables import json_table
+from kgrag.ingest.json_tables import json_table, minified_json_text
 from kgrag.ingest.markdown_inline import inline_text
 from kgrag.ingest.markdown_tables import pipe_tables
 from kgrag.ingest.models import ParsedDocument, ParsedImage, ParsedPage, ParsedTable, SourceItem
@@ -260,12 +260,13 @@ def _plain_text(
     """A plain text file's text, its underlined headings (:mod:`kgrag.ingest.underlines`; none
     when it reads as a FAQ or has numbered heading lines, which section it already) and
     its aligned tables (:mod:`kgrag.ingest.aligned_tables`), a JSON file's list of records as a
-    table (:mod:`kgrag.ingest.json_tables`). A release log's lines (a diff's statistics, a
-    ChangeLog's "* file:  what changed" wrapped at a column) and source code's (declarations
-    aligned at a column) are not tables."""
+    table (:mod:`kgrag.ingest.json_tables`), minified JSON that is no table one value a line. A
+    release log's lines (a diff's statistics, a ChangeLog's "* file:  what changed" wrapped at a
+    column) and source code's (declarations aligned at a column) are not tables."""
     found = json_table(text)
     if found is not None:
         return "", (), (found,)
+    text = minified_json_text(text) or text
     tables: tuple[ParsedTable, ...] = ()
     name = path.name.split(".", 1)[0].lower()
     if name not in RELEASE_LOG_NAMES and suffix.lstrip(".") not in SOURCE_CODE_SUFFIXES:

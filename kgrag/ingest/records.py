@@ -107,3 +107,15 @@ class AclChange(Frozen):
         """Deterministic: replaying the write of the same change records it once."""
         key = "\n".join((self.document_id, self.at, ",".join(self.new_acl)))
         return "aclchg_" + hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+class OtherName(Frozen):
+    """A file skipped as a copy of a stored document (same content and ACL): its path is another
+    name of that document (``Document.also_uris``), so what its name says finds the one stored
+    copy ("the Debian logo" finds ``old copies/swirl.png`` when ``debian-logo.png`` is its copy)."""
+
+    kept: str
+    """The URI of the stored document the file is a copy of."""
+    sha256: str
+    path: str
+    """The skipped file's path."""

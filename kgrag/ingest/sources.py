@@ -123,8 +123,8 @@ def _through_libreoffice() -> str:
 
 def unsupported_reason(suffix: str) -> str:
     not_text = (
-        f"not text (binary, minified: a line over {MAX_LINE_CHARS:,} characters, or "
-        "PostScript or RTF)"
+        f"not text (binary, minified: a line over {MAX_LINE_CHARS:,} characters that is not "
+        "JSON, or PostScript or RTF)"
     )
     hint = CONVERT_HINTS.get(suffix.lower())
     if hint is not None:

@@ -41,37 +41,19 @@ _CONTAINERS: dict[ContainerKind, str] = {
     "msg": "Outlook message",
 }
 
-_SUFFIXES = {
-    ".pdf": "PDF",
-    ".docx": "Word (.docx)",
-    ".odt": "OpenDocument text",
-    ".ott": "OpenDocument text",
-    ".pptx": "PowerPoint (.pptx)",
-    ".xlsx": "Excel (.xlsx)",
-    ".csv": "CSV",
-    ".tsv": "TSV",
-    ".html": "HTML",
-    ".htm": "HTML",
-    ".xhtml": "HTML",
-    ".md": "Markdown",
-    ".markdown": "Markdown",
-    ".rst": "reStructuredText",
-    ".svg": "SVG",
-    ".json": "JSON",
-    ".epub": "EPUB",
-    ".rtf": "RTF",
-}
-
 
 def reader_name(name: PurePath, modality: str | None = None) -> str:
-    """The reader of a file named ``name`` (of ``modality``), in words: "the PDF reader"."""
+    """The reader of a file named ``name`` (of ``modality``), in words: a container's ("the zip
+    archive reader"), a registered format's by its name ("the HTML reader": the format
+    registry's :class:`~kgrag.ingest.formats.registry.DocumentFormat`), else the modality's
+    ("the PDF reader", "the text reader")."""
     kind = container_kind(name)
     if kind is not None:
         return f"the {_CONTAINERS[kind]} reader"
     fmt = formats.for_suffix(name.suffix)
-    what = _SUFFIXES.get(name.suffix.lower()) or (fmt.name if fmt is not None else None)
-    if what is None:
-        what = {"image": "image", "audio": "audio", "pdf": "PDF"}.get(modality or "", "text")
+    if fmt is not None:  # a registered format says its own name
+        return f"the {fmt.name} reader"
+    what = {"image": "image", "audio": "audio", "pdf": "PDF"}.get(modality or "", "text")
     return f"the {what} reader"
 
 

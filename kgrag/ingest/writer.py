@@ -20,7 +20,7 @@ from typing import NamedTuple, TypedDict
 
 from kgrag.graph.store import GraphStore, WriteStep
 from kgrag.ingest.entities import EntityRecord, display_rank
-from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord
+from kgrag.ingest.records import AclChange, DocumentBundle, ImageRecord, OtherName
 from kgrag.modalities.base import ImageEmbedder
 from kgrag.modalities.clip import DEFAULT_DEPICTS_THRESHOLD
 from kgrag.text.folding import folded
@@ -270,6 +270,22 @@ class GraphWriter:
                 ", ".join(c.old_acl),
                 ", ".join(c.new_acl),
                 c.actor or "an unnamed caller",
+            )
+
+    def add_other_names(self, names: Sequence[OtherName]) -> None:
+        """Record each file skipped as a copy as another name of the complete document it copies
+        (its path in ``also_uris``, once: replaying adds nothing). A copy whose kept document was
+        not written (it failed) is recorded nowhere."""
+        rows = [{"uri": n.kept, "sha256": n.sha256, "path": n.path} for n in names]
+        if rows:
+            self.store.write_rows("document_add_other_name", rows, batch_size=self.batch_size)
+
+    def forget_other_names(self, paths: Sequence[str]) -> None:
+        """Drop ``paths`` from every document's other names: each is now stored as a document of
+        its own (its file changed since it was skipped as a copy)."""
+        for start in range(0, len(paths), self.batch_size):
+            self.store.write(
+                "documents_forget_other_names", {"paths": paths[start : start + self.batch_size]}
             )
 
     def delete(self, document_id: str) -> None:

@@ -22,7 +22,7 @@ def touch(path: Path, content: str = "x") -> Path:
 
 XYZ_REFUSED = (
     "unsupported file type '.xyz' and not text (binary, minified: a line over 4,096 "
-    "characters, or PostScript or RTF) (supported: "
+    "characters that is not JSON, or PostScript or RTF) (supported: "
 )
 #: The first bytes of a real gzip stream: binary, so no file type kgrag reads.
 BINARY = bytes.fromhex("1f8b0800000000000003") + bytes(range(256))

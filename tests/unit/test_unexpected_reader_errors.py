@@ -116,3 +116,19 @@ def test_interrupts_exits_and_store_errors_still_stop(
     bad.write_text("crash", "utf-8")
     with pytest.raises((KeyboardInterrupt, SystemExit, StoreError)):
         parse_all(_item(bad), 1_000_000)
+
+
+def test_a_reader_is_named_by_the_format_registry() -> None:
+    from pathlib import PurePath
+
+    from kgrag.ingest import formats
+    from kgrag.ingest.unexpected import reader_name
+
+    for suffix in (".html", ".docx", ".odt", ".pptx", ".epub", ".rst", ".rtf"):
+        fmt = formats.for_suffix(suffix)
+        assert fmt is not None
+        assert reader_name(PurePath(f"a{suffix}")) == f"the {fmt.name} reader"
+    assert reader_name(PurePath("a.html")) == "the HTML reader"
+    assert reader_name(PurePath("a.docx")) == "the Word (.docx) reader"
+    assert reader_name(PurePath("a.pdf"), "pdf") == "the PDF reader"
+    assert reader_name(PurePath("a.zip")) == "the zip archive reader"

@@ -40,7 +40,7 @@ from kgrag.ingest.models import (
     UnsupportedInput,
 )
 from kgrag.ingest.parsers import parse, parse_bytes, read_file
-from kgrag.ingest.sniff import SNIFF_BYTES, looks_like_text, may_be_text
+from kgrag.ingest.sniff import SNIFF_BYTES, may_be_text, reads_as_text
 from kgrag.ingest.sources import PLAIN_TEXT, file_type, unsupported_reason
 from kgrag.ingest.unexpected import failure_reason, must_stop, reader_name
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
@@ -103,6 +103,10 @@ def parse_all(
     return ParsedInputs(documents=tuple(work.documents), refused=tuple(work.refused))
 
 
+#: How a message's HTML body is named in its refusal's path (``inspection.eml!HTML body``).
+HTML_BODY = "HTML body"
+
+
 def _unreadable(name: PurePath, modality: str) -> str:
     return f"could not be read: {reader_name(name, modality)} failed"
 
@@ -119,7 +123,7 @@ class _Unsupported(IngestError):
 
 def _member_type(name: PurePosixPath, data: bytes) -> tuple[Modality, str] | None:
     found = file_type(name.suffix)
-    if found is None and may_be_text(name) and looks_like_text(data[:SNIFF_BYTES]):
+    if found is None and may_be_text(name) and reads_as_text(data[:SNIFF_BYTES], lambda: data):
         found = PLAIN_TEXT
     return found
 
@@ -245,7 +249,11 @@ class _Expansion:
     ) -> None:
         text = message.text
         if message.html_body is not None:
-            text += "\n" + _html_text(item, message.html_body)
+            body, broke = _html_text(item, message.html_body)
+            text += "\n" + body
+            if broke is not None:
+                path = f"{item.path}!{HTML_BODY}"
+                self.refused.append(_refusal(path, broke, "unreadable"))
         tags = tuple(
             dict.fromkeys(
                 (
@@ -339,13 +347,22 @@ class _Expansion:
             self.refused.append(_refusal(str(path), reason, None))
 
 
-def _html_text(item: SourceItem, body: bytes) -> str:
-    """An HTML-only body as text: through the registered HTML format when there is one."""
+def _html_text(item: SourceItem, body: bytes) -> tuple[str, str | None]:
+    """An HTML-only body as text: through the registered HTML format when there is one, else
+    (or when that reader breaks on it) with its tags dropped; and, when the reader broke, why
+    (the message is read all the same: one part's reader is not the message's)."""
     fmt = formats.for_suffix(".html")
+    broke = None
     if fmt is not None:
         try:
             content = fmt.parse(item, body)
-            return "\n\n".join(p.text for p in content.pages)
+            return "\n\n".join(p.text for p in content.pages), None
         except IngestError:
             pass
-    return html_to_text(body.decode("utf-8", errors="replace"))
+        except Exception as e:  # a reader's bug: the body is read with its tags dropped
+            if must_stop(e):
+                raise
+            reader = reader_name(PurePosixPath("body.html"))
+            said = failure_reason(f"{reader} failed", e, f"{item.path}!{HTML_BODY}")
+            broke = f"{said}; the message's HTML body was read with its tags dropped"
+    return html_to_text(body.decode("utf-8", errors="replace")), broke

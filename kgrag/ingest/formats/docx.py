@@ -202,7 +202,7 @@ def parse_docx(item: SourceItem, data: bytes) -> ParsedContent:
 
 DOCX = register(
     DocumentFormat(
-        name="docx",
+        name="Word (.docx)",
         suffixes=(".docx",),
         mime="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         parse=parse_docx,

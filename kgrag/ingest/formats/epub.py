@@ -104,5 +104,5 @@ def parse_epub(item: SourceItem, data: bytes) -> ParsedContent:
 
 
 EPUB = register(
-    DocumentFormat(name="epub", suffixes=(".epub",), mime="application/epub+zip", parse=parse_epub)
+    DocumentFormat(name="EPUB", suffixes=(".epub",), mime="application/epub+zip", parse=parse_epub)
 )

@@ -219,9 +219,10 @@ def _content_root(tree: LexborHTMLParser) -> LexborNode | None:
 
 
 def _span(cell: LexborNode, attribute: str) -> int:
-    """A cell's ``colspan``/``rowspan`` (1 when absent or odd; at most 64)."""
+    """A cell's ``colspan``/``rowspan`` (1 when absent or odd; at most 64). Only ASCII digits
+    make a span: ``"⁴"`` is a digit to ``str.isdigit`` but no number to ``int``."""
     value = (cell.attributes.get(attribute) or "1").strip()
-    return min(int(value), 64) if value.isdigit() and int(value) > 0 else 1
+    return min(int(value), 64) if value.isascii() and value.isdigit() and int(value) > 0 else 1
 
 
 def _cell_text(cell: LexborNode) -> str:
@@ -416,6 +417,6 @@ def parse_html(item: SourceItem, data: bytes) -> ParsedContent:
 
 HTML = register(
     DocumentFormat(
-        name="html", suffixes=(".html", ".htm", ".xhtml"), mime="text/html", parse=parse_html
+        name="HTML", suffixes=(".html", ".htm", ".xhtml"), mime="text/html", parse=parse_html
     )
 )

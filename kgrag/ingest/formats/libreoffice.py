@@ -222,7 +222,7 @@ def _format(
 
 
 DOC = _format(
-    "doc",
+    "Word 97-2003 (.doc)",
     ".doc",
     "application/msword",
     "a Word 97-2003 document",
@@ -232,7 +232,7 @@ DOC = _format(
     _OLE_MAGIC,
 )
 XLS = _format(
-    "xls",
+    "Excel 97-2003 (.xls)",
     ".xls",
     "application/vnd.ms-excel",
     "an Excel 97-2003 workbook",
@@ -242,7 +242,7 @@ XLS = _format(
     _OLE_MAGIC,
 )
 PPT = _format(
-    "ppt",
+    "PowerPoint 97-2003 (.ppt)",
     ".ppt",
     "application/vnd.ms-powerpoint",
     "a PowerPoint 97-2003 deck",
@@ -252,7 +252,7 @@ PPT = _format(
     _OLE_MAGIC,
 )
 ODS = _format(
-    "ods",
+    "OpenDocument spreadsheet",
     ".ods",
     "application/vnd.oasis.opendocument.spreadsheet",
     "an OpenDocument spreadsheet",
@@ -282,7 +282,7 @@ OTP = _format(
     _ZIP_MAGIC,
 )
 ODP = _format(
-    "odp",
+    "OpenDocument presentation",
     ".odp",
     "application/vnd.oasis.opendocument.presentation",
     "an OpenDocument presentation",

@@ -186,7 +186,7 @@ def parse_odt(item: SourceItem, data: bytes) -> ParsedContent:
 
 ODT = register(
     DocumentFormat(
-        name="odt",
+        name="OpenDocument text",
         suffixes=(".odt", ".ott"),  # a template is a document too
         mime="application/vnd.oasis.opendocument.text",
         parse=parse_odt,

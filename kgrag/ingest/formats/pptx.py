@@ -164,7 +164,7 @@ def parse_pptx(item: SourceItem, data: bytes) -> ParsedContent:
 
 PPTX = register(
     DocumentFormat(
-        name="pptx",
+        name="PowerPoint (.pptx)",
         suffixes=(".pptx",),
         mime="application/vnd.openxmlformats-officedocument.presentationml.presentation",
         parse=parse_pptx,

@@ -29,6 +29,7 @@ class DocumentFormat:
     """One family of files: the suffixes it is chosen by, the MIME type stored, its parser."""
 
     name: str
+    """What the format is called in messages ("the HTML reader failed"): "HTML", "Word (.docx)"."""
     suffixes: tuple[str, ...]
     mime: str
     parse: Parser

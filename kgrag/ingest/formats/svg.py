@@ -205,7 +205,7 @@ def parse_svg(item: SourceItem, data: bytes) -> ParsedContent:
 
 SVG = register(
     DocumentFormat(
-        name="svg",
+        name="SVG",
         suffixes=(".svg",),
         mime="image/svg+xml",
         parse=parse_svg,

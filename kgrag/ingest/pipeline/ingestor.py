@@ -39,7 +39,7 @@ from kgrag.ingest.pipeline.report import (
     ProgressEvent,
     WriteRate,
 )
-from kgrag.ingest.records import AclChange, DocumentBundle, document_id
+from kgrag.ingest.records import AclChange, DocumentBundle, OtherName, document_id
 from kgrag.ingest.sources import expand_inputs
 from kgrag.ingest.summaries import Summariser, silent_recording_summary
 from kgrag.ingest.table_rows import table_records
@@ -259,6 +259,7 @@ class Ingestor:
             ):
                 stored[row["uri"]].append(row)
         originals = self._stored_contents(documents)
+        other_names: list[OtherName] = []  # paths skipped as duplicates: other names of the kept
         for doc in documents:
             uri = str(doc.source.path)
             existing = stored.get(uri, [])
@@ -269,6 +270,7 @@ class Ingestor:
                 if original is not None and original != uri:
                     detail = f"same content and ACL as {original}, already ingested"
                     report.skip(uri, "duplicate", detail)
+                    other_names.append(OtherName(kept=original, sha256=doc.sha256, path=uri))
                     continue
                 originals[key] = uri
             others = [r["id"] for r in existing if r["id"] != new_id]
@@ -303,8 +305,11 @@ class Ingestor:
             report.ingested += len(ids)
         for old in stale:
             writer.delete(old)
+        # a file stored as its own document now (changed since it was a copy) is no other name
+        writer.forget_other_names([str(d.source.path) for d in todo])
         if not todo:
             containers.link(documents)
+            writer.add_other_names(other_names)
             return
         # Word statistics from the whole job first: what a chunk yields then does not depend on
         # the documents before it (a resumed job extracts what an uninterrupted one does).
@@ -369,6 +374,7 @@ class Ingestor:
         ]
         containers.remove_gone(changed, {str(d.source.path) for d in documents})
         containers.link(documents)
+        writer.add_other_names(other_names)  # after the kept copies of this job are written
 
     def _stored_contents(
         self, documents: Sequence[ParsedDocument]
