@@ -55,7 +55,7 @@ from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
 from kgrag.text import is_numbered_heading, sentence_texts, terms
-from kgrag.text.file_names import file_name_title
+from kgrag.text.file_names import file_name_title, file_words
 from kgrag.text.versions import is_version
 
 if TYPE_CHECKING:
@@ -346,9 +346,7 @@ def select_sentences(
     # title ("California Housing dataset"): for a question asking one, the title counts too
     def held(i: int) -> set[str]:
         c = candidates[i]
-        if not quantity:
-            return set(c.terms & own)
-        return set(c.terms | set(terms(c.hit.title or ""))) & own
+        return set(c.terms | read_under(c.hit)) & own
 
     holds = {i: matched(i, held(i)) for i in preferred}
     most = max(holds.values())
@@ -373,7 +371,7 @@ def select_sentences(
 
         def rest(i: int) -> float:
             c = candidates[i]
-            held = (c.terms | set(terms(c.hit.title or ""))) & own
+            held = (c.terms | read_under(c.hit)) & own
             return sum(weight[t] for t in held if t not in asked)
 
         fullest = max(rest(i) for i in preferred)
@@ -396,7 +394,7 @@ def select_sentences(
         # "Quick Install" under "WebCScope Installation")
         def context(i: int) -> set[str]:
             c = candidates[i]
-            return set(c.terms | set(terms(c.hit.title or ""))) & own
+            return set(c.terms | read_under(c.hit)) & own
 
         better = [j for j in preferred if context(j) > context(first)]
         if better:  # of those, the ones that hold the most of the question
@@ -503,6 +501,13 @@ def select_sentences(
 _CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
 
 
+def read_under(hit: Hit) -> frozenset[str]:
+    """The terms a passage's sentences are read under: its document's title and its file's name
+    (``double-conversion README.md`` names what every sentence of it is about, as a title that
+    is one of its headings, "Building", may not)."""
+    return frozenset(terms(hit.title or "")) | frozenset(terms(file_words(hit.uri)))
+
+
 def is_code(identifier: str) -> bool:
     """Whether ``identifier`` (lower case, from :func:`~kgrag.planner.rule.identifiers`) is a
     code: letters and digits mixed, at least as many digits as letters ("40p01", "e021-04"); not
@@ -559,9 +564,11 @@ def _usage_lines_after(candidates: Sequence[_Candidate], hit_id: str, position: 
     return n
 
 
-#: A sentence that refers to the one before it by its first word.
+#: A sentence that refers to the one before it by its first word (a possessive too: "Its
+#: purpose is to ..." after "Libidn2 is a ... implementation of IDNA2008 ...").
 _REFERS_BACK = re.compile(
-    r"(?:this|that|these|those|it|such)\b(?!\s*(?:is|are)\s+(?:a|an|the)\b)", re.IGNORECASE
+    r"(?:this|that|these|those|it|its|their|such)\b(?!\s*(?:is|are)\s+(?:a|an|the)\b)",
+    re.IGNORECASE,
 )
 
 #: A numbered step: "3. In this postgres shell, ...", "4) ...".
