@@ -346,8 +346,16 @@ def select_sentences(
     # title ("California Housing dataset"): for a question asking one, the title counts too
     def held(i: int) -> set[str]:
         c = candidates[i]
-        return set(c.terms | read_under(c.hit)) & own
+        if not quantity:
+            return set(c.terms & own)
+        return set(c.terms | set(terms(c.hit.title or ""))) & own
 
+    # a sentence that holds, of the question's words, only those naming its own document (its
+    # title's or its file's: "https://github.com/google/double-conversion" in double-conversion's
+    # README, for "Which build tools can double-conversion be built with?") says nothing the
+    # question asks of that document: one saying something leads
+    saying = [i for i in preferred if not names_only_document(candidates[i], own)]
+    preferred = saying or preferred
     holds = {i: matched(i, held(i)) for i in preferred}
     most = max(holds.values())
     preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
@@ -371,7 +379,7 @@ def select_sentences(
 
         def rest(i: int) -> float:
             c = candidates[i]
-            held = (c.terms | read_under(c.hit)) & own
+            held = (c.terms | set(terms(c.hit.title or ""))) & own
             return sum(weight[t] for t in held if t not in asked)
 
         fullest = max(rest(i) for i in preferred)
@@ -394,7 +402,7 @@ def select_sentences(
         # "Quick Install" under "WebCScope Installation")
         def context(i: int) -> set[str]:
             c = candidates[i]
-            return set(c.terms | read_under(c.hit)) & own
+            return set(c.terms | set(terms(c.hit.title or ""))) & own
 
         better = [j for j in preferred if context(j) > context(first)]
         if better:  # of those, the ones that hold the most of the question
@@ -501,11 +509,13 @@ def select_sentences(
 _CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
 
 
-def read_under(hit: Hit) -> frozenset[str]:
-    """The terms a passage's sentences are read under: its document's title and its file's name
-    (``double-conversion README.md`` names what every sentence of it is about, as a title that
-    is one of its headings, "Building", may not)."""
-    return frozenset(terms(hit.title or "")) | frozenset(terms(file_words(hit.uri)))
+def names_only_document(candidate: _Candidate, own: AbstractSet[str]) -> bool:
+    """Whether the question's terms ``own`` that ``candidate`` holds all name its document: words
+    of its title or of its file's name (``double-conversion README.md``; a title taken from one
+    of its headings, "Building", may not name it)."""
+    held = candidate.terms & own
+    hit = candidate.hit
+    return bool(held) and held <= set(terms(hit.title or "")) | set(terms(file_words(hit.uri)))
 
 
 def is_code(identifier: str) -> bool:
