@@ -350,10 +350,10 @@ def select_sentences(
             return set(c.terms & own)
         return set(c.terms | set(terms(c.hit.title or ""))) & own
 
-    # a sentence that holds, of the question's words, only those naming its own document (its
-    # title's or its file's: "https://github.com/google/double-conversion" in double-conversion's
-    # README, for "Which build tools can double-conversion be built with?") says nothing the
-    # question asks of that document: one saying something leads
+    # a sentence that holds, of the question's words, only those naming its own file
+    # ("https://github.com/google/double-conversion" in ``double-conversion README.md``, for
+    # "Which build tools can double-conversion be built with?") says nothing the question asks
+    # of that file: one saying something leads
     saying = [i for i in preferred if not names_only_document(candidates[i], own)]
     preferred = saying or preferred
     holds = {i: matched(i, held(i)) for i in preferred}
@@ -510,12 +510,11 @@ _CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
 
 
 def names_only_document(candidate: _Candidate, own: AbstractSet[str]) -> bool:
-    """Whether the question's terms ``own`` that ``candidate`` holds all name its document: words
-    of its title or of its file's name (``double-conversion README.md``; a title taken from one
-    of its headings, "Building", may not name it)."""
+    """Whether the question's terms ``own`` that ``candidate`` holds all name its file: words of
+    the file's name (``double-conversion README.md``). Not its title: a title is often the
+    passage's own first line or heading ("locales", "Building"), words the answer holds too."""
     held = candidate.terms & own
-    hit = candidate.hit
-    return bool(held) and held <= set(terms(hit.title or "")) | set(terms(file_words(hit.uri)))
+    return bool(held) and held <= set(terms(file_words(candidate.hit.uri)))
 
 
 def is_code(identifier: str) -> bool:
