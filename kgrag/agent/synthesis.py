@@ -510,11 +510,10 @@ _CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
 
 
 def names_only_document(candidate: _Candidate, own: AbstractSet[str]) -> bool:
-    """Whether the question's terms ``own`` that ``candidate`` holds all name its file: words of
-    the file's name (``double-conversion README.md``). Not its title: a title is often the
+    """Whether the question's terms ``own`` that ``candidate`` holds, if any, all name its file:
+    words of the file's name (``double-conversion README.md``). Not its title: a title is often the
     passage's own first line or heading ("locales", "Building"), words the answer holds too."""
-    held = candidate.terms & own
-    return bool(held) and held <= set(terms(file_words(candidate.hit.uri)))
+    return candidate.terms & own <= set(terms(file_words(candidate.hit.uri)))
 
 
 def is_code(identifier: str) -> bool:
