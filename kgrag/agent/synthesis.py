@@ -55,7 +55,7 @@ from kgrag.llm.prompts import render_prompt
 from kgrag.modalities.base import TextEmbedder
 from kgrag.planner.rule import identifiers
 from kgrag.text import is_numbered_heading, sentence_texts, terms
-from kgrag.text.file_names import file_name_title
+from kgrag.text.file_names import file_name_title, file_words
 from kgrag.text.versions import is_version
 
 if TYPE_CHECKING:
@@ -350,6 +350,12 @@ def select_sentences(
             return set(c.terms & own)
         return set(c.terms | set(terms(c.hit.title or ""))) & own
 
+    # a sentence that holds, of the question's words, only those naming its own file
+    # ("https://github.com/google/double-conversion" in ``double-conversion README.md``, for
+    # "Which build tools can double-conversion be built with?") says nothing the question asks
+    # of that file: one saying something leads
+    saying = [i for i in preferred if not names_only_document(candidates[i], own)]
+    preferred = saying or preferred
     holds = {i: matched(i, held(i)) for i in preferred}
     most = max(holds.values())
     preferred = [i for i in preferred if holds[i] >= most - FEWER_TERMS]
@@ -503,6 +509,13 @@ def select_sentences(
 _CODE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[a-z])[a-z\d]+(?:-[a-z\d]+)*")
 
 
+def names_only_document(candidate: _Candidate, own: AbstractSet[str]) -> bool:
+    """Whether the question's terms ``own`` that ``candidate`` holds, if any, all name its file:
+    words of the file's name (``double-conversion README.md``). Not its title: a title is often the
+    passage's own first line or heading ("locales", "Building"), words the answer holds too."""
+    return candidate.terms & own <= set(terms(file_words(candidate.hit.uri)))
+
+
 def is_code(identifier: str) -> bool:
     """Whether ``identifier`` (lower case, from :func:`~kgrag.planner.rule.identifiers`) is a
     code: letters and digits mixed, at least as many digits as letters ("40p01", "e021-04"); not
@@ -559,9 +572,11 @@ def _usage_lines_after(candidates: Sequence[_Candidate], hit_id: str, position: 
     return n
 
 
-#: A sentence that refers to the one before it by its first word.
+#: A sentence that refers to the one before it by its first word (a possessive too: "Its
+#: purpose is to ..." after "Libidn2 is a ... implementation of IDNA2008 ...").
 _REFERS_BACK = re.compile(
-    r"(?:this|that|these|those|it|such)\b(?!\s*(?:is|are)\s+(?:a|an|the)\b)", re.IGNORECASE
+    r"(?:this|that|these|those|it|its|their|such)\b(?!\s*(?:is|are)\s+(?:a|an|the)\b)",
+    re.IGNORECASE,
 )
 
 #: A numbered step: "3. In this postgres shell, ...", "4) ...".
