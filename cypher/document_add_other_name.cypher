@@ -5,4 +5,4 @@ UNWIND $rows AS row
 MATCH (d:Document {uri: row.uri})
 WHERE d.sha256 = row.sha256 AND d.status = 'complete'
   AND NOT row.path IN coalesce(d.also_uris, [])
-SET d.also_uris = coalesce(d.also_uris, []) + [row.path]
+SET d.also_uris = [u IN coalesce(d.also_uris, []) WHERE u <> row.path] + [row.path]
