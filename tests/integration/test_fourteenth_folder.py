@@ -14,7 +14,6 @@ folder"), on real files of this machine and both engines:
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,9 +21,8 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
-from kgrag.modalities import factory
+from tests.support.folders import ingested_copy
 
 DATA = Path(__file__).parents[1] / "data" / "fourteenth_folder"
 FILES = ("ubuntu.csv", "ncurses FAQ.docx", "xml catalogs.odt")
@@ -32,13 +30,7 @@ FILES = ("ubuntu.csv", "ncurses FAQ.docx", "xml catalogs.odt")
 
 @pytest.fixture(scope="module")
 def agent(module_store: GraphStore, tmp_path_factory: pytest.TempPathFactory) -> KnowledgeAgent:
-    folder = tmp_path_factory.mktemp("fourteenth folder")
-    for name in FILES:
-        shutil.copy(DATA / name, folder)
-    a = KnowledgeAgent(module_store, factory.text_embedder(Settings()))
-    report = a.ingest([str(folder)])
-    assert (report.ingested, report.failed) == (len(FILES), 0), (report.failures, report.skips)
-    return a
+    return ingested_copy(module_store, tmp_path_factory, DATA, FILES)
 
 
 def test_a_row_named_by_its_adjacent_values_answers(agent: KnowledgeAgent) -> None:

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,9 +22,8 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from kgrag.agent.agent import KnowledgeAgent
-from kgrag.config import Settings
 from kgrag.graph.store import GraphStore
-from kgrag.modalities import factory
+from tests.support.folders import ingested_copy
 
 DATA = Path(__file__).parents[1] / "data" / "sixteenth_folder"
 FILES = ("double-conversion README.md", "libidn2 README.md.gz", "errorref.txt.gz")
@@ -33,13 +31,7 @@ FILES = ("double-conversion README.md", "libidn2 README.md.gz", "errorref.txt.gz
 
 @pytest.fixture(scope="module")
 def agent(module_store: GraphStore, tmp_path_factory: pytest.TempPathFactory) -> KnowledgeAgent:
-    folder = tmp_path_factory.mktemp("sixteenth folder")
-    for name in FILES:
-        shutil.copy(DATA / name, folder)
-    a = KnowledgeAgent(module_store, factory.text_embedder(Settings()))
-    report = a.ingest([str(folder)])
-    assert (report.ingested, report.failed) == (len(FILES), 0), (report.failures, report.skips)
-    return a
+    return ingested_copy(module_store, tmp_path_factory, DATA, FILES)
 
 
 def _quoted(answer: str) -> list[str]:
