@@ -18,6 +18,7 @@ from kgrag.core import Frozen
 from kgrag.errors import MigrationError, StoreError
 from kgrag.graph.schema import (
     MIGRATIONS,
+    DataFormatTypes,
     DataMigration,
     ManPageTypes,
     RelationshipTypes,
@@ -122,6 +123,28 @@ def mend_man_page_types(store: GraphStore, page: int = FILL_PAGE) -> int:
         after = rows[-1]["id"]
 
 
+def mend_data_format_types(store: GraphStore, page: int = FILL_PAGE) -> int:
+    """Store under its data format's MIME type (:func:`kgrag.ingest.sources.sniffed_text_type`)
+    every document stored as plain text whose file's suffix names one (``.json``, ``.yaml``...),
+    in pages by id; return how many. Running it again finds none."""
+    from kgrag.ingest.sources import PLAIN_TEXT, sniffed_text_type
+
+    after = ""
+    changed = 0
+    while True:
+        rows = store.read(
+            "document_plain_text_uri_page", {"after": after, "limit": page, "mime": PLAIN_TEXT[1]}
+        )
+        if not rows:
+            return changed
+        typed = ((r["id"], sniffed_text_type(PurePath(r["uri"] or ""))) for r in rows)
+        updates = [{"id": i, "value": kind[1]} for i, kind in typed if kind != PLAIN_TEXT]
+        if updates:
+            store.write_rows("document_set_mime", updates)
+            changed += len(updates)
+        after = rows[-1]["id"]
+
+
 def migrate(
     store: GraphStore, *, timeout_s: float = SCHEMA_AWAIT_TIMEOUT_S, together: bool = False
 ) -> list[str]:
@@ -157,6 +180,11 @@ def migrate(
                         n = mend_man_page_types(store)
                         log.info(
                             "migration %s: %d man pages stored as text/troff", migration.name, n
+                        )
+                    elif isinstance(op, DataFormatTypes):
+                        n = mend_data_format_types(store)
+                        log.info(
+                            "migration %s: %d data files stored by their type", migration.name, n
                         )
                     elif isinstance(op, RelationshipTypes):
                         store.declare_relationship_types(op.types)

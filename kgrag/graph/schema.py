@@ -135,6 +135,16 @@ class ManPageTypes(Frozen):
     kind: Literal["man_page_types"] = "man_page_types"
 
 
+class DataFormatTypes(Frozen):
+    """Gives the JSON, YAML, XML and TOML files stored as plain text (before kgrag stored a data
+    format under its own MIME type) that type, by their file's suffix
+    (:data:`kgrag.ingest.sources.DATA_TEXT_TYPES`;
+    :func:`kgrag.graph.migrations.mend_data_format_types`). Only the type changes.
+    Idempotent: a file mended is no longer plain text."""
+
+    kind: Literal["data_format_types"] = "data_format_types"
+
+
 class RelationshipTypes(Frozen):
     """Declares relationship types in the store's schema before any write uses them
     (:meth:`GraphStore.declare_relationship_types`). FalkorDB creates a type with the first
@@ -146,7 +156,9 @@ class RelationshipTypes(Frozen):
     types: tuple[str, ...]
 
 
-MigrationOp = SchemaOp | DataMigration | RelationshipTypes | SearchProperty | ManPageTypes
+MigrationOp = (
+    SchemaOp | DataMigration | RelationshipTypes | SearchProperty | ManPageTypes | DataFormatTypes
+)
 
 
 class VectorIndex(Frozen):
@@ -294,6 +306,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # ingested before held them as text/plain. Their type is mended here; their text is not (a
     # page ingested before kgrag read roff is its source until it is ingested again).
     Migration(name="0013_man_page_types", ops=(ManPageTypes(),)),
+    # JSON, YAML, XML and TOML files are stored under their own MIME types ("Which YAML files do I
+    # have?" lists them); stores ingested before held them as text/plain.
+    Migration(name="0014_data_format_types", ops=(DataFormatTypes(),)),
 )
 
 

@@ -11,7 +11,7 @@ import glob
 import logging
 import os
 from collections.abc import Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from pydantic import ConfigDict, ValidationError
 
@@ -74,6 +74,25 @@ FILE_TYPES: dict[str, tuple[Modality, str]] = {
 
 #: A file without an extension (``README``, ``README.Debian``) whose content is text.
 PLAIN_TEXT: tuple[Modality, str] = ("text", "text/plain")
+
+#: Data formats read as text (by :mod:`kgrag.ingest.parsers`' text path, a JSON file's records as
+#: a table) and stored under their registered MIME type, so that "Which YAML files do I have?"
+#: lists them by type rather than by the words of their names (:func:`sniffed_text_type`).
+DATA_TEXT_TYPES: dict[str, str] = {
+    ".json": "application/json",  # RFC 8259
+    ".yaml": "application/yaml",  # RFC 9512
+    ".yml": "application/yaml",
+    ".xml": "application/xml",  # RFC 7303
+    ".toml": "application/toml",
+}
+
+
+def sniffed_text_type(name: PurePath) -> tuple[Modality, str]:
+    """The (modality, mime) of a file of no reader of its own whose content is text: a data
+    format's (:data:`DATA_TEXT_TYPES`) by its suffix, else plain text."""
+    mime = DATA_TEXT_TYPES.get(name.suffix.lower())
+    return ("text", mime) if mime is not None else PLAIN_TEXT
+
 
 MANIFEST_SUFFIX = ".jsonl"
 _GLOB_CHARS = frozenset("*?[")
@@ -195,7 +214,7 @@ class _Collector:
             # a symlink may point at a differently named file: judge the name the user sees too
             kind = file_type(Path(shown).suffix)
         if kind is None and may_be_text(Path(shown)) and file_looks_like_text(resolved):
-            kind = PLAIN_TEXT
+            kind = sniffed_text_type(Path(shown))
         if kind is None:
             suffix = Path(shown).suffix.lower() or resolved.suffix.lower()
             if suffix == MANIFEST_SUFFIX and not explicit:

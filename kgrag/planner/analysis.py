@@ -56,7 +56,19 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DocumentType = Literal[
-    "pdf", "text", "image", "audio", "man", "csv", "spreadsheet", "html", "markdown"
+    "pdf",
+    "text",
+    "image",
+    "audio",
+    "man",
+    "csv",
+    "spreadsheet",
+    "html",
+    "markdown",
+    "json",
+    "yaml",
+    "xml",
+    "toml",
 ]
 """A document type a question names: a stored modality, or a text format ("man": man pages,
 :data:`~kgrag.planner.params.DocumentFormat`)."""
@@ -170,6 +182,10 @@ _SUMMARY_FRAME = word_set(
     outline explain quick one-paragraph synopsis executive document file"""
 )
 """Words that frame a summary request rather than name its document."""
+_FILE_NOUNS = (
+    r"(?:(?:data|config(?:uration)?|settings?)\s+)?(?:files?|documents?|docs|data|records|"
+    r"manifests?|configs?|configurations?)\b"
+)
 _DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
     (re.compile(r"\bpdfs?\b|\.pdf\b"), "pdf"),
     (re.compile(r"\b(?:recordings?|audio|podcasts?|voicemails?|calls)\b"), "audio"),
@@ -180,7 +196,14 @@ _DOC_TYPES: tuple[tuple[re.Pattern[str], DocumentType], ...] = (
     (re.compile(r"\b(?:spreadsheets?|workbooks?)\b"), "spreadsheet"),
     (re.compile(r"\b(?:html (?:pages?|files?|documents?)|web ?pages?)\b"), "html"),
     (re.compile(r"\b(?:markdown|md files?)\b"), "markdown"),
+    # a data format is named with a noun of files ("the YAML files", ".json documents"): "which
+    # notes mention JSON?" asks about JSON, not for JSON files
+    (re.compile(rf"(?:\b|\.)json\s+{_FILE_NOUNS}"), "json"),
+    (re.compile(rf"(?:\b|\.)ya?ml\s+{_FILE_NOUNS}"), "yaml"),
+    (re.compile(rf"(?:\b|\.)xml\s+{_FILE_NOUNS}"), "xml"),
+    (re.compile(rf"(?:\b|\.)toml\s+{_FILE_NOUNS}"), "toml"),
 )
+
 
 _IMAGE = re.compile(
     r"\b(?:pictures?|images?|drawings?|photos?|photographs?|diagrams?|illustrations?|"

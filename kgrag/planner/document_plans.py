@@ -78,6 +78,12 @@ _TYPE_NOUNS = word_set(
     text note markdown txt tagged tag man manual manpage page csv tsv spreadsheet workbook html web
     webpage md"""
 )
+#: A data format's name and the nouns it was named with ("the YAML config files"): no topic of a
+#: question that names a data format (:data:`kgrag.planner.analysis.DocumentType`).
+_DATA_FORMAT_WORDS = word_set(
+    """json yaml yml xml toml data config configuration setting manifest record"""
+)
+_DATA_FORMATS = frozenset({"json", "yaml", "xml", "toml"})
 _LISTING_NOISE = word_set(
     """have has got stored there kept available held ingested indexed related relating
     mention mentioning concern concerning regarding topic know report paper article memo"""
@@ -226,12 +232,13 @@ def _metadata_step(
         params["tags"] = tags
     match = _ABOUT.search(question)
     if match or topic_words:
+        type_words = _TYPE_NOUNS | (_DATA_FORMAT_WORDS if _DATA_FORMATS & set(formats) else set())
         about = [
             t
             for t in document_terms(match.group(1) if match else question)
             if not t.isdigit()
-            and t not in _TYPE_NOUNS
-            and t.removesuffix("s") not in _TYPE_NOUNS
+            and t not in type_words
+            and t.removesuffix("s") not in type_words
             and t not in _LISTING_NOISE
             and t not in _METADATA_NOISE
             and t not in tags

@@ -86,10 +86,12 @@ Identifier = Annotated[str, Field(pattern=_IDENTIFIER, max_length=64)]
 ParamValue = str | int | float | bool | None | list[str] | list[int] | list[float]
 DocumentModality = Literal["text", "pdf", "image", "audio"]
 """A document's type as stored on ``Document.modality``."""
-DocumentFormat = Literal["man", "csv", "spreadsheet", "html", "markdown"]
+DocumentFormat = Literal[
+    "man", "csv", "spreadsheet", "html", "markdown", "json", "yaml", "xml", "toml"
+]
 """A text document's format, as stored on ``Document.mime`` (:data:`FORMAT_MIMES`): a man page
 is text read from roff; a CSV file a table of comma- or tab-separated values; a spreadsheet one
-of those or a workbook; an HTML page; a Markdown file."""
+of those or a workbook; an HTML page; a Markdown file; a JSON, YAML, XML or TOML data file."""
 _CSV_MIMES = ("text/csv", "text/tab-separated-values")
 FORMAT_MIMES: dict[DocumentFormat, tuple[str, ...]] = {
     "man": (ROFF_MIME,),
@@ -102,10 +104,12 @@ FORMAT_MIMES: dict[DocumentFormat, tuple[str, ...]] = {
     ),
     "html": ("text/html",),
     "markdown": ("text/markdown",),
+    **{name: (f"application/{name}",) for name in ("json", "yaml", "xml", "toml")},
 }
 """The stored MIME types of each :data:`DocumentFormat` (the parser sets roff's on what it
 recognises by content, whatever the file's name: :mod:`kgrag.ingest.roff`; the others follow
-the file's extension: :mod:`kgrag.ingest.sources`)."""
+the file's extension: :mod:`kgrag.ingest.sources`, the data formats'
+:data:`~kgrag.ingest.sources.DATA_TEXT_TYPES`)."""
 _DATE = r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$"
 Term = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -315,8 +319,8 @@ class MetadataSearchParams(StepParams):
 
     modalities: tuple[DocumentModality, ...] | None = Field(default=None, min_length=1)
     formats: tuple[DocumentFormat, ...] | None = Field(default=None, min_length=1)
-    """Text formats (``man``: man pages, ``csv``, ``spreadsheet``, ``html``, ``markdown``),
-    matched on the stored MIME type."""
+    """Text formats (``man``: man pages, ``csv``, ``spreadsheet``, ``html``, ``markdown``,
+    ``json``, ``yaml``, ``xml``, ``toml``), matched on the stored MIME type."""
     tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
     date_from: str | None = Field(default=None, pattern=_DATE)
     """YYYY, YYYY-MM or YYYY-MM-DD; inclusive."""

@@ -4,7 +4,9 @@ Real files (tests/data: a Go checksum CSV, two HTML pages, eSpeak NG's Markdown 
 reStructuredText notice, a Debian man page) and two made here: the CSV's first rows saved as a
 TSV, and a note whose text talks about CSV files without being one (before, "Which CSV files do
 you have?" listed documents whose words matched "csv", and "Which markdown files do you have?"
-listed every text document)."""
+listed every text document). JSON, YAML, XML and TOML files are kinds too (tests/data/data_formats:
+Prometheus' sample configuration, polkit's XML catalog; before, "Which YAML files do you have?"
+found the documents whose metadata held the word "yaml": none)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,10 @@ REAL = [
     DATA / "espeak_ng_docs" / "guide.md",
     DATA / "containers" / "good" / "turbine.rst",
     DATA / "man" / "cscope.1.gz",
+    DATA / "data_formats" / "prometheus.yml",
+    DATA / "data_formats" / "polkit-catalog.xml",
+    DATA / "plain_text" / "iso_15924.json",
+    DATA / "near_miss" / "pandas-pyproject.toml",
 ]
 NOTE = (
     "Export notes\n\nThe nightly job writes the module checksums as a CSV file, one row per "
@@ -50,7 +56,7 @@ def agent(
         report = a.ingest(
             [str(p) for p in [*REAL, folder / "sums.tsv", folder / "export-notes.txt"]]
         )
-        assert report.ingested == 8, report.failures
+        assert report.ingested == 12, report.failures
         yield a
 
 
@@ -62,6 +68,10 @@ def agent(
         ("Which HTML pages do you have?", {"ferry.html", "go_mem_head.html"}),
         ("Which markdown files do you have?", {"guide.md"}),
         ("Which man pages do you have?", {"cscope.1.gz"}),
+        ("Which YAML files do you have?", {"prometheus.yml"}),
+        ("List the JSON files.", {"iso_15924.json"}),
+        ("Which XML documents are stored?", {"polkit-catalog.xml"}),
+        ("Show me the TOML files", {"pandas-pyproject.toml"}),
     ],
 )
 def test_a_listing_by_format_lists_the_files_of_that_format_alone(
@@ -113,4 +123,21 @@ def test_man_pages_a_store_held_as_plain_text_are_listed_once_it_is_opened(
     found = agent.ask("Which man pages do you have?", admin=True)
     assert cited_files(found) == {"cscope.1.gz", "zstd.1.gz"}, found.answer
     rows = agent.store.read_freeform("MATCH (d:Document {id: 'old-syslog'}) RETURN d.mime AS m")
+    assert [r["m"] for r in rows] == ["text/plain"]
+
+
+def test_data_files_a_store_held_as_plain_text_are_listed_once_it_is_opened(
+    agent: KnowledgeAgent, module_engine: Engine
+) -> None:
+    """Migration 0014_data_format_types: a YAML file as an older kgrag stored it (plain text) is
+    not listed as YAML; the store opened again lists it, and the plain-text note stays plain."""
+    undo = "MATCH (d:Document) WHERE d.uri ENDS WITH '.yml' SET d.mime = 'text/plain'"
+    as_before(agent.store, "0014_data_format_types", undo)
+    assert cited_files(agent.ask("Which YAML files do you have?", admin=True)) == set()
+    open_migrates(module_engine, "0014_data_format_types")
+    found = agent.ask("Which YAML files do you have?", admin=True)
+    assert cited_files(found) == {"prometheus.yml"}, found.answer
+    rows = agent.store.read_freeform(
+        "MATCH (d:Document) WHERE d.uri ENDS WITH 'export-notes.txt' RETURN d.mime AS m"
+    )
     assert [r["m"] for r in rows] == ["text/plain"]

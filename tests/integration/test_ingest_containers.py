@@ -253,6 +253,27 @@ def test_empty_files_and_duplicates_are_skips_naming_why(
     assert alone.failed == 0 and [s.kind for s in alone.skips] == ["empty"]
 
 
+def test_a_file_holding_the_old_content_of_a_file_changed_in_the_same_job_is_stored(
+    agent: KnowledgeAgent, tmp_path: Path
+) -> None:
+    """A kept file edited while its old text was saved under another name, both ingested in one
+    job: the other file was skipped as a copy of the kept one, whose old version the same job
+    replaced, so its text was stored nowhere. Now it is a document of its own."""
+    folder = tmp_path / "edits"
+    folder.mkdir()
+    old = "Pump P-14 was serviced on 3 May; the seals were replaced.\n"
+    (folder / "pump-log.txt").write_text(old)
+    assert agent.ingest([str(folder)]).ingested == 1
+    (folder / "pump-log.txt").write_text("Pump P-14 is due for service on 9 June.\n")
+    (folder / "pump-log-may.txt").write_text(old)
+    report = agent.ingest([str(folder)])
+    assert (report.ingested, report.failed) == (2, 0), (report.skips, report.failures)
+    assert not [s for s in report.skips if s.kind == "duplicate"], report.skips
+    found = agent.ask("When was pump P-14 serviced and what was replaced?", admin=True)
+    assert "seals were replaced" in found.answer, found.answer
+    assert any(c.uri == str(folder / "pump-log-may.txt") for c in found.citations), found.answer
+
+
 def test_members_are_readable_by_whom_their_container_is(
     agent: KnowledgeAgent, tmp_path: Path
 ) -> None:

@@ -15,6 +15,7 @@ from kgrag.planner.analysis import (
     ResolvedEntity,
     analyse,
     mention_candidates,
+    named_document_types,
 )
 from kgrag.planner.periods import Period
 
@@ -304,3 +305,23 @@ def test_analysis_is_deterministic() -> None:
     questions = SIMPLE + COMPLEX
     first = [analyse(q) for q in questions]
     assert [analyse(q) for q in questions] == first
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        ("Which YAML files do you have?", ("yaml",)),
+        ("What .yml config files are stored?", ("yaml",)),
+        ("List the JSON data files", ("json",)),
+        ("Show me the XML documents", ("xml",)),
+        ("any toml files?", ("toml",)),
+        # the format is what the text is about, not the kind of file asked for
+        ("Which notes mention JSON?", ("text",)),
+        ("How do I convert YAML to JSON?", ()),
+        ("Does the parser accept XML namespaces?", ()),
+    ],
+)
+def test_a_data_format_is_a_type_when_named_with_a_noun_of_files(
+    question: str, types: tuple[str, ...]
+) -> None:
+    assert named_document_types(question) == types

@@ -293,11 +293,23 @@ def test_jsonl_met_in_a_folder_is_not_read_as_a_manifest(tmp_path: Path) -> None
     assert "manifests only when named directly" in rejected.reason
 
 
-@pytest.mark.parametrize("name", ["fileinput.py", "synopsis.json", "config.yaml", "kern.log"])
-def test_a_text_file_of_no_known_type_is_read_as_plain_text(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "mime"),
+    [
+        ("fileinput.py", "text/plain"),
+        ("kern.log", "text/plain"),
+        # a data format is read as text and stored under its own type
+        ("synopsis.json", "application/json"),
+        ("config.yaml", "application/yaml"),
+        ("CI.YML", "application/yaml"),
+        ("catalog.xml", "application/xml"),
+        ("pyproject.toml", "application/toml"),
+    ],
+)
+def test_a_text_file_of_no_known_type_is_read_as_text(tmp_path: Path, name: str, mime: str) -> None:
     result = expand_inputs([str(touch(tmp_path / "docs" / name, "port = 8080\n"))])
     (item,) = result.items
-    assert (item.modality, item.mime) == ("text", "text/plain") and not result.rejected
+    assert (item.modality, item.mime) == ("text", mime) and not result.rejected
 
 
 def test_svg_is_a_picture_and_unnamed_jsonl_is_not_read_as_text(tmp_path: Path) -> None:

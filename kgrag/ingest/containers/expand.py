@@ -41,7 +41,7 @@ from kgrag.ingest.models import (
 )
 from kgrag.ingest.parsers import parse, parse_bytes, read_file
 from kgrag.ingest.sniff import SNIFF_BYTES, may_be_text, reads_as_text
-from kgrag.ingest.sources import PLAIN_TEXT, file_type, unsupported_reason
+from kgrag.ingest.sources import file_type, sniffed_text_type, unsupported_reason
 from kgrag.ingest.unexpected import failure_reason, must_stop, reader_name
 from kgrag.modalities.audio import DEFAULT_MAX_MEDIA_SECONDS
 
@@ -124,7 +124,7 @@ class _Unsupported(IngestError):
 def _member_type(name: PurePosixPath, data: bytes) -> tuple[Modality, str] | None:
     found = file_type(name.suffix)
     if found is None and may_be_text(name) and reads_as_text(data[:SNIFF_BYTES], lambda: data):
-        found = PLAIN_TEXT
+        found = sniffed_text_type(name)
     return found
 
 

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import PurePath
@@ -258,7 +258,15 @@ class Ingestor:
                 "documents_find_by_uris", {"uris": uris[start : start + 1000]}
             ):
                 stored[row["uri"]].append(row)
-        originals = self._stored_contents(documents)
+        # a stored file this job replaces with other content holds its old content no more: a
+        # file with that old content is no copy of it (skipped, it would be stored nowhere)
+        versions = ((str(d.source.path), d.sha256) for d in documents)
+        replacing = {
+            uri
+            for uri, sha in versions
+            if stored.get(uri) and document_id(uri, sha) not in _ids(stored[uri])
+        }
+        originals = self._stored_contents(documents, replacing)
         other_names: list[OtherName] = []  # paths skipped as duplicates: other names of the kept
         for doc in documents:
             uri = str(doc.source.path)
@@ -377,15 +385,18 @@ class Ingestor:
         writer.add_other_names(other_names)  # after the kept copies of this job are written
 
     def _stored_contents(
-        self, documents: Sequence[ParsedDocument]
+        self, documents: Sequence[ParsedDocument], replacing: Collection[str]
     ) -> dict[tuple[str, frozenset[str]], str]:
-        """(sha256, ACL) -> URI of a complete stored document with that content and ACL."""
+        """(sha256, ACL) -> URI of a complete stored document with that content and ACL, but
+        for the URIs in ``replacing`` (files this job stores with other content)."""
         found: dict[tuple[str, frozenset[str]], str] = {}
         hashes = list(dict.fromkeys(d.sha256 for d in documents))
         for start in range(0, len(hashes), 1000):
             for row in self.store.read(
                 "documents_find_by_sha256", {"hashes": hashes[start : start + 1000]}
             ):
+                if row["uri"] in replacing:
+                    continue
                 key = (row["sha256"], frozenset(row.get("acl") or ()))
                 found.setdefault(key, row["uri"])
         return found
@@ -602,3 +613,7 @@ def union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
             total += b - max(a, end)
             end = b
     return total
+
+
+def _ids(rows: Iterable[Mapping[str, Any]]) -> set[str]:
+    return {str(r["id"]) for r in rows}
