@@ -38,6 +38,13 @@ thresholds chosen by the same procedure on the same folds; ``chain_model_folds``
 ``subject_phrases`` and ``chain_terms`` to the model's features. Both are reported beside what
 kgrag ships, with each rule's held-out false abstention split by retrieval.
 
+The nameless rule's threshold chosen on folds (``nameless_folds``, reported, not shipped): the
+subject model's procedure with the nameless rule's threshold chosen on the same four folds
+(``choose_nameless``: the highest cut, a midpoint between observed ``evidence_terms`` of
+nameless questions, that abstains on none of the training folds' nameless answerable
+questions) instead of the fixed ``NAMELESS_THRESHOLD``; ``fit_on_all`` is that choice on all the
+questions. With two nameless dev questions, a fold's training folds hold one or both.
+
 The namesake gate (kgrag.agent.namesakes, ``namesake_gate``): the subject model's held-out
 figures with the gate as the agent decides and with every row read as if it had not fired, the
 model's constants chosen on four folds either way; the gate has no constant of its own.
@@ -374,19 +381,64 @@ def subject_decisions(
     return np.where(np.isnan(fixed), named, fixed)
 
 
+def nameless_terms(rows: Sequence[Row]) -> np.ndarray:
+    """``evidence_terms`` of each nameless question the rule decides (it had a support test),
+    NaN for every other row."""
+    return np.array(
+        [
+            float((r["support"] or {}).get("evidence_terms", 0.0))
+            if r["support"] and nameless(r)
+            else np.nan
+            for r in rows
+        ]
+    )
+
+
+def choose_nameless(terms: np.ndarray, y: np.ndarray) -> float:
+    """The nameless rule's threshold on these rows (``terms``: :func:`nameless_terms`), chosen
+    as the models' threshold is (:func:`threshold`, ``constrained``): the highest cut (0, a
+    midpoint between two observed ``evidence_terms`` of nameless questions, or 1) whose false
+    abstention on the nameless answerable questions is at most ``MAX_FALSE_ABSTENTION``: with
+    a handful of such questions, none of them abstained. ``NAMELESS_THRESHOLD`` when these rows
+    hold no nameless answerable question."""
+    picked = ~np.isnan(terms)
+    if not np.any(picked & (y == 1)):
+        return NAMELESS_THRESHOLD
+    return round(threshold(terms[picked], y[picked], "constrained", MAX_FALSE_ABSTENTION), 4)
+
+
+def with_nameless(fixed: np.ndarray, terms: np.ndarray, t: float) -> np.ndarray:
+    """``fixed`` with each nameless question decided by the threshold ``t`` instead of
+    ``NAMELESS_THRESHOLD``."""
+    out = fixed.copy()
+    picked = ~np.isnan(terms)
+    out[picked] = (terms[picked] >= t).astype(float)
+    return out
+
+
 def subject_cross_validation(
-    x: np.ndarray, y: np.ndarray, fixed: np.ndarray, folds: np.ndarray
+    x: np.ndarray,
+    y: np.ndarray,
+    fixed: np.ndarray,
+    folds: np.ndarray,
+    terms: np.ndarray | None = None,
 ) -> list[Row]:
     """The subject model fitted on four folds (weights, then threshold and floor), reported on
-    the fifth."""
+    the fifth; with ``terms`` (:func:`nameless_terms`), the nameless rule's threshold is chosen
+    on the four folds too (:func:`choose_nameless`), else it is ``NAMELESS_THRESHOLD``."""
     out = []
     named = np.isnan(fixed)
     for k in range(FOLDS):
         train, held = folds != k, folds == k
+        t_nameless = NAMELESS_THRESHOLD
+        decided = fixed
+        if terms is not None:
+            t_nameless = choose_nameless(terms[train], y[train])
+            decided = with_nameless(fixed, terms, t_nameless)
         w = fit(x[train & named], y[train & named])
-        t, floor = choose_subject(w, x[train], y[train], fixed[train])
-        tu, ta = rates(subject_decisions(w, t, floor, x[train], fixed[train]), y[train], 0.5)
-        hu, ha = rates(subject_decisions(w, t, floor, x[held], fixed[held]), y[held], 0.5)
+        t, floor = choose_subject(w, x[train], y[train], decided[train])
+        tu, ta = rates(subject_decisions(w, t, floor, x[train], decided[train]), y[train], 0.5)
+        hu, ha = rates(subject_decisions(w, t, floor, x[held], decided[held]), y[held], 0.5)
         out.append(
             _fold_row(
                 k,
@@ -396,16 +448,23 @@ def subject_cross_validation(
                 (hu, ha),
                 int(np.sum(held & (y == 1))),
                 evidence_score_floor=floor,
+                nameless_threshold=t_nameless,
             )
         )
     return out
 
 
 def subject_by_retrieval(
-    rows: Sequence[Row], x: np.ndarray, fixed: np.ndarray, folds: np.ndarray, cv: Sequence[Row]
+    rows: Sequence[Row],
+    x: np.ndarray,
+    fixed: np.ndarray,
+    folds: np.ndarray,
+    cv: Sequence[Row],
+    terms: np.ndarray | None = None,
 ) -> Row:
     """False abstention of the subject model on the held-out folds (each with its fold's
-    constants), split by whether retrieval put every supporting passage in the best 5."""
+    constants, its nameless threshold with ``terms``), split by whether retrieval put every
+    supporting passage in the best 5."""
     out: Row = {}
     for name, complete in (("all_supporting_retrieved", True), ("a_supporting_missed", False)):
         picked = [
@@ -416,12 +475,15 @@ def subject_by_retrieval(
         abstained = 0
         for i in picked:
             f = cv[folds[i]]
+            decided = fixed[i : i + 1]
+            if terms is not None:
+                decided = with_nameless(decided, terms[i : i + 1], f["nameless_threshold"])
             d = subject_decisions(
                 f["weights"],
                 f["threshold"],
                 f["evidence_score_floor"],
                 x[i : i + 1],
-                fixed[i : i + 1],
+                decided,
             )
             abstained += int(d[0] < 0.5)
         out[name] = {
@@ -522,6 +584,10 @@ def main(argv: Sequence[str] = ()) -> int:
     rule_fit = choose_rule(rows, y, len(RULE_FEATURES))
     x_subject = np.array([features(r, SUBJECT_FEATURES) for r in rows], dtype=float)
     subject_cv = subject_cross_validation(x_subject, y, fixed, folds)
+    # the nameless rule's threshold chosen on the same folds (reported, not shipped)
+    terms = nameless_terms(rows)
+    nameless_cv = subject_cross_validation(x_subject, y, fixed, folds, terms)
+    nameless_fit = choose_nameless(terms, y)
     named = np.isnan(fixed)
     w_subject = fit(x_subject[named], y[named])
     t_subject, floor_subject = choose_subject(w_subject, x_subject, y, fixed)
@@ -608,6 +674,16 @@ def main(argv: Sequence[str] = ()) -> int:
             "threshold": round(t_subject, 4),
             "evidence_score_floor": floor_subject,
         },
+        # the subject model with the nameless rule's threshold chosen on the same four folds
+        # (choose_nameless) instead of NAMELESS_THRESHOLD; reported, not what kgrag ships
+        "nameless_folds": {
+            "folds": nameless_cv,
+            "held_out_pooled": pooled(nameless_cv),
+            "held_out_false_abstention_by_retrieval": subject_by_retrieval(
+                rows, x_subject, fixed, folds, nameless_cv, terms
+            ),
+            "fit_on_all": nameless_fit,
+        },
         # the chain rule (kgrag.agent.chains' chain_terms added), chosen the same way on the
         # same folds
         "chain_rule_folds": chain_cv,
@@ -681,6 +757,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 )
             }
             | {k: v["held_out_pooled"] for k, v in out["dense_variants"].items()}
+            | {"nameless_folds": out["nameless_folds"]["held_out_pooled"]}
             | {
                 f"namesake_gate_{k}": out["namesake_gate"][k]["held_out_pooled"]
                 for k in ("without", "with")
