@@ -34,8 +34,16 @@ QUANTITY_WORDS = frozenset({"many", "much"})
 _ASKS = re.compile(
     r"\bhow\s+(?:many|much|long|old|far|big|large|tall|high|heavy|often|wide|deep)\b"
     r"|\bwhat\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?"
+    # "what is the default shared memory size", "what was the total population": a few words
+    # (none a question's verb or preposition) before the quantity's noun
+    r"(?:(?!(?:of|in|for|on|at|by|to|with|does|did|do|is|was|are|were|has|have)\b)[\w-]+\s+){0,4}?"
     r"(?:percentage|percent|proportion|fraction|price|cost|amount|number|size|population)\b"
-    r"|\bwhat\s+(?:does|did|do)\b[^?]*\bcost\b",
+    r"|\bwhat\s+(?:does|did|do)\b[^?]*\bcost\b"
+    # "... in megabytes?", "... in seconds": the unit the answer is to be given in
+    r"|\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|terabytes|kb|kib|mb|mib|gb|gib|bits"
+    r"|milliseconds|seconds|minutes|hours|days|weeks|months|years|percent|degrees|metres|meters"
+    r"|kilometres|kilometers|miles|feet|inches|kilograms|kg|grams|pounds|tonnes|tons|dollars"
+    r"|euros)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 

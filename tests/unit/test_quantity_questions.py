@@ -18,6 +18,11 @@ from kgrag.agent.quantity import asks_quantity, states_quantity
         "How old is the author of GNU grep?",
         "What percentage of servers use FreeIPMI?",
         "What is the price of the printed Rust book?",
+        # the quantity's noun after a few words, or the unit the answer is asked in
+        "What is the default PulseAudio shared memory size in megabytes on macOS?",
+        "What was the total population of the town in 1900?",
+        "How far is the relay station from the coast in kilometres?",
+        "What is the cache's limit in megabytes?",
     ],
 )
 def test_questions_asking_for_a_quantity(question: str) -> None:
@@ -31,6 +36,10 @@ def test_questions_asking_for_a_quantity(question: str) -> None:
         "What is the ISO 15924 numeric code of the Cyrillic script?",
         "When was Debian 12 bookworm released?",
         "Which port does node_exporter listen on by default?",
+        # a question's verb or preposition stands between "what" and the noun
+        "What does the size option of mkfs do?",
+        "What happens in the number field of the form?",
+        "Which files are stored in megabytes of swap?",
     ],
 )
 def test_questions_asking_for_no_quantity(question: str) -> None:
