@@ -95,10 +95,10 @@ _BY_AUTHOR = re.compile(
     r"(?P<name>.+?)"
     r"|\b(?:documents?|files?|papers?|reports?|notes?|pages?|pdfs?|texts?|articles?|messages?"
     r"|e-?mails?|mails?|books?|slides?|presentations?|spreadsheets?|everything|anything"
-    r"|things|works?|writings?)\s+(?:from\s+|by\s+)(?:the\s+)?(?:authors?\s+)?(?P<name2>.+?)"
+    r"|things|works?|writings?)\s+by\s+(?:the\s+)?(?:authors?\s+)?(?P<name2>.+?)"
     r"|\b(?:did|has|have|had)\s+(?P<name3>.+?)\s+(?:write|written|author|authored|create"
     r"|created|draft|drafted|compose|composed)"
-    r"|\b(?:what|which|everything|anything)\s+(?:(?:has|have|had|did)\s+)?(?P<name4>[^?.!]+?)\s+(?:wrote|authored"
+    r"|\b(?:what|which(?:\s+\w+)?|everything|anything)\s+(?:(?:has|have|had|did)\s+)?(?P<name4>[^?.!]+?)\s+(?:wrote|authored"
     r"|has\s+written|has\s+authored|have\s+written|drafted|composed)"
     r")(?:\s+(?:here|so\s+far|in\s+(?:the\s+)?(?:store|collection|library|folder|corpus|archive)"
     r"|stored|kept|we\s+have|you\s+have|is\s+there|are\s+there))*\s*[?.!]*\s*$",
@@ -222,7 +222,12 @@ def asked_author(question: str) -> str | None:
     name = next(g for g in found.groups() if g is not None).strip(" \"'")
     name = re.sub(r"^(?:the|a|an)\s+", "", name, flags=re.I)
     words = [w for w in re.findall(r"[\w'-]+", name.lower()) if w not in ("the", "a", "an")]
-    if not words or all(w in _NOT_AUTHORS for w in words) or len(words) > 6:
+    if (
+        not words
+        or all(w in _NOT_AUTHORS for w in words)
+        or len(words) > 6
+        or any(c.isdigit() for c in name)  # a period: "files by 2023", no name
+    ):
         return None
     return name
 

@@ -328,6 +328,7 @@ def test_who_wrote_a_document_asks_for_its_stored_authors(question: str, target:
         ("List the documents by Debian's FTP masters.", "Debian's FTP masters"),
         ("What has Ken Thompson authored here?", "Ken Thompson"),
         ("documents written by Alice Chen", "Alice Chen"),
+        ("which reports has the platform team authored?", "platform team"),
     ],
 )
 def test_a_listing_by_author_filters_on_the_author_and_not_on_the_topic(
@@ -341,7 +342,14 @@ def test_a_listing_by_author_filters_on_the_author_and_not_on_the_topic(
 
 
 def test_a_listing_by_type_or_date_names_no_author() -> None:
-    for question in ("list the documents by type", "show the files sorted by date"):
+    """A "by" or "from" naming an order or a period is no author ("documents from 2023")."""
+    questions = (
+        "list the documents by type",
+        "show the files sorted by date",
+        "Show me the documents from 2023",
+        "Show me the documents from June 2025",
+    )
+    for question in questions:
         plan = document_plan(question, analyse(question))
         params = plan.plan[0].parameters if plan is not None else None
         assert getattr(params, "authors", None) is None, question
