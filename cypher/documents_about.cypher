@@ -29,7 +29,7 @@ RETURN d.id AS id, 'document' AS kind, d.id AS document_id, d.title AS title, d.
        d.summary AS text, d.modality AS modality, d.tags AS tags, d.ingested_at AS ingested_at,
        coalesce(d.also_uris, []) AS also_uris,
        d.file_modified_at AS file_modified_at, d.content_created_at AS content_created_at,
-       d.content_modified_at AS content_modified_at,
+       d.content_modified_at AS content_modified_at, d.authors AS authors,
        title_hits, tag_hits, summary_hits, uri_hits
 ORDER BY covered DESC, title_hits DESC, tag_hits DESC, d.uri
 LIMIT $k

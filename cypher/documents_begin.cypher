@@ -8,4 +8,5 @@ SET d.uri = row.uri, d.sha256 = row.sha256, d.modality = row.modality, d.mime = 
     d.ingested_at = row.ingested_at, d.language = row.language, d.summary = row.summary,
     d.duration_s = row.duration_s, d.file_modified_at = row.file_modified_at,
     d.content_created_at = row.content_created_at, d.content_modified_at = row.content_modified_at,
+    d.authors = row.authors,
     d.status = 'ingesting'

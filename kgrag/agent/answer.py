@@ -33,6 +33,9 @@ class Citation(Frozen):
     section: tuple[str, ...] = ()
     """For a chunk: the headings of the section it is in, outermost first ("Memcheck: a memory
     error detector", "4.5. Details of Memcheck's checking machinery"); empty when unknown."""
+    authors: tuple[str, ...] = ()
+    """For a document a document tool cites: who its own metadata says wrote it; empty when no
+    author is stored (or the citation is of a passage)."""
 
 
 ExitReason = Literal[

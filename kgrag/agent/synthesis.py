@@ -150,6 +150,7 @@ def citation_for(marker: int, hit: Hit) -> Citation:
         image_uri=hit.image_uri,
         excerpt=(hit.text or "")[:300] or None,
         section=hit.section,
+        authors=hit.authors,
     )
 
 

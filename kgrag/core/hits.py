@@ -32,6 +32,8 @@ class Hit(Frozen):
     section: tuple[str, ...] = ()
     """The headings of the section a chunk is in, outermost first (kgrag.ingest.sections);
     empty for a chunk outside any, or stored before chunks knew their section."""
+    authors: tuple[str, ...] = ()
+    """For a document: who its own metadata says wrote it (kgrag.ingest.file_authors)."""
     provenance: tuple[int, ...] = ()  # the steps that produced or carried this hit
     copies: tuple[Hit, ...] = ()
     """The copies of this passage in other files that a fusion collapsed into it (the same
@@ -59,6 +61,7 @@ class Hit(Frozen):
             sheet=row.get("sheet"),
             row=row.get("table_row"),
             section=tuple(row.get("section") or ()),
+            authors=tuple(row.get("authors") or ()),
             provenance=(step_id,) if step_id else (),
         )
 

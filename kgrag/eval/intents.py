@@ -53,7 +53,13 @@ SETS = (
 RIGHT_TOOLS: dict[Intent, frozenset[str]] = {
     Intent.LISTING: frozenset({"list_documents", "metadata_search", "document_types"}),
     Intent.METADATA: frozenset(
-        {"metadata_search", "document_types", "document_dates", "list_documents"}
+        {
+            "metadata_search",
+            "document_types",
+            "document_dates",
+            "document_authors",
+            "list_documents",
+        }
     ),
     Intent.SUMMARY: frozenset({"document_summary"}),
     Intent.COMPARISON: frozenset({"compare"}),

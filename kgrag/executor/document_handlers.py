@@ -1,10 +1,10 @@
 """Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``,
-``compare``, ``document_types`` (how many documents of each type) and ``document_dates`` (when a
-document was dated and ingested). They answer from document metadata (title, tags, type, dates,
-the summary computed at ingestion, the names of the entities a document mentions) and from entity
-profiles: no vector index and no full-text search over chunks. Every read carries the caller's
-principals (the recorder adds them), so a document the caller may not read is never listed or
-summarised.
+``compare``, ``document_types`` (how many documents of each type), ``document_dates`` (when a
+document was dated and ingested) and ``document_authors`` (who its metadata says wrote it). They
+answer from document metadata (title, tags, type, dates, authors, the summary computed at
+ingestion, the names of the entities a document mentions) and from entity profiles: no vector
+index and no full-text search over chunks. Every read carries the caller's principals (the
+recorder adds them), so a document the caller may not read is never listed or summarised.
 
 Handlers return typed hits; what they matched is put in ``outcome.details`` for the trace.
 """
@@ -18,8 +18,10 @@ from typing import Any
 from kgrag.core import Hit
 from kgrag.executor.base import Registration, StatementReader, StepOutcome, StepReader
 from kgrag.ingest.entities import normalise_name
+from kgrag.ingest.file_authors import author_words
 from kgrag.planner.models import (
     CompareStep,
+    DocumentAuthorsStep,
     DocumentDatesStep,
     DocumentSummaryStep,
     DocumentTypesStep,
@@ -34,6 +36,7 @@ from kgrag.text.spelling import american, term_spellings
 __all__ = [
     "DOCUMENT_HANDLERS",
     "answer_text",
+    "authors_text",
     "dates_text",
     "documents_about",
     "metadata_coverage",
@@ -195,6 +198,7 @@ def _metadata_search(
             "modalities": list(p.modalities) if p.modalities else None,
             "mimes": [m for f in p.formats for m in FORMAT_MIMES[f]] if p.formats else None,
             "tags": [t.lower() for t in p.tags] if p.tags else None,
+            "authors": [author_words(a) for a in p.authors] if p.authors else None,
             "date_from": p.date_from,
             "date_to": p.date_to,
             "k": p.k if not p.about else p.k * OVERFETCH,
@@ -284,6 +288,38 @@ def dates_text(row: Mapping[str, Any]) -> str:
             "before kgrag kept them has none, nor has a member of an archive or a message)"
         )
     return "; ".join(parts) or "no date is stored for it"
+
+
+def _document_authors(
+    step: DocumentAuthorsStep, inputs: Mapping[int, StepOutcome], rec: StepReader
+) -> list[Hit]:
+    """The readable document the target names (as for a summary), its text its stored
+    authors."""
+    p = step.parameters
+    found = _named_documents(rec, p.target, p.k)
+    return [
+        _document_hit({**row, "text": authors_text(row)}, score, step.step_id)
+        for score, row in found
+    ]
+
+
+def authors_text(row: Mapping[str, Any]) -> str:
+    """Who the store says wrote a document (its own metadata: ``Document.authors``), or that
+    no author is stored for it: its file names none, or it was stored before kgrag kept
+    authors. Never a guess from its content."""
+    authors = [str(a) for a in row.get("authors") or ()]
+    if authors:
+        return f"written by {_and(authors)} (the document's own metadata)"
+    if row.get("authors") is None:
+        return (
+            "no author is stored for it (it was ingested before kgrag kept authors; ingest it "
+            "again to read them)"
+        )
+    return "no author is stored for it: its file names none in its metadata"
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _moment(iso: str) -> str:
@@ -389,6 +425,7 @@ DOCUMENT_HANDLERS = (
     Registration(CompareStep, _compare),
     Registration(DocumentTypesStep, _document_types),
     Registration(DocumentDatesStep, _document_dates),
+    Registration(DocumentAuthorsStep, _document_authors),
 )
 """The handlers of these steps, for the executor's dispatch table."""
 
@@ -407,7 +444,7 @@ def answer_text(
     if step_type == "document_summary":
         hit = shown[0]
         return f"{hit.title} [1]: {hit.text}"
-    if step_type == "document_dates":
+    if step_type in ("document_dates", "document_authors"):
         hit = shown[0]
         return f"{hit.title} [1]: {hit.text}."
     if step_type == "document_types":
@@ -423,7 +460,8 @@ def answer_text(
     ]
     for n, hit in enumerate(shown, start=1):
         first = split_first_sentence(hit.text or "")
-        lines.append(f"- {hit.title} [{n}]" + (f": {first}" if first else ""))
+        by = f" (by {_and(hit.authors)})" if hit.authors else ""
+        lines.append(f"- {hit.title} [{n}]{by}" + (f": {first}" if first else ""))
     return "\n".join(lines)
 
 

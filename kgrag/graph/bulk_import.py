@@ -158,6 +158,7 @@ _DOCUMENT = [
     Column("file_modified_at", ""),
     Column("content_created_at", ""),
     Column("content_modified_at", ""),
+    Column("authors", "string[]"),
     Column("status", ""),
     Column("chunk_count", "long"),
     Column("image_count", "long"),

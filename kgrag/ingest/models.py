@@ -128,6 +128,8 @@ class ParsedDocument(Frozen):
     container: bool = False
     dates: FileDates = FileDates()
     """When the file says it was made and changed (:mod:`kgrag.ingest.file_dates`)."""
+    authors: tuple[str, ...] = ()
+    """Who the file says wrote it (:mod:`kgrag.ingest.file_authors`; a message: its sender)."""
 
 
 class ParsedInputs(Frozen):

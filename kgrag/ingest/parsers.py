@@ -21,6 +21,7 @@ from kgrag.ingest import formats, ocr, spreadsheet
 from kgrag.ingest.aligned_tables import aligned_tables
 from kgrag.ingest.decoding import decode_text
 from kgrag.ingest.faq import faq_headings
+from kgrag.ingest.file_authors import file_authors
 from kgrag.ingest.file_dates import file_dates
 from kgrag.ingest.info import info_headings, info_text, is_info
 from kgrag.ingest.json_tables import json_table, minified_json_text
@@ -156,6 +157,7 @@ def parse_bytes(
         images=tuple(images),
         tables=tuple(tables),
         dates=file_dates(path, data, suffix=suffix, on_disk=not in_memory),
+        authors=file_authors(data, suffix=suffix, mime=item.mime),
     )
 
 

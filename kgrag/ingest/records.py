@@ -73,8 +73,10 @@ class DocumentBundle(Frozen):
     language: str | None = None
     summary: str | None = None
     duration_s: float | None = None
-    dates: FileDates = FileDates()
     """A recording's length in seconds."""
+    dates: FileDates = FileDates()
+    authors: tuple[str, ...] = ()
+    """Who the document says wrote it (its own metadata), in its order."""
     segments: bool = False  # chunks are timed transcript segments
     chunks: tuple[ChunkRecord, ...] = ()
     images: tuple[ImageRecord, ...] = ()

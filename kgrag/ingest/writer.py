@@ -403,6 +403,7 @@ def _document_row(bundle: DocumentBundle, now: str) -> dict[str, object]:
         "file_modified_at": bundle.dates.file_modified_at,
         "content_created_at": bundle.dates.content_created_at,
         "content_modified_at": bundle.dates.content_modified_at,
+        "authors": list(bundle.authors),
     }
 
 

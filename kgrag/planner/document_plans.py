@@ -2,7 +2,7 @@
 
 :func:`document_plan` turns an analysed question of one of these classes into a one-step plan of a
 document tool (``list_documents``, ``document_summary``, ``metadata_search``, ``compare``,
-``document_types``, ``document_dates``), which
+``document_types``, ``document_dates``, ``document_authors``), which
 answers from document metadata and stored summaries: no vector search, no full-text search over
 chunks. It returns ``None`` for CONTENT_SEARCH and when the question gives the tool nothing to
 work with, or when a listing or metadata question asks what something else does with the files
@@ -73,6 +73,42 @@ _TO_THE_STORE = re.compile(
     r"[?.!]*\s*$",
     re.I,
 )
+#: "Who wrote X?", "who is the author of X?", "by whom was X written?": the authors of one
+#: document are asked for; group ``target`` names it. The class is the classifier's (metadata or
+#: listing); this only reads the parameter.
+_WHO_WROTE = re.compile(
+    r"^\s*(?:(?:who|whom)\s+(?:wrote|authored|created|drafted|prepared|composed|penned"
+    r"|(?:has|have|had)\s+(?:written|authored))\s+(?P<target>.+?)"
+    r"|who(?:'s|\s+(?:is|are|was|were))\s+(?:the\s+)?(?:authors?|writers?|creators?)\s+of\s+"
+    r"(?P<target2>.+?)"
+    r"|(?:by\s+whom|who)\s+(?:was|were|is|are)\s+(?P<target3>.+?)\s+(?:written|authored"
+    r"|created|drafted|prepared|composed)(?:\s+by)?"
+    r"|(?:what|which)\s+(?:is|are)\s+(?:the\s+)?(?:authors?|writers?)(?:'s)?\s+(?:name\s+|names\s+)?"
+    r"of\s+(?P<target4>.+?))\s*[?.!]*\s*$",
+    re.I,
+)
+#: The author a listing asks for: "documents written by Maria", "files by Ken Thompson", "which
+#: documents did Maria write?", "what has Ken Thompson authored here?", "list what Jane
+#: authored". Group ``name`` is the author.
+_BY_AUTHOR = re.compile(
+    r"(?:\b(?:written|authored|created|drafted|prepared|composed|penned|signed|sent)\s+by\s+"
+    r"(?P<name>.+?)"
+    r"|\b(?:documents?|files?|papers?|reports?|notes?|pages?|pdfs?|texts?|articles?|messages?"
+    r"|e-?mails?|mails?|books?|slides?|presentations?|spreadsheets?|everything|anything"
+    r"|things|works?|writings?)\s+by\s+(?:the\s+)?(?:authors?\s+)?(?P<name2>.+?)"
+    r"|\b(?:did|has|have|had)\s+(?P<name3>.+?)\s+(?:write|written|author|authored|create"
+    r"|created|draft|drafted|compose|composed)"
+    r"|\b(?:what|which(?:\s+\w+)?|everything|anything)\s+(?:(?:has|have|had|did)\s+)?(?P<name4>[^?.!]+?)\s+(?:wrote|authored"
+    r"|has\s+written|has\s+authored|have\s+written|drafted|composed)"
+    r")(?:\s+(?:here|so\s+far|in\s+(?:the\s+)?(?:store|collection|library|folder|corpus|archive)"
+    r"|stored|kept|we\s+have|you\s+have|is\s+there|are\s+there))*\s*[?.!]*\s*$",
+    re.I,
+)
+#: What follows "by" in a listing and names no author ("documents by type", "files by date").
+_NOT_AUTHORS = word_set(
+    """type types kind kinds format formats date dates size sizes topic topics modality year
+    month name title folder tag tags newest oldest default"""
+)
 _TYPE_NOUNS = word_set(
     """image picture photo photograph drawing diagram recording audio podcast voicemail call pdf
     text note markdown txt tagged tag man manual manpage page csv tsv spreadsheet workbook html web
@@ -129,7 +165,7 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
     elif _asks_when_stored(question):
         return _asked_of_documents(question)
     if analysis.query_class is QueryClass.LISTING:
-        if named_document_types(question) or _TAGGED.search(question):
+        if named_document_types(question) or _TAGGED.search(question) or asked_author(question):
             # "which images ...", "... tagged X"; "which Git release notes ...": about Git
             return _metadata_step(question, analysis, topic_words=True)
         terms = [
@@ -184,9 +220,47 @@ def _asks_when_stored(question: str) -> bool:
     )
 
 
+def asked_author(question: str) -> str | None:
+    """The author a listing asks for ("which documents did Maria write?": ``Maria``), if any."""
+    found = _BY_AUTHOR.search(question)
+    if found is None:
+        return None
+    name = next(g for g in found.groups() if g is not None).strip(" \"'")
+    name = re.sub(r"^(?:the|a|an)\s+", "", name, flags=re.I)
+    words = [w for w in re.findall(r"[\w'-]+", name.lower()) if w not in ("the", "a", "an")]
+    if (
+        not words
+        or all(w in _NOT_AUTHORS for w in words)
+        or len(words) > 6
+        or any(c.isdigit() for c in name)  # a period: "files by 2023", no name
+    ):
+        return None
+    return name
+
+
+def _who_wrote(question: str) -> dict[str, object] | None:
+    """A ``document_authors`` step for a question asking who wrote a named document."""
+    found = _WHO_WROTE.search(question)
+    if found is None:
+        return None
+    named = next(g for g in found.groups() if g is not None)
+    target = re.sub(r"^(?:the|a|an|your|my|our)\s+", "", named.strip(" \"'"), flags=re.I)
+    if not document_terms(target):
+        return None
+    return {
+        "type": "document_authors",
+        "parameters": {"target": target},
+        "trace": f"the stored authors of the document {target!r}",
+    }
+
+
 def _asked_of_documents(question: str) -> dict[str, object] | None:
     """A ``document_types`` step for a question asking which types the collection holds, a
-    ``document_dates`` step for one asking when a named document was added or made."""
+    ``document_dates`` step for one asking when a named document was added or made, a
+    ``document_authors`` step for one asking who wrote a named document."""
+    who = _who_wrote(question)
+    if who is not None:
+        return who
     if _TYPES_ASKED.search(question):
         return {
             "type": "document_types",
@@ -230,6 +304,11 @@ def _metadata_step(
     tags = [(a or b).lower() for a, b in _TAGGED.findall(question)]
     if tags:
         params["tags"] = tags
+    author = asked_author(question)
+    if author is not None:
+        params["authors"] = [author]
+        # the author's words are no topic ("files by Ken Thompson")
+        question = question.replace(author, " ")
     match = _ABOUT.search(question)
     if match or topic_words:
         type_words = _TYPE_NOUNS | (_DATA_FORMAT_WORDS if _DATA_FORMATS & set(formats) else set())

@@ -289,6 +289,7 @@ _FRAME_EXTRA_TEXT = """
     stored store kept have got about picture pictures photo photos image images drawing diagram
     screenshot recording recordings audio meeting call speaker said say talk discussed podcast
     interview voicemail uploaded ingested added created tagged tag tags type types pdf pdfs author
+    authors authored whom writer writers
     wrote written date when newest oldest recent difference differ versus vs compare contrast
     similar better overview gist recap summary summarise summarize cover covers main points key
     short brief look looks shown show anything everything available

@@ -34,6 +34,7 @@ from kgrag.planner.params import (
     AudioTranscriptionParams,
     CompareParams,
     DemoteParams,
+    DocumentAuthorsParams,
     DocumentDatesParams,
     DocumentSummaryParams,
     DocumentTypesParams,
@@ -60,6 +61,7 @@ __all__ = [
     "AudioTranscriptionStep",
     "CompareStep",
     "DemoteStep",
+    "DocumentAuthorsStep",
     "DocumentDatesStep",
     "DocumentSummaryStep",
     "DocumentTypesStep",
@@ -193,6 +195,11 @@ class DocumentDatesStep(StepBase):
     parameters: DocumentDatesParams
 
 
+class DocumentAuthorsStep(StepBase):
+    type: Literal["document_authors"]
+    parameters: DocumentAuthorsParams
+
+
 class AudioTranscriptionStep(StepBase):
     type: Literal["audio_transcription"]
     parameters: AudioTranscriptionParams
@@ -223,6 +230,7 @@ Step = Annotated[
     | CompareStep
     | DocumentTypesStep
     | DocumentDatesStep
+    | DocumentAuthorsStep
     | AudioTranscriptionStep
     | ImageEmbeddingStep
     | DemoteStep,

@@ -19,6 +19,7 @@ __all__ = [
     "AudioTranscriptionParams",
     "CompareParams",
     "DemoteParams",
+    "DocumentAuthorsParams",
     "DocumentDatesParams",
     "DocumentFormat",
     "DocumentModality",
@@ -58,6 +59,7 @@ DocumentStepType = Literal[
     "compare",
     "document_types",
     "document_dates",
+    "document_authors",
 ]
 """The document tools: steps that read documents (their metadata, summaries, types, dates) and
 whose result answers a question about the documents themselves (:mod:`kgrag.agent.loop`)."""
@@ -322,6 +324,10 @@ class MetadataSearchParams(StepParams):
     """Text formats (``man``: man pages, ``csv``, ``spreadsheet``, ``html``, ``markdown``,
     ``json``, ``yaml``, ``xml``, ``toml``), matched on the stored MIME type."""
     tags: tuple[Term, ...] | None = Field(default=None, min_length=1)
+    authors: tuple[Term, ...] | None = Field(default=None, min_length=1)
+    """Names of authors ("Ken Thompson", "Maria"): a document one of whose stored authors holds
+    every word of one of them (case-insensitive) matches; a document with no stored author
+    never does."""
     date_from: str | None = Field(default=None, pattern=_DATE)
     """YYYY, YYYY-MM or YYYY-MM-DD; inclusive."""
     date_to: str | None = Field(default=None, pattern=_DATE)
@@ -336,12 +342,13 @@ class MetadataSearchParams(StepParams):
             self.modalities
             or self.formats
             or self.tags
+            or self.authors
             or self.date_from
             or self.date_to
             or self.about
         ):
             raise ValueError(
-                "give at least one of modalities, formats, tags, date_from, date_to, about"
+                "give at least one of modalities, formats, tags, authors, date_from, date_to, about"
             )
         return self
 
@@ -359,6 +366,16 @@ class DocumentDatesParams(StepParams):
     names best: its date (a ``date:YYYY-MM-DD`` tag from the ingestion manifest), the creation
     and modification dates of its own metadata (PDF, Office), its file's modification time and
     when it was ingested."""
+
+    target: str = Field(min_length=1, max_length=300)
+    k: int = Field(default=1, ge=1, le=10)
+
+
+class DocumentAuthorsParams(StepParams):
+    """Who wrote the readable document that ``target`` (a title or a description) names best,
+    as its own metadata says (a PDF's /Author, an Office or OpenDocument file's creator, an
+    HTML page's author meta tag, a message's sender); "no author is stored" when it names none,
+    never a guess from its content."""
 
     target: str = Field(min_length=1, max_length=300)
     k: int = Field(default=1, ge=1, le=10)

@@ -147,6 +147,9 @@ PLANS: dict[str, list[dict[str, Any]]] = {
     "document_dates": [
         {"step_id": 1, "type": "document_dates", "parameters": {"target": "zephyr turbine"}}
     ],
+    "document_authors": [
+        {"step_id": 1, "type": "document_authors", "parameters": {"target": "zephyr turbine"}}
+    ],
     "compare": [
         {
             "step_id": 1,

@@ -27,6 +27,7 @@ from kgrag.planner.intent import (
     train_model,
     unpunctuated,
 )
+from kgrag.planner.models import Step
 from kgrag.planner.params import ListDocumentsParams, MetadataSearchParams
 
 #: Measured 2026-11-26: 96.4% class accuracy on fresh.jsonl (written before the last training
@@ -226,6 +227,17 @@ def test_the_frame_keeps_the_words_of_speakers_comparisons_and_types() -> None:
     assert frame("what kinds of files are there?") == "what kinds of files are there ?"
 
 
+def _document_step(question: str) -> Step:
+    """The one step of the document plan of ``question``, which the classifier reads as a
+    listing or a metadata question."""
+    analysis = analyse(question)
+    assert analysis.query_class in (QueryClass.LISTING, QueryClass.METADATA_SEARCH)
+    plan = document_plan(question, analysis)
+    assert plan is not None
+    (step,) = plan.plan
+    return step
+
+
 @pytest.mark.parametrize(
     ("question", "step_type", "target"),
     [
@@ -240,11 +252,7 @@ def test_the_frame_keeps_the_words_of_speakers_comparisons_and_types() -> None:
 def test_types_and_dates_of_documents_get_their_tools(
     question: str, step_type: str, target: str | None
 ) -> None:
-    analysis = analyse(question)
-    assert analysis.query_class in (QueryClass.LISTING, QueryClass.METADATA_SEARCH)
-    plan = document_plan(question, analysis)
-    assert plan is not None
-    (step,) = plan.plan
+    step = _document_step(question)
     assert step.type == step_type
     assert getattr(step.parameters, "target", None) == target
 
@@ -294,3 +302,54 @@ def test_what_was_added_to_something_else_is_still_content() -> None:
     for question in ("When was salt added to the soup?", "When was fluoride added to water?"):
         analysis = analyse(question)
         assert document_plan(question, analysis) is None, question
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [
+        ("Who wrote the release notes?", "release notes"),
+        ("who is the author of the installation guide?", "installation guide"),
+        ("Who authored the harbour dredging report?", "harbour dredging report"),
+        ("By whom was the kiln firing schedule written?", "kiln firing schedule"),
+    ],
+)
+def test_who_wrote_a_document_asks_for_its_stored_authors(question: str, target: str) -> None:
+    step = _document_step(question)
+    assert step.type == "document_authors"
+    assert getattr(step.parameters, "target", None) == target
+
+
+@pytest.mark.parametrize(
+    ("question", "author"),
+    [
+        ("Which documents did Maria write?", "Maria"),
+        ("files by Ken Thompson", "Ken Thompson"),
+        ("list what Jane authored", "Jane"),
+        ("List the documents by Debian's FTP masters.", "Debian's FTP masters"),
+        ("What has Ken Thompson authored here?", "Ken Thompson"),
+        ("documents written by Alice Chen", "Alice Chen"),
+        ("which reports has the platform team authored?", "platform team"),
+    ],
+)
+def test_a_listing_by_author_filters_on_the_author_and_not_on_the_topic(
+    question: str, author: str
+) -> None:
+    step = _document_step(question)
+    assert step.type == "metadata_search"
+    assert isinstance(step.parameters, MetadataSearchParams)
+    assert step.parameters.authors == (author,)
+    assert not set(step.parameters.about) & set(author.lower().split())
+
+
+def test_a_listing_by_type_or_date_names_no_author() -> None:
+    """A "by" or "from" naming an order or a period is no author ("documents from 2023")."""
+    questions = (
+        "list the documents by type",
+        "show the files sorted by date",
+        "Show me the documents from 2023",
+        "Show me the documents from June 2025",
+    )
+    for question in questions:
+        plan = document_plan(question, analyse(question))
+        params = plan.plan[0].parameters if plan is not None else None
+        assert getattr(params, "authors", None) is None, question

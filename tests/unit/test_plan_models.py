@@ -424,6 +424,7 @@ def test_json_schema_describes_the_union_and_is_exported() -> None:
         "compare",
         "document_types",
         "document_dates",
+        "document_authors",
         "audio_transcription",
         "image_embedding",
         "demote",

@@ -266,7 +266,8 @@ class _Expansion:
         )
         own = item.model_copy(update={"tags": tags})
         self.budget.count_members(len(message.attachments))
-        self.documents.append(self._own(own, data, item.title or message.title, text, parent))
+        title = item.title or message.title
+        self.documents.append(self._own(own, data, title, text, parent, message.authors))
         for attachment in message.attachments:
             self._member(item, attachment, depth, "ATTACHED_TO")
 
@@ -296,6 +297,7 @@ class _Expansion:
         title: str,
         text: str,
         parent: ParentLink | None,
+        authors: tuple[str, ...] = (),
     ) -> ParsedDocument:
         return ParsedDocument(
             source=item,
@@ -305,6 +307,7 @@ class _Expansion:
             pages=(ParsedPage(number=None, text=text),),
             parent=parent,
             container=True,
+            authors=authors,
         )
 
     def _member(

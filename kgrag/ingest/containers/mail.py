@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 
 from kgrag.ingest.containers.archives import Member
 from kgrag.ingest.containers.limits import ContainerRefused
+from kgrag.ingest.file_authors import author_names
 
 #: The headers shown at the top of a message's text, in this order.
 SHOWN_HEADERS = ("From", "To", "Cc", "Date", "Subject")
@@ -29,6 +30,8 @@ class MailMessage:
     day: str | None
     """The date as YYYY-MM-DD, when the header can be read as one."""
     senders: tuple[str, ...]
+    authors: tuple[str, ...]
+    """Who wrote it: the From header's names (its address when it gives no name)."""
     recipients: tuple[str, ...]
     text: str
     """The header lines, a blank line, then the body as plain text."""
@@ -52,6 +55,13 @@ def _header(msg: Message, name: str) -> str:
 def _addresses(value: str) -> tuple[str, ...]:
     try:
         return tuple(a.lower() for _, a in getaddresses([value]) if "@" in a)
+    except Exception:
+        return ()
+
+
+def _authors(value: str) -> tuple[str, ...]:
+    try:
+        return author_names(name or address for name, address in getaddresses([value]))
     except Exception:
         return ()
 
@@ -113,6 +123,7 @@ def read_message(data: bytes) -> MailMessage:
         date=date,
         day=_day(date) if date else None,
         senders=_addresses(_header(msg, "From")),
+        authors=_authors(_header(msg, "From")),
         recipients=_addresses(", ".join(_header(msg, h) for h in ("To", "Cc"))),
         text=text.strip() + "\n",
         html_body=html_body if not body.strip() else None,

@@ -537,6 +537,7 @@ class Ingestor:
                     language=language,
                     duration_s=duration_s,
                     dates=doc.dates,
+                    authors=doc.authors,
                     segments=doc.source.modality == "audio",
                     summary=summary,
                     chunks=chunks,
