@@ -34,10 +34,16 @@ QUANTITY_WORDS = frozenset({"many", "much"})
 _ASKS = re.compile(
     r"\bhow\s+(?:many|much|long|old|far|big|large|tall|high|heavy|often|wide|deep)\b"
     r"|\bwhat\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?"
-    # "what is the default shared memory size", "what was the total population": a few words
-    # (none a question's verb or preposition) before the quantity's noun
-    r"(?:(?!(?:of|in|for|on|at|by|to|with|does|did|do|is|was|are|were|has|have)\b)[\w-]+\s+){0,4}?"
     r"(?:percentage|percent|proportion|fraction|price|cost|amount|number|size|population)\b"
+    # "what is the default shared memory size", "what was the total number of ...": a few words
+    # (none a question's verb or preposition) before the quantity's noun; a number only when a
+    # word of counting stands before it ("the seal kit number", "the serial number of the
+    # drive" name a thing, they count nothing)
+    r"|\bwhat\s+(?:is|was|are)\s+the\s+"
+    r"(?:(?!(?:of|in|for|on|at|by|to|with|does|did|do|is|was|are|were|has|have)\b)[\w-]+\s+){0,4}?"
+    r"(?:percentage|percent|proportion|fraction|price|cost|amount|size|population|"
+    r"(?:total|average|mean|maximum|minimum|overall|exact|approximate|estimated|combined)"
+    r"\s+number)\b"
     r"|\bwhat\s+(?:does|did|do)\b[^?]*\bcost\b"
     # "... in megabytes?", "... in seconds": the unit the answer is to be given in
     r"|\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|terabytes|kb|kib|mb|mib|gb|gib|bits"

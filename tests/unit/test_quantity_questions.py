@@ -21,6 +21,7 @@ from kgrag.agent.quantity import asks_quantity, states_quantity
         # the quantity's noun after a few words, or the unit the answer is asked in
         "What is the default PulseAudio shared memory size in megabytes on macOS?",
         "What was the total population of the town in 1900?",
+        "What is the total number of seats in the hall?",
         "How far is the relay station from the coast in kilometres?",
         "What is the cache's limit in megabytes?",
     ],
@@ -40,6 +41,9 @@ def test_questions_asking_for_a_quantity(question: str) -> None:
         "What does the size option of mkfs do?",
         "What happens in the number field of the form?",
         "Which files are stored in megabytes of swap?",
+        # a number that names a thing counts nothing
+        "What is the seal kit number of pump P-12?",
+        "What is the serial number of the drive?",
     ],
 )
 def test_questions_asking_for_no_quantity(question: str) -> None:
