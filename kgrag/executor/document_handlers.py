@@ -1,8 +1,9 @@
 """Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``,
-``compare``, ``document_types`` (how many documents of each type) and ``document_dates`` (when a
+``document_types`` (how many documents of each type) and ``document_dates`` (when a
 document was dated and ingested). They answer from document metadata (title, tags, type, dates,
-the summary computed at ingestion, the names of the entities a document mentions) and from entity
-profiles: no vector index and no full-text search over chunks. Every read carries the caller's
+the summary computed at ingestion, the names of the entities a document mentions): no vector
+index and no full-text search over chunks (``compare``, which reads passages, is
+:mod:`kgrag.executor.compare_sides`). Every read carries the caller's
 principals (the recorder adds them), so a document the caller may not read is never listed or
 summarised.
 
@@ -17,9 +18,7 @@ from typing import Any
 
 from kgrag.core import Hit
 from kgrag.executor.base import Registration, StatementReader, StepOutcome, StepReader
-from kgrag.ingest.entities import normalise_name
 from kgrag.planner.models import (
-    CompareStep,
     DocumentDatesStep,
     DocumentSummaryStep,
     DocumentTypesStep,
@@ -29,7 +28,7 @@ from kgrag.planner.models import (
 from kgrag.planner.params import FORMAT_MIMES
 from kgrag.text import document_terms
 from kgrag.text.folding import fold
-from kgrag.text.spelling import american, term_spellings
+from kgrag.text.spelling import term_spellings
 
 __all__ = [
     "DOCUMENT_HANDLERS",
@@ -295,98 +294,10 @@ def _moment(iso: str) -> str:
     return f"{day} at {clock[:5]}{zone}"
 
 
-def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
-    """Each side as a document its title names ("the Apache License": the document titled so, its
-    summary; :func:`_names_title`), else as an entity (its profile from the passages that mention
-    it most), else as the document whose metadata matches best (its summary). Sides interleave."""
-    p = step.parameters
-    columns: list[list[Hit]] = []
-    sides: list[dict[str, Any]] = []
-    for side in p.sides:
-        terms = document_terms(side) or (side.lower(),)
-        found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
-        if found and _names_title(terms, str(found[0][1].get("title") or "")):
-            rows = []  # the document the side names
-        else:
-            rows = rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
-        if rows:
-            row = max(rows, key=lambda r: len(r["mentions"]))
-            column = _entity_side(row, p.k, step.step_id)
-            sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
-        else:
-            column = [_document_hit(r, s, step.step_id) for s, r in found]
-            sides.append(
-                {
-                    "side": side,
-                    "resolved": "document" if found else None,
-                    "id": found[0][1]["id"] if found else None,
-                }
-            )
-        columns.append(column)
-    rec.outcome.details["sides"] = sides
-    out: dict[str, Hit] = {}
-    for rank in range(max((len(c) for c in columns), default=0)):
-        for column in columns:
-            if rank < len(column):
-                out.setdefault(column[rank].id, column[rank])
-    return list(out.values())
-
-
-def _names_title(terms: Sequence[str], title: str) -> bool:
-    """Whether a comparison side (its ``terms``) names a document titled ``title``: the title
-    holds every term (in either spelling: "colour" is "Color"), and they are at least half of
-    its terms ("the Apache License" names
-    "Apache License"; "Ada Okafor" does not name "Ada Okafor maintains the Feed Pump FP-2 and
-    reports to Brian Keller", a text whose first line titles it)."""
-    titled = {american(t) for t in document_terms(title)}
-    named = {american(t) for t in terms}
-    return named <= titled and 2 * len(named) >= len(titled)
-
-
-#: Full-text candidates looked at when resolving a comparison side's name to entity ids.
-NAME_CANDIDATES = 10
-
-
-def _entity_ids_named(rec: StepReader, side: str) -> list[str]:
-    """The ids of the entities named ``side``: its normalised form (an entity's id), and the
-    entities whose display name is ``side`` in another case (an alias chosen as the display
-    form, e.g. ``United States`` for the id ``us``), found through the entity full-text index."""
-    ids = [normalise_name(side)]
-    folded_side = fold(side).lower()  # accents folded on both sides (kgrag.text.folding)
-    words = re.findall(r"[a-z0-9]+", folded_side)
-    if words:
-        rows = rec.read("fulltext_entities", {"query": " ".join(words), "k": NAME_CANDIDATES})
-        ids += [str(r["id"]) for r in rows if fold(str(r.get("name") or "")).lower() == folded_side]
-    return list(dict.fromkeys(i for i in ids if i))
-
-
-def _entity_side(row: Mapping[str, Any], k: int, step_id: int) -> list[Hit]:
-    mentions = [m for m in row["mentions"] if m.get("id") is not None][:k]
-    titles = list(dict.fromkeys(str(m.get("title")) for m in mentions))
-    others = list(dict.fromkeys(o for m in mentions for o in (m.get("others") or ())))[:8]
-    profile = f"{row['name']} ({row.get('type') or 'entity'}): mentioned in {', '.join(titles)}"
-    if others:
-        profile += f"; mentioned with {', '.join(others)}"
-    entity = Hit(
-        id=str(row["entity_id"]),
-        kind="entity",
-        score=1.0,
-        text=profile + ".",
-        provenance=(step_id,),
-    )
-    top = max((int(m.get("count") or 1) for m in mentions), default=1)
-    chunks = [
-        Hit.from_row({**m, "score": int(m.get("count") or 1) / top}, None, step_id)
-        for m in mentions
-    ]
-    return [entity, *chunks]
-
-
 DOCUMENT_HANDLERS = (
     Registration(ListDocumentsStep, _list_documents),
     Registration(DocumentSummaryStep, _document_summary),
     Registration(MetadataSearchStep, _metadata_search),
-    Registration(CompareStep, _compare),
     Registration(DocumentTypesStep, _document_types),
     Registration(DocumentDatesStep, _document_dates),
 )
@@ -399,8 +310,9 @@ def answer_text(
     """An extractive answer from a document tool's hits; marker ``[n]`` cites ``hits[n - 1]``.
     ``capped``: the step found as many as it asked for, so there may be more ("at least 50").
 
-    For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH / COMPARISON questions
-    straight from the tool's result (no chunk evidence to synthesise from)."""
+    For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH questions straight from
+    the tool's result (no chunk evidence to synthesise from); a comparison's answer quotes each
+    side's passages (kgrag.agent.synthesis.compared_answer)."""
     shown = list(hits[:limit])
     if not shown:
         return "No readable document matches."
@@ -414,9 +326,6 @@ def answer_text(
         lines = [f"Readable documents by type ({len(hits)} type{'s' if len(hits) != 1 else ''}):"]
         lines += [f"- {h.text} [{n}]" for n, h in enumerate(shown, start=1)]
         return "\n".join(lines)
-    if step_type == "compare":
-        lines = [f"{h.text} [{n}]" for n, h in enumerate(shown, start=1) if h.kind != "chunk"]
-        return "\n".join(lines) if lines else "No readable document matches."
     count = f"at least {len(hits)}" if capped else str(len(hits))
     lines = [
         f"{count} document(s):" if len(hits) <= limit else f"{count} documents, first {limit}:"
