@@ -3,7 +3,9 @@
 // (kgrag.executor.compare_sides).
 // idempotent: yes
 UNWIND $ids AS cid
-MATCH (c:Chunk {id: cid})-[:PART_OF]->(d:Document)
+MATCH (c:Chunk {id: cid})
+WITH c
+MATCH (c)-[:PART_OF]->(d:Document)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,

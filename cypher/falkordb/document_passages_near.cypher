@@ -5,7 +5,9 @@
 // chunks of those documents.
 // idempotent: yes
 UNWIND $document_ids AS did
-MATCH (c:Chunk)-[:PART_OF]->(d:Document {id: did})
+MATCH (d:Document {id: did})
+WITH d
+MATCH (c:Chunk)-[:PART_OF]->(d)
 WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
 RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,
        d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,
