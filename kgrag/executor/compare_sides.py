@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
 from kgrag.core import Hit
+from kgrag.executor import document_reads as documents
 from kgrag.executor.base import HitGroup, StepOutcome, StepReader
-from kgrag.executor.document_handlers import RESOLVE_COVERAGE, documents_about, metadata_coverage
 from kgrag.executor.duplicates import until_distinct
 from kgrag.ingest.entities import normalise_name
 from kgrag.planner.models import CompareStep
@@ -102,9 +102,13 @@ def _documents_named(rec: StepReader, side: str, others: Set[str]) -> tuple[list
     License" names the documents "BSD" names."""
     terms = [t.lower() for t in document_terms(side) or (side.lower(),)]
     terms = [t for t in terms if t not in others] or terms
-    found = documents_about(rec, terms, (), SIDE_DOCUMENTS * 4)
+    found = documents.documents_about(rec, terms, (), SIDE_DOCUMENTS * 4)
     named = [str(r["id"]) for r in found if _names(terms, r)]
-    covered = [str(r["id"]) for r in found if metadata_coverage(r, terms) >= RESOLVE_COVERAGE]
+    covered = [
+        str(r["id"])
+        for r in found
+        if documents.metadata_coverage(r, terms) >= documents.RESOLVE_COVERAGE
+    ]
     return named[:SIDE_DOCUMENTS], covered[:SIDE_DOCUMENTS]
 
 

@@ -17,8 +17,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgrag.core import Hit
-from kgrag.executor.base import Registration, StatementReader, StepOutcome, StepReader
+from kgrag.executor.base import Registration, StepOutcome, StepReader
+from kgrag.executor.compare_sides import compare_sides
+from kgrag.executor.document_reads import (
+    RESOLVE_COVERAGE,
+    documents_about,
+    metadata_coverage,
+)
 from kgrag.planner.models import (
+    CompareStep,
     DocumentDatesStep,
     DocumentSummaryStep,
     DocumentTypesStep,
@@ -27,8 +34,6 @@ from kgrag.planner.models import (
 )
 from kgrag.planner.params import FORMAT_MIMES
 from kgrag.text import document_terms
-from kgrag.text.folding import fold
-from kgrag.text.spelling import term_spellings
 
 __all__ = [
     "DOCUMENT_HANDLERS",
@@ -55,64 +60,6 @@ def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
         + 0.5 * int(row.get("uri_hits") or 0)
     )
     return round(raw / (8.0 * max(1, n_terms)), 6)
-
-
-def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
-    """The share of ``terms`` found anywhere in a document's metadata, each in any of its
-    spellings (:func:`~kgrag.text.spelling.term_spellings`: "colour" is found in "Color")."""
-    fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
-    fields += list(row.get("also_uris") or ())  # the paths of copies skipped as duplicates
-    fields += list(row.get("entities") or ())
-    haystack = " ".join(str(f).lower() for f in fields if f)
-    found = sum(1 for t in terms if any(s in haystack for s in term_spellings(t.lower())))
-    return found / max(1, len(terms))
-
-
-#: A summary or comparison names one document: most of its words must match that document.
-RESOLVE_COVERAGE = 0.6
-
-
-#: Entities the full-text index proposes per term of a document question; those whose name
-#: contains the term count as named by it.
-TERM_ENTITY_CANDIDATES = 20
-
-
-def term_entity_ids(reader: StatementReader, terms: Sequence[str]) -> list[str]:
-    """The entities whose names contain one of ``terms`` (in any of its spellings), among the
-    entity full-text index's candidates for each spelling of each term (a prefix query per word,
-    so ``pump`` finds ``Feed Pumps``)."""
-    ids: list[str] = []
-    for term in terms:
-        # accents folded on both sides (kgrag.text.folding): "zurich" names "Zürich"
-        for spelling in term_spellings(fold(term).lower()):
-            words = re.findall(r"[a-z0-9]+", spelling)
-            if not words:
-                continue
-            query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
-            rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
-            ids += [
-                str(r["id"]) for r in rows if spelling in fold(str(r.get("name") or "")).lower()
-            ]
-    return list(dict.fromkeys(ids))
-
-
-def documents_about(
-    reader: StatementReader, terms: Sequence[str], entity_ids: Sequence[str], k: int
-) -> list[dict[str, Any]]:
-    """Readable documents whose metadata contains ``terms`` or that mention (or picture) the
-    entities ``entity_ids`` and those the terms name, each with ``entities``: the names of those
-    it mentions, then those it only pictures. At most ``k``, by title hits, tag hits, then path.
-    A term is matched in any of its spellings and counted once (:func:`term_spellings`).
-    The reader carries the caller's principals: nothing unreadable is read."""
-    terms = [t.lower() for t in terms]
-    ids = list(dict.fromkeys([*entity_ids, *term_entity_ids(reader, terms)]))
-    named: dict[str, list[str]] = {}
-    if ids:
-        for row in reader.read("documents_about_entities", {"entity_ids": ids}):
-            named.setdefault(str(row["document_id"]), []).append(str(row["name"]))
-    spelled = [list(term_spellings(t)) for t in terms]
-    rows = reader.read("documents_about", {"terms": spelled, "documents": list(named), "k": k})
-    return [{**r, "entities": list(dict.fromkeys(named.get(str(r["id"]), ())))} for r in rows]
 
 
 def _about(
@@ -298,6 +245,7 @@ DOCUMENT_HANDLERS = (
     Registration(ListDocumentsStep, _list_documents),
     Registration(DocumentSummaryStep, _document_summary),
     Registration(MetadataSearchStep, _metadata_search),
+    Registration(CompareStep, compare_sides),
     Registration(DocumentTypesStep, _document_types),
     Registration(DocumentDatesStep, _document_dates),
 )

@@ -25,7 +25,6 @@ from kgrag.executor.base import (
     StepReader,
 )
 from kgrag.executor.bridge_links import chain_score, names_bridge
-from kgrag.executor.compare_sides import compare_sides
 from kgrag.executor.document_handlers import DOCUMENT_HANDLERS
 from kgrag.executor.duplicates import (
     collapse,
@@ -44,7 +43,6 @@ from kgrag.graph import cypher
 from kgrag.ingest.sections import context_text
 from kgrag.planner.models import (
     AggregateStep,
-    CompareStep,
     FilterStep,
     GraphQueryStep,
     LlmCallStep,
@@ -544,7 +542,6 @@ _HANDLERS = HandlerTable(
         Registration(LlmCallStep, _llm_call),
         Registration(ToolCallStep, _tool_call),
         *DOCUMENT_HANDLERS,
-        Registration(CompareStep, compare_sides),
         *ATTACHMENT_HANDLERS,
         *SESSION_HANDLERS,
     ]

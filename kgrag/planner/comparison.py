@@ -93,6 +93,10 @@ _MODIFIERS = word_set(
 )
 
 
+#: Longer questions are not read for sides (the frames' lazy sides would cost time quadratic in
+#: the length: 4 s at 14,000 characters); they are planned as content questions.
+MAX_CHARS = 1_000
+
 #: "Compare notes": an idiom that compares nothing.
 _IDIOM = re.compile(r"\bcompar(?:e|ed|ing)\s+notes\b", re.IGNORECASE)
 
@@ -100,6 +104,8 @@ _IDIOM = re.compile(r"\bcompar(?:e|ed|ing)\s+notes\b", re.IGNORECASE)
 def compared_sides(question: str) -> tuple[str, ...]:
     """The two sides ``question`` compares, as written (determiners dropped, the elided noun
     filled in), or ``()`` when it names none."""
+    if len(question) > MAX_CHARS:
+        return ()
     text = _LEADING.sub("", question.strip())
     if _IDIOM.search(text):
         return ()

@@ -53,3 +53,7 @@ def test_the_sides_of_a_comparison(question: str, sides: tuple[str, ...]) -> Non
 )
 def test_look_alikes_name_no_sides(question: str) -> None:
     assert compared_sides(question) == ()
+
+
+def test_a_very_long_question_is_not_read_for_sides() -> None:
+    assert compared_sides("Which is faster, " + "gzip " * 100_000 + "or xz?") == ()
