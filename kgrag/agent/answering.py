@@ -34,6 +34,7 @@ from kgrag.agent.support import (
 from kgrag.agent.synthesis import (
     answer_body,
     citation_for,
+    compared_answer,
     extractive_answer,
     llm_answer,
     quoted_sentences,
@@ -119,7 +120,7 @@ class Composer:
         segments when ``modalities`` has audio, the passages of the files ``file_names`` names)
         comes first in it, in its order, and the extractive answer starts from it."""
         if result.documents is not None:
-            return _document_synthesis(result.documents, self.embedder)
+            return _document_synthesis(resolution.question, result.documents, self.embedder)
         pointed = pointed_at(modalities, file_names, identifiers(resolution.question))
         evidence = sorted(result.text, key=lambda h: not pointed(h))  # stable
         images = result.images
@@ -222,9 +223,15 @@ class Composer:
         return Synthesis.checked(text, citations, "llm", report)
 
 
-def _document_synthesis(found: DocumentAnswer, embedder: TextEmbedder) -> Synthesis:
-    """The answer of a document tool (listing, summary, metadata search, comparison): its own
-    extractive text, citing documents (chunks, for a comparison's evidence)."""
+def _document_synthesis(question: str, found: DocumentAnswer, embedder: TextEmbedder) -> Synthesis:
+    """The answer of a document tool (listing, summary, metadata search): its own extractive
+    text, citing documents; of a comparison, each side's sentences nearest ``question``."""
+    if found.groups:
+        by_id = {h.id: h for h in found.hits}
+        sides = [(g.label, [by_id[i] for i in g.hit_ids if i in by_id]) for g in found.groups]
+        text, citations = compared_answer(question, sides, embedder)
+        report = check(text, _cited_text(found.hits, ())(citations), embedder)
+        return Synthesis.checked(text, citations, "extractive", report)
     shown = list(found.hits[:DOCUMENT_ANSWER_LIMIT])
     body = answer_text(
         found.step_type, found.hits, limit=DOCUMENT_ANSWER_LIMIT, capped=found.capped

@@ -18,7 +18,7 @@ from kgrag.agent.events import EvaluationEvent, PlanEvent
 from kgrag.agent.planning import AgentPlanner
 from kgrag.core import Hit
 from kgrag.errors import KgragError
-from kgrag.executor.base import StepOutcome
+from kgrag.executor.base import HitGroup, StepOutcome
 from kgrag.executor.duplicates import collapse, copy_groups, with_copies
 from kgrag.executor.fusion import fuse as fuse_ranked
 from kgrag.executor.picture_names import NAMED_IMAGES_TEMPLATE
@@ -87,6 +87,8 @@ class DocumentAnswer:
     no passage can say otherwise."""
     capped: bool = False
     """The step returned as many hits as it asked for: there may be more than it found."""
+    groups: tuple[HitGroup, ...] = ()
+    """The hits grouped by what the step looked for: a comparison's sides, each with its own."""
 
 
 class RetrievalLoop:
@@ -330,6 +332,7 @@ def document_answer(plan: Plan, outcomes: dict[int, StepOutcome]) -> DocumentAns
                 hits=tuple(out.result),
                 filters_only=_filters_only(step),
                 capped=len(out.result) >= getattr(step.parameters, "k", len(out.result) + 1),
+                groups=out.groups,
             )
     return found
 

@@ -917,23 +917,70 @@ def extractive_answer(
         prefer=prefer,
         max_sentences=max_sentences,
     )
-    citations: list[Citation] = []
-    markers: dict[str, int] = {}
+    citations = _Citations()
     lines: list[str] = []
-
-    def mark(hit: Hit) -> int:
-        if hit.id not in markers:
-            markers[hit.id] = len(markers) + 1
-            citations.append(citation_for(markers[hit.id], hit))
-        return markers[hit.id]
-
+    mark = citations.mark
     for sentence, hit in chosen:
         lines.append(f"- {_unbulleted(sentence)} [{mark(hit)}] {source_label(hit)}")
     for image in images[:max_images]:
         lines.append(f"- {image_markdown(image, mark(image))} {source_label(image)}")
     if not lines:
         return NO_EVIDENCE, []
-    return EXTRACTIVE_HEADER + "\n" + "\n".join(lines), citations
+    return EXTRACTIVE_HEADER + "\n" + "\n".join(lines), citations.cited
+
+
+class _Citations:
+    """The citations of an answer, numbered in the order their hits are first cited."""
+
+    def __init__(self) -> None:
+        self.cited: list[Citation] = []
+        self._markers: dict[str, int] = {}
+
+    def mark(self, hit: Hit) -> int:
+        """The marker of ``hit``, numbered the next if it is not cited yet."""
+        if hit.id not in self._markers:
+            self._markers[hit.id] = len(self._markers) + 1
+            self.cited.append(citation_for(self._markers[hit.id], hit))
+        return self._markers[hit.id]
+
+
+#: Sentences quoted per side of a comparison.
+SIDE_SENTENCES = 2
+
+
+def compared_answer(
+    question: str,
+    sides: Sequence[tuple[str, Sequence[Hit]]],
+    embedder: TextEmbedder,
+    *,
+    max_sentences: int = SIDE_SENTENCES,
+) -> tuple[str, list[Citation]]:
+    """The offline answer of a comparison: under each side's name, the sentences of its
+    passages that best answer ``question`` (:func:`select_sentences`), each cited; a sentence
+    quoted for one side is not quoted again for the next, and one that holds no word but the
+    side's name (its title as a heading) says nothing of it. A side with no passage says that
+    nothing readable was found for it."""
+    citations = _Citations()
+    lines: list[str] = []
+    quoted: set[str] = set()
+    for side, passages in sides:
+        chosen = [
+            (sentence, hit)
+            for sentence, hit in select_sentences(
+                question, passages, embedder, max_sentences=max_sentences + 2
+            )
+            if sentence not in quoted and not set(terms(sentence)) <= set(terms(side))
+        ][:max_sentences]
+        if not chosen:
+            lines.append(f"{side}: I found nothing you are allowed to read about it.")
+            continue
+        lines.append(f"{side}:")
+        for sentence, hit in chosen:
+            quoted.add(sentence)
+            lines.append(f"- {_unbulleted(sentence)} [{citations.mark(hit)}] {source_label(hit)}")
+    if not citations.cited:
+        return NO_EVIDENCE, []
+    return EXTRACTIVE_HEADER + "\n" + "\n".join(lines), citations.cited
 
 
 #: A quoted line of the extractive answer: "- sentence [n] (Source: ...)".

@@ -28,6 +28,15 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class HitGroup:
+    """The hits a step found for one of the things it looked for: a comparison's side
+    (``label``, as the question names it) and the ids of its hits, best first."""
+
+    label: str
+    hit_ids: tuple[str, ...]
+
+
 @dataclass
 class StepOutcome:
     """What a step produced; conditions read ``result``, ``status`` and ``count``."""
@@ -41,6 +50,8 @@ class StepOutcome:
     """The text a text vector search searched for (multi_hop re-queries with it)."""
     details: dict[str, Any] = field(default_factory=dict)
     """What a handler wants in the trace beyond its hits (rerank factors, matched metadata)."""
+    groups: tuple[HitGroup, ...] = ()
+    """The hits grouped by what the step looked for (a comparison's sides), when it says."""
 
     @property
     def count(self) -> int:

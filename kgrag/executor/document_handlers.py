@@ -1,10 +1,11 @@
 """Handlers of the document tools: ``list_documents``, ``document_summary``, ``metadata_search``,
-``compare``, ``document_types`` (how many documents of each type), ``document_dates`` (when a
-document was dated and ingested) and ``document_authors`` (who its metadata says wrote it). They
-answer from document metadata (title, tags, type, dates, authors, the summary computed at
-ingestion, the names of the entities a document mentions) and from entity profiles: no vector
-index and no full-text search over chunks. Every read carries the caller's principals (the
-recorder adds them), so a document the caller may not read is never listed or summarised.
+``document_types`` (how many documents of each type), ``document_dates`` (when a document was
+dated and ingested) and ``document_authors`` (who its metadata says wrote it). They answer from
+document metadata (title, tags, type, dates, authors, the summary computed at ingestion, the
+names of the entities a document mentions): no vector index and no full-text search over chunks
+(``compare``, which reads passages, is :mod:`kgrag.executor.compare_sides`). Every read carries
+the caller's principals (the recorder adds them), so a document the caller may not read is never
+listed or summarised.
 
 Handlers return typed hits; what they matched is put in ``outcome.details`` for the trace.
 """
@@ -16,8 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgrag.core import Hit
-from kgrag.executor.base import Registration, StatementReader, StepOutcome, StepReader
-from kgrag.ingest.entities import normalise_name
+from kgrag.executor.base import Registration, StepOutcome, StepReader
+from kgrag.executor.compare_sides import compare_sides
+from kgrag.executor.document_reads import (
+    RESOLVE_COVERAGE,
+    documents_about,
+    metadata_coverage,
+)
 from kgrag.ingest.file_authors import author_words
 from kgrag.planner.models import (
     CompareStep,
@@ -30,8 +36,6 @@ from kgrag.planner.models import (
 )
 from kgrag.planner.params import FORMAT_MIMES
 from kgrag.text import document_terms
-from kgrag.text.folding import fold
-from kgrag.text.spelling import american, term_spellings
 
 __all__ = [
     "DOCUMENT_HANDLERS",
@@ -59,64 +63,6 @@ def metadata_score(row: Mapping[str, Any], n_terms: int) -> float:
         + 0.5 * int(row.get("uri_hits") or 0)
     )
     return round(raw / (8.0 * max(1, n_terms)), 6)
-
-
-def metadata_coverage(row: Mapping[str, Any], terms: Sequence[str]) -> float:
-    """The share of ``terms`` found anywhere in a document's metadata, each in any of its
-    spellings (:func:`~kgrag.text.spelling.term_spellings`: "colour" is found in "Color")."""
-    fields = [row.get("title"), row.get("text"), row.get("uri"), *(row.get("tags") or ())]
-    fields += list(row.get("also_uris") or ())  # the paths of copies skipped as duplicates
-    fields += list(row.get("entities") or ())
-    haystack = " ".join(str(f).lower() for f in fields if f)
-    found = sum(1 for t in terms if any(s in haystack for s in term_spellings(t.lower())))
-    return found / max(1, len(terms))
-
-
-#: A summary or comparison names one document: most of its words must match that document.
-RESOLVE_COVERAGE = 0.6
-
-
-#: Entities the full-text index proposes per term of a document question; those whose name
-#: contains the term count as named by it.
-TERM_ENTITY_CANDIDATES = 20
-
-
-def term_entity_ids(reader: StatementReader, terms: Sequence[str]) -> list[str]:
-    """The entities whose names contain one of ``terms`` (in any of its spellings), among the
-    entity full-text index's candidates for each spelling of each term (a prefix query per word,
-    so ``pump`` finds ``Feed Pumps``)."""
-    ids: list[str] = []
-    for term in terms:
-        # accents folded on both sides (kgrag.text.folding): "zurich" names "Zürich"
-        for spelling in term_spellings(fold(term).lower()):
-            words = re.findall(r"[a-z0-9]+", spelling)
-            if not words:
-                continue
-            query = " ".join(w + "*" if len(w) >= 3 else w for w in words)
-            rows = reader.read("fulltext_entities", {"query": query, "k": TERM_ENTITY_CANDIDATES})
-            ids += [
-                str(r["id"]) for r in rows if spelling in fold(str(r.get("name") or "")).lower()
-            ]
-    return list(dict.fromkeys(ids))
-
-
-def documents_about(
-    reader: StatementReader, terms: Sequence[str], entity_ids: Sequence[str], k: int
-) -> list[dict[str, Any]]:
-    """Readable documents whose metadata contains ``terms`` or that mention (or picture) the
-    entities ``entity_ids`` and those the terms name, each with ``entities``: the names of those
-    it mentions, then those it only pictures. At most ``k``, by title hits, tag hits, then path.
-    A term is matched in any of its spellings and counted once (:func:`term_spellings`).
-    The reader carries the caller's principals: nothing unreadable is read."""
-    terms = [t.lower() for t in terms]
-    ids = list(dict.fromkeys([*entity_ids, *term_entity_ids(reader, terms)]))
-    named: dict[str, list[str]] = {}
-    if ids:
-        for row in reader.read("documents_about_entities", {"entity_ids": ids}):
-            named.setdefault(str(row["document_id"]), []).append(str(row["name"]))
-    spelled = [list(term_spellings(t)) for t in terms]
-    rows = reader.read("documents_about", {"terms": spelled, "documents": list(named), "k": k})
-    return [{**r, "entities": list(dict.fromkeys(named.get(str(r["id"]), ())))} for r in rows]
 
 
 def _about(
@@ -331,98 +277,11 @@ def _moment(iso: str) -> str:
     return f"{day} at {clock[:5]}{zone}"
 
 
-def _compare(step: CompareStep, inputs: Mapping[int, StepOutcome], rec: StepReader) -> list[Hit]:
-    """Each side as a document its title names ("the Apache License": the document titled so, its
-    summary; :func:`_names_title`), else as an entity (its profile from the passages that mention
-    it most), else as the document whose metadata matches best (its summary). Sides interleave."""
-    p = step.parameters
-    columns: list[list[Hit]] = []
-    sides: list[dict[str, Any]] = []
-    for side in p.sides:
-        terms = document_terms(side) or (side.lower(),)
-        found = _about(rec, terms, (), 1, min_coverage=RESOLVE_COVERAGE)
-        if found and _names_title(terms, str(found[0][1].get("title") or "")):
-            rows = []  # the document the side names
-        else:
-            rows = rec.read("entity_profile", {"ids": _entity_ids_named(rec, side), "k": p.k})
-        if rows:
-            row = max(rows, key=lambda r: len(r["mentions"]))
-            column = _entity_side(row, p.k, step.step_id)
-            sides.append({"side": side, "resolved": "entity", "id": row["entity_id"]})
-        else:
-            column = [_document_hit(r, s, step.step_id) for s, r in found]
-            sides.append(
-                {
-                    "side": side,
-                    "resolved": "document" if found else None,
-                    "id": found[0][1]["id"] if found else None,
-                }
-            )
-        columns.append(column)
-    rec.outcome.details["sides"] = sides
-    out: dict[str, Hit] = {}
-    for rank in range(max((len(c) for c in columns), default=0)):
-        for column in columns:
-            if rank < len(column):
-                out.setdefault(column[rank].id, column[rank])
-    return list(out.values())
-
-
-def _names_title(terms: Sequence[str], title: str) -> bool:
-    """Whether a comparison side (its ``terms``) names a document titled ``title``: the title
-    holds every term (in either spelling: "colour" is "Color"), and they are at least half of
-    its terms ("the Apache License" names
-    "Apache License"; "Ada Okafor" does not name "Ada Okafor maintains the Feed Pump FP-2 and
-    reports to Brian Keller", a text whose first line titles it)."""
-    titled = {american(t) for t in document_terms(title)}
-    named = {american(t) for t in terms}
-    return named <= titled and 2 * len(named) >= len(titled)
-
-
-#: Full-text candidates looked at when resolving a comparison side's name to entity ids.
-NAME_CANDIDATES = 10
-
-
-def _entity_ids_named(rec: StepReader, side: str) -> list[str]:
-    """The ids of the entities named ``side``: its normalised form (an entity's id), and the
-    entities whose display name is ``side`` in another case (an alias chosen as the display
-    form, e.g. ``United States`` for the id ``us``), found through the entity full-text index."""
-    ids = [normalise_name(side)]
-    folded_side = fold(side).lower()  # accents folded on both sides (kgrag.text.folding)
-    words = re.findall(r"[a-z0-9]+", folded_side)
-    if words:
-        rows = rec.read("fulltext_entities", {"query": " ".join(words), "k": NAME_CANDIDATES})
-        ids += [str(r["id"]) for r in rows if fold(str(r.get("name") or "")).lower() == folded_side]
-    return list(dict.fromkeys(i for i in ids if i))
-
-
-def _entity_side(row: Mapping[str, Any], k: int, step_id: int) -> list[Hit]:
-    mentions = [m for m in row["mentions"] if m.get("id") is not None][:k]
-    titles = list(dict.fromkeys(str(m.get("title")) for m in mentions))
-    others = list(dict.fromkeys(o for m in mentions for o in (m.get("others") or ())))[:8]
-    profile = f"{row['name']} ({row.get('type') or 'entity'}): mentioned in {', '.join(titles)}"
-    if others:
-        profile += f"; mentioned with {', '.join(others)}"
-    entity = Hit(
-        id=str(row["entity_id"]),
-        kind="entity",
-        score=1.0,
-        text=profile + ".",
-        provenance=(step_id,),
-    )
-    top = max((int(m.get("count") or 1) for m in mentions), default=1)
-    chunks = [
-        Hit.from_row({**m, "score": int(m.get("count") or 1) / top}, None, step_id)
-        for m in mentions
-    ]
-    return [entity, *chunks]
-
-
 DOCUMENT_HANDLERS = (
     Registration(ListDocumentsStep, _list_documents),
     Registration(DocumentSummaryStep, _document_summary),
     Registration(MetadataSearchStep, _metadata_search),
-    Registration(CompareStep, _compare),
+    Registration(CompareStep, compare_sides),
     Registration(DocumentTypesStep, _document_types),
     Registration(DocumentDatesStep, _document_dates),
     Registration(DocumentAuthorsStep, _document_authors),
@@ -436,8 +295,9 @@ def answer_text(
     """An extractive answer from a document tool's hits; marker ``[n]`` cites ``hits[n - 1]``.
     ``capped``: the step found as many as it asked for, so there may be more ("at least 50").
 
-    For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH / COMPARISON questions
-    straight from the tool's result (no chunk evidence to synthesise from)."""
+    For agents that answer LISTING / DOCUMENT_SUMMARY / METADATA_SEARCH questions straight from
+    the tool's result (no chunk evidence to synthesise from); a comparison's answer quotes each
+    side's passages (kgrag.agent.synthesis.compared_answer)."""
     shown = list(hits[:limit])
     if not shown:
         return "No readable document matches."
@@ -451,9 +311,6 @@ def answer_text(
         lines = [f"Readable documents by type ({len(hits)} type{'s' if len(hits) != 1 else ''}):"]
         lines += [f"- {h.text} [{n}]" for n, h in enumerate(shown, start=1)]
         return "\n".join(lines)
-    if step_type == "compare":
-        lines = [f"{h.text} [{n}]" for n, h in enumerate(shown, start=1) if h.kind != "chunk"]
-        return "\n".join(lines) if lines else "No readable document matches."
     count = f"at least {len(hits)}" if capped else str(len(hits))
     lines = [
         f"{count} document(s):" if len(hits) <= limit else f"{count} documents, first {limit}:"

@@ -22,6 +22,7 @@ from typing import Literal
 
 from kgrag.core import Frozen
 from kgrag.errors import PlanError
+from kgrag.planner.comparison import compared_sides
 from kgrag.planner.intent import (
     Intent,
     IntentClassifier,
@@ -322,7 +323,7 @@ def analyse(
         period=period,
         document_types=document_types,
         target=_summary_target(text) if query_class is QueryClass.DOCUMENT_SUMMARY else None,
-        compared=_compared(text) if query_class is QueryClass.COMPARISON else (),
+        compared=compared_sides(text) if query_class is QueryClass.COMPARISON else (),
         intent=intent,
         file_names=named_files(text),
     )
@@ -626,24 +627,3 @@ def _summary_target(text: str) -> str | None:
         target = " ".join(words)
     target = re.sub(r"^(?:the|a|an|me)\s+", "", target.strip(" ?.!\"'"), flags=re.IGNORECASE)
     return target or None
-
-
-def _compared(text: str) -> tuple[str, ...]:
-    patterns = (
-        r"\bcompare\s+(?P<a>.+?)\s+(?:and|with|to|against|vs\.?|versus)\s+(?P<b>.+?)(?:\s+(?:in|on|for|regarding|by)\s+.*)?$",
-        r"\bdifferences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$",
-        r"(?P<a>[^,;:?]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,;:?]+)",
-        r"\bhow does\s+(?P<a>.+?)\s+differ from\s+(?P<b>.+)$",
-    )
-    for pattern in patterns:
-        match = re.search(pattern, text, flags=re.IGNORECASE)
-        if match:
-            sides = [_clean_side(match.group("a")), _clean_side(match.group("b"))]
-            return tuple(s for s in sides if s)
-    return ()
-
-
-def _clean_side(side: str) -> str:
-    side = side.strip(" ?.!,\"'")
-    side = re.sub(r"^(?:what is the |what's the |the |a |an )", "", side, flags=re.IGNORECASE)
-    return side.strip()

@@ -202,8 +202,12 @@ def _step(question: str, analysis: QueryAnalysis) -> dict[str, object] | None:
             return None
         return {
             "type": "compare",
-            "parameters": {"sides": list(analysis.compared[:4]), "entity_ids": entity_ids},
-            "trace": "profile each side (entity passages or document summary), side by side",
+            "parameters": {
+                "sides": list(analysis.compared[:4]),
+                "entity_ids": entity_ids,
+                "query": question,
+            },
+            "trace": "each side's passages nearest the question, side by side",
         }
     return None
 

@@ -382,8 +382,8 @@ class DocumentAuthorsParams(StepParams):
 
 
 class CompareParams(StepParams):
-    """Two to four entities or documents side by side: for each side its entity profile (the
-    readable passages that mention it most) or, for a document, its summary."""
+    """Two to four entities or documents side by side: for each side the readable passages of
+    the documents it names and those that mention it, nearest ``query`` first."""
 
     sides: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = Field(
         min_length=2, max_length=4
@@ -392,6 +392,8 @@ class CompareParams(StepParams):
     """Entity ids the sides were resolved to (optional; names are matched too)."""
     k: int = Field(default=3, ge=1, le=20)
     """Passages per side."""
+    query: str | None = Field(default=None, max_length=2000)
+    """What each side's passages are ranked by (the question); the sides' names when absent."""
 
 
 # ----------------------------------------------------- attachment parameters (query time)

@@ -26,7 +26,7 @@ LICENCES = {
 
 def test_a_side_a_document_title_names_is_that_document_not_an_entity(engine: Engine) -> None:
     """'Apache License' is a document's title and an entity its text mentions: comparing two
-    documents by their titles compares the documents (their summaries, cited by file), not the
+    documents by their titles compares the documents (their passages, cited by file), not the
     entities' profiles (which cited no file and listed the names they occur with)."""
     folder = engine.folder / "licences"
     folder.mkdir(parents=True)
@@ -38,6 +38,6 @@ def test_a_side_a_document_title_names_is_that_document_not_an_entity(engine: En
         steps = read_trace(agent.store, answer.query_id, OPERATOR).to_json()["steps"]
     assert [s["type"] for s in steps] == ["compare"]
     sides = steps[0]["details"]["sides"]
-    assert [s["resolved"] for s in sides] == ["document", "document"], sides
+    assert [s["resolved"] for s in sides] == ["documents", "documents"], sides
     assert [Path(str(c.uri)).name for c in answer.citations] == ["apache.md", "gpl.md"]
     assert "modified file must carry a notice" in answer.answer

@@ -20,7 +20,7 @@ import pytest
 from kgrag.agent.agent import KnowledgeAgent
 from kgrag.agent.entities import GraphEntityLookup
 from kgrag.core import AccessContext
-from kgrag.executor.document_handlers import term_entity_ids
+from kgrag.executor.document_reads import term_entity_ids
 from kgrag.graph.store import GraphStore
 from kgrag.modalities.text import default_text_embedder
 from kgrag.planner.analysis import resolve_mentions

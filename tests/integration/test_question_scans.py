@@ -67,6 +67,8 @@ EXEMPT: dict[str, str] = {
 #: entity and image templates, widening a vector search), which the small questions above need
 #: not reach; explained with parameters of the right types.
 MORE_STATEMENTS = (
+    "document_passages_near",
+    "chunk_passages_near",
     "documents_about_entities",
     "chunks_by_ids",
     "bridge_entities",
@@ -85,6 +87,8 @@ MORE_STATEMENTS = (
 PARAMS: dict[str, Any] = {
     "ids": ["x"],
     "entity_ids": ["x"],
+    "document_ids": ["x"],
+    "vector": [0.5, 0.5],
     "admin": False,
     "principals": ["*"],
     "question": "x",
@@ -177,7 +181,9 @@ def test_the_document_tools_are_on_the_recorded_paths(
     explains them (a change of routing would otherwise leave them unchecked)."""
     _store, seen = recorded
     assert {"documents_about", "fulltext_entities"} <= set(seen[SUMMARY]), sorted(seen[SUMMARY])
-    assert "entity_profile" in seen[COMPARISON], sorted(seen[COMPARISON])
+    assert (
+        "document_passages_near" in seen[COMPARISON] or "chunk_passages_near" in seen[COMPARISON]
+    ), sorted(seen[COMPARISON])
     assert "templates/file_chunks" in seen[NAMED_FILE], sorted(seen[NAMED_FILE])
     assert "documents_by_type" in seen[TYPES], sorted(seen[TYPES])
 

@@ -1,0 +1,16 @@
+// The readable chunks $ids, nearest the vector $vector first (cosine similarity in [0, 1], as the
+// vector index scores): the passages that mention a comparison's side, ranked by the question
+// (kgrag.executor.compare_sides).
+// idempotent: yes
+UNWIND $ids AS cid
+MATCH (c:Chunk {id: cid})
+WITH c
+MATCH (c)-[:PART_OF]->(d:Document)
+WHERE d.status = 'complete' AND ($admin OR any(p IN d.acl WHERE p IN $principals))
+RETURN c.id AS id, 'chunk' AS kind, c.text AS text, d.id AS document_id, d.title AS title,
+       d.uri AS uri, c.page AS page, c.start_s AS start_s, c.end_s AS end_s,
+       c.table_number AS table_number, c.sheet AS sheet, c.table_row AS table_row,
+       c.section AS section,
+       vector.similarity.cosine(c.embedding, $vector) AS score
+ORDER BY score DESC, id
+LIMIT $k
