@@ -19,7 +19,7 @@ side each belongs to.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Mapping, Set
 from typing import Any
 
 from kgrag.core import Hit
@@ -31,7 +31,6 @@ from kgrag.planner.models import CompareStep
 from kgrag.planner.rule import fulltext_query
 from kgrag.text import document_terms
 from kgrag.text.folding import fold
-from kgrag.text.spelling import american
 from kgrag.text.tokens import lexical_tokens
 
 __all__ = ["compare_sides"]
@@ -96,36 +95,21 @@ def compare_sides(
 
 
 def _documents_named(rec: StepReader, side: str, others: Set[str]) -> tuple[list[str], list[str]]:
-    """The readable documents whose title or file name ``side`` names (:func:`_names`), and
-    those whose metadata holds most of its words, the best first. A word the other sides'
-    names (``others``) hold too tells nothing apart: "the BSD license" beside "the Apache
-    License" names the documents "BSD" names."""
+    """The readable documents whose title or file name ``side`` names
+    (:func:`~kgrag.executor.document_reads.names_document`), and those whose metadata holds
+    most of its words, the best first. A word the other sides' names (``others``) hold too
+    tells nothing apart: "the BSD license" beside "the Apache License" names the documents
+    "BSD" names."""
     terms = [t.lower() for t in document_terms(side) or (side.lower(),)]
     terms = [t for t in terms if t not in others] or terms
     found = documents.documents_about(rec, terms, (), SIDE_DOCUMENTS * 4)
-    named = [str(r["id"]) for r in found if _names(terms, r)]
+    named = [str(r["id"]) for r in found if documents.names_document(terms, r)]
     covered = [
         str(r["id"])
         for r in found
         if documents.metadata_coverage(r, terms) >= documents.RESOLVE_COVERAGE
     ]
     return named[:SIDE_DOCUMENTS], covered[:SIDE_DOCUMENTS]
-
-
-def _names(terms: Sequence[str], row: Mapping[str, Any]) -> bool:
-    """Whether a document's title, or its file's name, is named by the terms: it holds at least
-    half of them, one at least, and they are at least half of its words ("the BSD license"
-    names ``BSD.txt``, "gzip" ``gzip(1)`` and ``gzip-README``; "Ada Okafor" does not name a text
-    whose first line, "Ada Okafor maintains the Feed Pump FP-2 and reports to Brian Keller",
-    titles it)."""
-    uri = str(row.get("uri") or "").replace("\\", "/").rsplit("/", 1)[-1]
-    named = {american(t) for t in terms}
-    for name in (str(row.get("title") or ""), uri):
-        words = {american(t) for t in document_terms(fold(name))}
-        held = len(named & words)
-        if held and 2 * held >= len(named) and 2 * held >= len(words):
-            return True
-    return False
 
 
 def _mentioning(rec: StepReader, side: str) -> list[str]:

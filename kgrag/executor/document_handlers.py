@@ -23,6 +23,7 @@ from kgrag.executor.document_reads import (
     RESOLVE_COVERAGE,
     documents_about,
     metadata_coverage,
+    names_document,
 )
 from kgrag.ingest.file_authors import author_words
 from kgrag.planner.models import (
@@ -239,10 +240,13 @@ def dates_text(row: Mapping[str, Any]) -> str:
 def _document_authors(
     step: DocumentAuthorsStep, inputs: Mapping[int, StepOutcome], rec: StepReader
 ) -> list[Hit]:
-    """The readable document the target names (as for a summary), its text its stored
-    authors."""
+    """The readable document the target names by its title or file name, its text its stored
+    authors. "Who wrote the first program?" asks about the world, not a stored file's author: a
+    document whose metadata merely mentions a first program is not named by it (no hit: the
+    agent then searches the passages)."""
     p = step.parameters
-    found = _named_documents(rec, p.target, p.k)
+    terms = document_terms(p.target) or (p.target.lower(),)
+    found = [(s, r) for s, r in _named_documents(rec, p.target, p.k) if names_document(terms, r)]
     return [
         _document_hit({**row, "text": authors_text(row)}, score, step.step_id)
         for score, row in found

@@ -1,6 +1,7 @@
 """The reads the document tools share: the readable documents whose metadata holds some
-words or names some entities (:func:`documents_about`), and how much of the words a document's
-metadata holds (:func:`metadata_coverage`). Every read carries the caller's principals."""
+words or names some entities (:func:`documents_about`), how much of the words a document's
+metadata holds (:func:`metadata_coverage`), and whether words name a document by its title or
+file name (:func:`names_document`). Every read carries the caller's principals."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgrag.executor.base import StatementReader
+from kgrag.text import document_terms
 from kgrag.text.folding import fold
-from kgrag.text.spelling import term_spellings
+from kgrag.text.spelling import american, term_spellings
 
 __all__ = [
     "RESOLVE_COVERAGE",
     "TERM_ENTITY_CANDIDATES",
     "documents_about",
     "metadata_coverage",
+    "names_document",
     "term_entity_ids",
 ]
 
@@ -77,3 +80,19 @@ def documents_about(
     spelled = [list(term_spellings(t)) for t in terms]
     rows = reader.read("documents_about", {"terms": spelled, "documents": list(named), "k": k})
     return [{**r, "entities": list(dict.fromkeys(named.get(str(r["id"]), ())))} for r in rows]
+
+
+def names_document(terms: Sequence[str], row: Mapping[str, Any]) -> bool:
+    """Whether a document's title, or its file's name, is named by the terms: it holds at least
+    half of them, one at least, and they are at least half of its words ("the BSD license"
+    names ``BSD.txt``, "gzip" ``gzip(1)`` and ``gzip-README``; "Ada Okafor" does not name a text
+    whose first line, "Ada Okafor maintains the Feed Pump FP-2 and reports to Brian Keller",
+    titles it)."""
+    uri = str(row.get("uri") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    named = {american(t) for t in terms}
+    for name in (str(row.get("title") or ""), uri):
+        words = {american(t) for t in document_terms(fold(name))}
+        held = len(named & words)
+        if held and 2 * held >= len(named) and 2 * held >= len(words):
+            return True
+    return False
