@@ -51,9 +51,10 @@ __all__ = [
 #: Pixels of the longer side the drawing is fitted into (aspect kept; CLIP looks at 224).
 RASTER_SIDE = 1024
 #: The drawing is first drawn this many pixels a side; it is drawn again at :data:`RASTER_SIDE`
-#: only when that, at the time the first took (it grows with the pixels), fits in
-#: :data:`DRAW_BUDGET_S`. Masks and filters over embedded photographs make some icons slow:
-#: Adwaita's preferences-desktop-appearance-symbolic.svg took 4.5 s at 256 pixels, 72 s at 1,024.
+#: only when that, at the time the first took (its part beyond a :data:`MIN_IMAGE_SIDE` drawing's
+#: grows with the pixels), fits in :data:`DRAW_BUDGET_S`. Masks and filters over embedded
+#: photographs make some icons slow: Adwaita's preferences-desktop-appearance-symbolic.svg took
+#: 4.5 s at 256 pixels, 72 s at 1,024.
 PROBE_SIDE = 256
 DRAW_BUDGET_S = 2.0
 #: A drawing thinner than this when drawn (a rule, a 1024x3 line) is not a picture; as for images.
@@ -99,8 +100,14 @@ def read_svg(path: Path, data: bytes) -> SvgDrawing:
     resvg = require(path, "resvg_py", "resvg-py", extra="image")
     fonts = any(_local(e) == "text" for e in root.iter())  # loading the system's fonts: ~50 ms
     t0 = time.perf_counter()
+    _draw(path, resvg, markup, MIN_IMAGE_SIDE, fonts)  # what any drawing costs: fonts, parsing
+    fixed = time.perf_counter() - t0
     png = _draw(path, resvg, markup, PROBE_SIDE, fonts)
-    if (time.perf_counter() - t0) * (RASTER_SIDE / PROBE_SIDE) ** 2 <= DRAW_BUDGET_S:
+    probe = time.perf_counter() - t0 - fixed
+    # only the part that grows with the pixels grows 16-fold at RASTER_SIDE (loading the fonts
+    # counted 16 times made a plain diagram too slow on a busy machine)
+    pixels = max(0.0, probe - fixed) * (RASTER_SIDE / PROBE_SIDE) ** 2
+    if fixed + pixels <= DRAW_BUDGET_S:
         png = _draw(path, resvg, markup, RASTER_SIDE, fonts)
     render_s = time.perf_counter() - t0
     from PIL import Image
