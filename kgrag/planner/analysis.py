@@ -529,18 +529,20 @@ def _complexity_cues(
 
 def _relative_clause(tokens: Sequence[QuestionToken]) -> str | None:
     """A relative pronoun after a noun phrase ("the country where", "the county in which")."""
-    for i, token in enumerate(tokens):
-        word = token.lower
-        is_when = word == "when" and i > 0 and tokens[i - 1].lower in _TIME_NOUNS
+    lowered = [t.lower for t in tokens]
+    leading = 0  # the question's first words that are prepositions ("In which ...")
+    while leading < len(lowered) and lowered[leading] in _PREPOSITIONS:
+        leading += 1
+    for i, word in enumerate(lowered):
+        is_when = word == "when" and i > 0 and lowered[i - 1] in _TIME_NOUNS
         if (word not in _REL_PRONOUNS and not is_when) or i == 0:
             continue
-        before = [t.lower for t in tokens[:i]]
-        if all(w in _PREPOSITIONS for w in before):
+        if i <= leading:
             continue  # "In which country ...": the question's own wh-word
-        if before[-1] in _NOT_RELATIVE_AFTER:
+        last = lowered[i - 1]
+        if last in _NOT_RELATIVE_AFTER:
             continue
-        head = before[:-1] if before[-1] in _PREPOSITIONS else before
-        if not head:
+        if i - (last in _PREPOSITIONS) == 0:  # no noun before the pronoun
             continue
         window = tokens[max(0, i - 6) : i]
         if any(t.lower in _DETERMINERS for t in window[:-1]) or any(
