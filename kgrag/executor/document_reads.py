@@ -89,10 +89,16 @@ def names_document(terms: Sequence[str], row: Mapping[str, Any]) -> bool:
     whose first line, "Ada Okafor maintains the Feed Pump FP-2 and reports to Brian Keller",
     titles it)."""
     uri = str(row.get("uri") or "").replace("\\", "/").rsplit("/", 1)[-1]
-    named = {american(t) for t in terms}
+    named = _word_parts(terms)
     for name in (str(row.get("title") or ""), uri):
-        words = {american(t) for t in document_terms(fold(name))}
+        words = _word_parts(document_terms(fold(name)))
         held = len(named & words)
         if held and 2 * held >= len(named) and 2 * held >= len(words):
             return True
     return False
+
+
+def _word_parts(terms: Sequence[str]) -> set[str]:
+    """The terms' words, a hyphenated term counted as its parts: "zephyr turbine" names
+    ``zephyr-turbine.md`` and "the flood-report" ``Flood Report.pdf``."""
+    return {american(part) for t in terms for part in t.split("-") if part}

@@ -168,7 +168,7 @@ PLANS: dict[str, list[dict[str, Any]]] = {
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("acl-matrix")
     (root / "public.md").write_text(PUBLIC, encoding="utf-8")
-    (root / "heliotrope.md").write_text(PRIVATE, encoding="utf-8")
+    (root / "zephyr-turbine.md").write_text(PRIVATE, encoding="utf-8")
     rng = random.Random(3)
     draw_shape("red", "circle", rng).save(root / "secret_circle.png")
     draw_shape("blue", "square", rng).save(root / "blue_square.png")
@@ -183,7 +183,7 @@ def store(folder: Path, module_engine: Engine) -> Iterator[GraphStore]:
         s, factory.text_embedder(Settings()), image_embedder=cache(tiny_clip_embedder)
     )
     assert agent.ingest([str(folder / "public.md"), str(folder / "blue_square.png")]).failed == 0
-    private = [str(folder / "heliotrope.md"), str(folder / "secret_circle.png")]
+    private = [str(folder / "zephyr-turbine.md"), str(folder / "secret_circle.png")]
     assert agent.ingest(private, acl=["user:alice"]).failed == 0
     yield s
     s.close()
