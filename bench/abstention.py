@@ -121,8 +121,9 @@ def quoted(row: Row) -> bool:
     question names, or a thing a passage naming it mentions) and the names-alone gate
     (kgrag.agent.relation: the evidence holds a word the question asks with besides the one
     thing it names, ``beyond_names``), the namesake gate, the table-row gate
-    (kgrag.agent.rows, ``rows_relate``) and the quantity gate (kgrag.agent.quantity,
-    ``quantity_quoted``) let the answer through? Read from ``quoted_names``; an
+    (kgrag.agent.rows, ``rows_relate``), the quantity gate (kgrag.agent.quantity,
+    ``quantity_quoted``) and the who gate (kgrag.agent.someone, ``someone_quoted``) let the
+    answer through? Read from ``quoted_names``; an
     older answers.json without it, from ``names`` (the gate before bridges: the cited passages
     hold one of the question's names)."""
     support = row["support"] or {}
@@ -133,6 +134,8 @@ def quoted(row: Row) -> bool:
     if not support.get("rows_relate", True):  # quoted rows only name it (kgrag.agent.rows)
         return False
     if not support.get("quantity_quoted", True):  # no quote states the quantity it asks for
+        return False
+    if not support.get("someone_quoted", True):  # no quote names anyone, for "who ...?"
         return False
     if "quoted_names" in support:
         return bool(support["quoted_names"])

@@ -23,6 +23,7 @@ from kgrag.agent.loop import DocumentAnswer, LoopResult
 from kgrag.agent.memory import Resolution
 from kgrag.agent.misspellings import respelled
 from kgrag.agent.quantity import asks_quantity, states_quantity
+from kgrag.agent.someone import asks_who, names_someone
 from kgrag.agent.support import (
     ABSTENTION,
     DenseScores,
@@ -181,6 +182,9 @@ class Composer:
         if support.supported and not _quotes_quantity(resolution.question, text):
             # "How much does a support contract cost?" answered by quotes stating no amount
             support = support.model_copy(update={"quantity_quoted": False, "supported": False})
+        if support.supported and not _quotes_someone(resolution.question, text):
+            # "Who designed the FreeType logo?" answered by quotes naming no one
+            support = support.model_copy(update={"someone_quoted": False, "supported": False})
         if not support.supported:
             return abstention(evidence, "extractive", support)
         report = check(text, cited(citations), self.embedder)
@@ -341,6 +345,15 @@ def _quotes_quantity(question: str, text: str) -> bool:
     if not quoted or not asks_quantity(question):
         return True  # an image alone is judged by the image support test
     return any(states_quantity(s, question) for s in quoted)
+
+
+def _quotes_someone(question: str, text: str) -> bool:
+    """False when ``question`` asks who and no sentence the extractive answer ``text`` quotes
+    names anyone or anything the question does not (kgrag.agent.someone)."""
+    quoted = quoted_sentences(text)
+    if not quoted or not asks_who(question):
+        return True
+    return any(names_someone(s, question) for s in quoted)
 
 
 def abstention(evidence: Sequence[Hit], mode: str, support: Support | None = None) -> Synthesis:

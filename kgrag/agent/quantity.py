@@ -144,12 +144,22 @@ _LONG = re.compile(
     re.IGNORECASE,
 )
 
+#: A size is written in digits or with a unit of size ("3072 bits", "64 MiB", "a few kilobytes"),
+#: not as a number word ("three different styles" states no file size).
+_SIZE_ASKED = re.compile(r"\b(?:size|sizes|how\s+(?:big|large))\b", re.I)
+_SIZE = re.compile(
+    r"\d|\b(?:bytes?|[kmgtp]i?b|kilobytes?|megabytes?|gigabytes?|terabytes?|bits?|blocks?"
+    r"|sectors?|pixels?|px)\b",
+    re.IGNORECASE,
+)
+
 
 def states_quantity(sentence: str, question: str = "") -> bool:
     """Whether ``sentence`` states a quantity (see the module doc) that ``question`` does not
     write itself ("64 bits" answers nothing for "... when the long type is 64 bits?"), in money
     when the question asks a price, as a share when it asks a percentage, in time or length
-    when it asks how long, in years (or months ...) when it asks how old."""
+    when it asks how long, in years (or months ...) when it asks how old, in digits or units of
+    size when it asks a size."""
     asked = set(_numbers(question)) | {w for w in _WORD.findall(question.lower())}
     if not any(n not in asked for n in _numbers(sentence)):
         return False
@@ -158,6 +168,7 @@ def states_quantity(sentence: str, question: str = "") -> bool:
         (_SHARE_ASKED, _SHARE),
         (_LONG_ASKED, _LONG),
         (_OLD_ASKED, _OLD),
+        (_SIZE_ASKED, _SIZE),
     ):
         if asking.search(question) and not written.search(sentence):
             return False

@@ -102,9 +102,10 @@ from kgrag.agent.namesakes import namesake
 from kgrag.agent.relation import asks_beyond_names
 from kgrag.agent.rows import row_context, row_values, rows_relate, table_bridged
 from kgrag.core import Frozen, Hit
+from kgrag.ingest.parsers import GENERIC_FILE_NAMES
 from kgrag.modalities.base import TextEmbedder
 from kgrag.text import terms
-from kgrag.text.file_names import folder_words, spaced_name
+from kgrag.text.file_names import file_words, folder_words, spaced_name
 from kgrag.text.sentences import sentence_texts
 
 #: The evidence features the logistic model reads, in order (see :class:`Support`).
@@ -203,6 +204,10 @@ class Support(Frozen):
     """False when the question asks for a quantity ("How much does ... cost?", "How many ...",
     kgrag.agent.quantity) and no quoted sentence states one: the quotes hold its words and not
     what it asks for, and the answer abstains."""
+    someone_quoted: bool = True
+    """False when the question asks who ("Who designed the FreeType logo?",
+    kgrag.agent.someone) and no quoted sentence names anyone or anything it does not name
+    itself: the quotes hold its words and not whom it asks for, and the answer abstains."""
     dense_top: float = 0.0
     """The plan's own dense search for the question: its nearest passage's similarity
     (kgrag.agent.dense; reported)."""
@@ -287,12 +292,33 @@ def subject_phrases(question: str, hits: Sequence[Hit]) -> float:
     phrases = name_parts(question)
     if phrases:
         held = [[w for lead in hit for w in (*words(lead), "\0")] for hit in heads]
-        return sum(
-            any(all(holds(w, part) for part in parts) for w in held) for parts in phrases
-        ) / len(phrases)
+        whole = sum(any(all(holds(w, part) for part in parts) for w in held) for parts in phrases)
+        # a file the question names in lower case ("dconf" of ``dconf README``, for "How fast
+        # are dconf reads compared to GHashTable?") is what it is about, as a name phrase
+        # would be, and that file's hit holds it
+        files = files_named(question, hits)
+        return (whole + len(files)) / (len(phrases) + len(files))
     names = question_names(question)
     found = {t for hit in heads for lead in hit for t in terms(fold(lead))}
     return len(names & found) / len(names) if names else 0.0
+
+
+#: A file's name that says what kind of file it is, not what it is about (``dconf README``).
+_GENERIC_FILE_WORDS = frozenset(terms(" ".join(sorted(GENERIC_FILE_NAMES))))
+
+
+def files_named(question: str, hits: Sequence[Hit]) -> set[tuple[str, ...]]:
+    """The names of the ``hits``' files (their words, stemmed, without a generic word such as
+    README) that ``question`` writes whole and not as a name (capitalised): a folder's files
+    are named in lower case ("dconf", "pkgconf", "mhash")."""
+    asked = set(terms(question))
+    names = question_names(question)
+    out: set[tuple[str, ...]] = set()
+    for hit in hits:
+        named = tuple(t for t in terms(file_words(hit.uri)) if t not in _GENERIC_FILE_WORDS)
+        if named and set(named) <= asked and not set(named) <= names:
+            out.add(named)
+    return out
 
 
 def bridged(question: str, cited: Sequence[Hit], evidence: Sequence[Hit]) -> bool:

@@ -78,8 +78,16 @@ def _cells(line: str) -> tuple[_Layout, tuple[str, ...]]:
 
 
 def _is_row(cells: tuple[str, ...]) -> bool:
-    """Two cells or more, most of them holding a letter or digit."""
+    """Two cells or more, most of them holding a letter or digit, not a list item: a bullet
+    mark, then words (mhash's README lists its features as "   o  Reentrancy support", which
+    were read as a table whose first column was "o")."""
+    if len(cells) >= 2 and cells[0] in _BULLETS and cells[1][:1].isalpha():
+        return False
     return len(cells) >= 2 and 2 * sum(bool(_ALNUM.search(c)) for c in cells) > len(cells)
+
+
+#: Marks that open a list item in plain text.
+_BULLETS = frozenset({"o", "*", "+", "•", "·", "‣", "◦"})
 
 
 def aligned_tables(

@@ -344,10 +344,13 @@ _BOILERPLATE = re.compile(
 
 
 #: A first line of prose that is not a title: a ``Field: value`` header line ("Format: ...",
-#: "Upstream-Name: ..."), a line holding a web or e-mail address, a list item, a sentence or a
+#: "Upstream-Name: ..."), a setting (``name = value``), a line holding a web or e-mail address
+#: (a mailbox's "From rms@gnu.org Thu Jul 22 20:37:55 1999"), a list item, a sentence or a
 #: label.
 _NOT_A_TITLE = re.compile(
-    r"^[A-Za-z][\w-]*:\s|https?://|www\.|<[^<>\s]+@[^<>\s]+>"
+    r"^[A-Za-z][\w-]*:\s|https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+"
+    # a setting ("config_version = \"1\"", a TOML or INI file's first line)
+    r"|^[A-Za-z_][\w.-]*[ \t]*=[ \t]*\S"
     # a list item ("- check that ... is installed"), a sentence ("Please read x.txt for
     # documentation.") or a label of what follows ("To install:")
     r"|^(?:[-*+•]|\d+[.)])\s|[^.][.:]$"
@@ -463,7 +466,9 @@ def markdown_text(markdown: str) -> tuple[str, str | None, tuple[Heading, ...]]:
         line = _BLOCKQUOTE.sub("", line)
         m = _ATX_HEADING.match(line)
         if m:
-            line = inline_text(_HEADING_ATTRIBUTES.sub("", m.group(2) or ""))
+            # a badge after a heading's words ("# pkgconf [![test](...svg)](...)") is no word
+            # of it: its alt text titled pkgconf's README "pkgconf test"
+            line = inline_text(_BADGES.sub("", _HEADING_ATTRIBUTES.sub("", m.group(2) or "")))
             if heading is None and line.strip():
                 heading = line.strip()
             marks.append((len(lines_out), len(m.group(1)), line))

@@ -3,6 +3,8 @@ pure parts: names of a question, coverage, the LLM's NOT_FOUND reply."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kgrag.agent.support import (
     SUBJECT_MODEL,
     SUBJECT_PROBABILITY,
@@ -190,3 +192,15 @@ def test_a_last_hop_passage_naming_the_bridge_is_quoted_support() -> None:
     lsof = _hit("-P list port numbers instead of port service names.", title="Quick Start Lsof")
     found = assess(question, [lsof], [listing, lsof])
     assert not found.quoted_names and not found.supported
+
+
+def test_a_file_the_question_names_in_lower_case_is_its_subject() -> None:
+    """The seventeenth folder: "dconf" is no name (lower case), "GHashTable" is one, mentioned
+    in passing in dconf's README; the question is about the file it names."""
+    question = "How fast are dconf reads compared to GHashTable?"
+    text = (Path(__file__).parents[1] / "data" / "seventeenth_folder" / "dconf README").read_text()
+    readme = _hit(text).model_copy(update={"uri": "/docs/system/dconf README"})
+    other = _hit(text).model_copy(update={"uri": "/docs/system/notes.txt"})
+    assert assess(question, [readme], [readme]).subject_phrases == 0.5
+    assert assess(question, [other], [other]).subject_phrases == 0.0
+    assert assess(question, [readme], [readme]).supported

@@ -28,14 +28,14 @@ from kgrag.ingest.sources import expand_inputs
 DATA = Path(__file__).parents[1] / "data" / "first_lines"
 
 
-def _title(source: str, folder: str, name: str, tmp_path: Path) -> str:
+def _title(source: str, folder: str, name: str, tmp_path: Path, data: Path = DATA) -> str:
     path = tmp_path / folder / name
     path.parent.mkdir()
     if name.endswith(".gz"):  # read as ingestion reads it: its content, named without ".gz"
         path = path.with_suffix("")
-        path.write_bytes(gzip.decompress((DATA / source).read_bytes()))
+        path.write_bytes(gzip.decompress((data / source).read_bytes()))
     else:
-        shutil.copy(DATA / source, path)
+        shutil.copy(data / source, path)
     (found,) = expand_inputs([str(path)]).items
     return parse(found, 10_000_000).title
 
@@ -102,3 +102,23 @@ def test_a_short_title_over_a_lower_case_line_stays(tmp_path: Path) -> None:
     path.write_text("Disk quotas\nversion 2\n\nHow to set them.\n")
     (found,) = expand_inputs([str(path)]).items
     assert parse(found, 10_000_000).title == "Disk quotas"
+
+
+SEVENTEENTH = Path(__file__).parents[1] / "data" / "seventeenth_folder"
+
+
+@pytest.mark.parametrize(
+    ("source", "folder", "name", "title"),
+    [
+        # a badge after the heading's words: its alt text ("test") is no word of the title
+        ("pkgconf README.md.gz", "pkgconf-bin", "README.md.gz", "pkgconf"),
+        # a setting is no title: the file's name is ("config_version = \"1\"" before)
+        ("multirust-config.toml", "rustlib", "multirust-config.toml", "multirust-config"),
+        # a mailbox's "From " line names a sender and a date, not the text
+        ("readline USAGE", "libreadline8", "USAGE", "USAGE"),
+    ],
+)
+def test_a_badge_a_setting_or_a_sender_is_no_title(
+    source: str, folder: str, name: str, title: str, tmp_path: Path
+) -> None:
+    assert _title(source, folder, name, tmp_path, SEVENTEENTH) == title

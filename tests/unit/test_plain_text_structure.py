@@ -184,3 +184,16 @@ def test_json_nested_deeper_than_the_parser_recurses_is_read_as_text(tmp_path: P
     deep.write_text("[\n" * 100_000 + "]\n" * 100_000, "utf-8")
     parsed = _parse(deep)
     assert not parsed.tables and parsed.pages
+
+
+def test_a_list_of_o_bullets_is_not_a_table(tmp_path: Path) -> None:
+    """mhash's README lists its features as "   o  Reentrancy support" (the seventeenth folder):
+    read as a table of two columns, "o" and the feature, "Which lesser-known hash algorithm
+    does mhash support?" quoted the row "column 1: o; column 2: Support for known strong
+    algorithms", not the line naming GOST."""
+    path = tmp_path / "libmhash2" / "README"
+    path.parent.mkdir()
+    shutil.copy(Path(__file__).parents[1] / "data" / "first_lines" / "mhash-README", path)
+    doc = _parse(path)
+    assert not doc.tables
+    assert "o  Support for less-known algorithms such as GOST" in doc.pages[0].text

@@ -68,6 +68,12 @@ def test_questions_asking_for_no_quantity(question: str) -> None:
             "How many characters of an SQLSTATE code identify its class?",
         ),
         ("Number of Instances: 1797", "How many instances are in the digits dataset?"),
+        # a size in digits or in a unit of size (ssh-keygen(1))
+        (
+            "For RSA keys, the minimum size is 1024 bits and the default is 3072 bits.",
+            "What is the default RSA key size of ssh-keygen?",
+        ),
+        ("An archive member may hold up to 8 GiB.", "What is the maximum file size tar takes?"),
     ],
 )
 def test_sentences_stating_a_quantity(sentence: str, question: str) -> None:
@@ -100,6 +106,11 @@ def test_sentences_stating_a_quantity(sentence: str, question: str) -> None:
             "How long does savelog take to rotate a one gigabyte log file?",
         ),
         ("Date: July; 1998", "How many instances are in the digits dataset?"),
+        # a number word is no size (tar(1), quoted for an unanswerable question)
+        (
+            "Options to GNU tar can be given in three different styles.",
+            "What is the maximum file size that tar can archive?",
+        ),
     ],
 )
 def test_sentences_stating_no_quantity(sentence: str, question: str) -> None:
