@@ -228,15 +228,20 @@ def _coverage(question: str, hits: Sequence[Hit]) -> tuple[float, float]:
 
 
 def _found_terms(question: str, hits: Sequence[Hit]) -> set[str]:
-    """The terms of ``hits`` (titles and texts), with the question's terms they write as an
-    initialism."""
+    """The terms of ``hits`` (titles and texts), a hyphenated word's parts too, with the
+    question's terms they write as an initialism."""
     found: set[str] = set()
     written: set[str] = set()
     for hit in hits:
         text = f"{hit.title or ''} {hit.text or ''} {row_context(hit)}"
         found.update(terms(fold(text)))
+        # a hyphenated word holds its parts ("rust-docs" holds "Rust")
+        found.update(terms(fold(_HYPHEN.sub(" ", text))))
         written.update(w.lower() for w in raw_words(text))
     return found | initialised(question, written)
+
+
+_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 
 
 #: Initialisms of this many letters count ("eol" for "end of life", "faq"); two letters are

@@ -13,7 +13,8 @@ of this machine and both engines:
   "Options to GNU tar can be given in three different styles.": a size is stated in digits or a
   unit of size (kgrag.agent.quantity);
 - pkgconf's README was cited as "pkgconf test" (its heading's CI badge) and rustup's TOML file
-  as 'config_version = "1"' (its first line, a setting).
+  as 'config_version = "1"' (its first line, a setting); so titled, "Which Rust components ...?"
+  abstained: its rows hold "rust-docs", and a hyphenated word now holds its parts.
 """
 
 from __future__ import annotations
@@ -75,3 +76,11 @@ def test_a_badge_or_a_setting_does_not_title_a_file(agent: KnowledgeAgent) -> No
     assert [c.title for c in listed.citations] == ["multirust-config"], listed.answer
     answer = agent.ask("How do I make autotools use pkgconf instead of pkg-config?")
     assert answer.citations and {c.title for c in answer.citations} == {"pkgconf"}, answer.answer
+
+
+def test_a_hyphenated_word_holds_the_name_it_starts_with(agent: KnowledgeAgent) -> None:
+    """The rows quoted hold "rust-docs", "rust-std", "rustc", not the word "Rust" alone: the
+    quoted-names gate abstained once the file was titled by its name, not its first line."""
+    answer = agent.ask("Which Rust components are installed according to the multirust config?")
+    assert answer.exit_reason != "not_found", answer.answer
+    assert "rust-std" in answer.answer, answer.answer

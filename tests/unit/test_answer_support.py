@@ -204,3 +204,9 @@ def test_a_file_the_question_names_in_lower_case_is_its_subject() -> None:
     assert assess(question, [readme], [readme]).subject_phrases == 0.5
     assert assess(question, [other], [other]).subject_phrases == 0.0
     assert assess(question, [readme], [readme]).supported
+
+
+def test_a_hyphenated_word_holds_its_parts() -> None:
+    question = "Which Rust components are installed?"
+    row = _hit('[[components]] pkg = "rust-docs" target = "x86_64-unknown-linux-gnu"')
+    assert assess(question, [row], [row]).names == 1.0
