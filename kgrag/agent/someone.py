@@ -26,7 +26,9 @@ __all__ = ["asks_who", "names_someone"]
 #: relative "who" ("the users who can ..."), which follows a noun.
 _ASKS = re.compile(r"^\W*(?:who|whom|whose)\b|\bby\s+whom\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+#: An e-mail address; its local part starts where no other such character stands (without the
+#: look-behind, a long run of letters was scanned again from each of its letters).
+_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
 def asks_who(question: str) -> bool:

@@ -348,7 +348,7 @@ _BOILERPLATE = re.compile(
 #: (a mailbox's "From rms@gnu.org Thu Jul 22 20:37:55 1999"), a list item, a sentence or a
 #: label.
 _NOT_A_TITLE = re.compile(
-    r"^[A-Za-z][\w-]*:\s|https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+"
+    r"^[A-Za-z][\w-]*:\s|https?://|www\.|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+"
     # a setting ("config_version = \"1\"", a TOML or INI file's first line)
     r"|^[A-Za-z_][\w.-]*[ \t]*=[ \t]*\S"
     # a list item ("- check that ... is installed"), a sentence ("Please read x.txt for
